@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Every bus name, object path, interface and polkit action in one place. */
+#pragma once
+
+#define RC_DBUS_NAME            "org.example.ResourceControl"
+#define RC_DBUS_PATH            "/org/example/ResourceControl"
+#define RC_DBUS_INTERFACE       "org.example.ResourceControl"
+#define RC_DBUS_ERROR_PREFIX    "org.example.ResourceControl.Error."
+
+#define RC_POLKIT_ACTION_PREFIX "org.example.ResourceControl."
+#define RC_ACTION_SET_WEIGHT       RC_POLKIT_ACTION_PREFIX "set-weight"
+#define RC_ACTION_SET_MEMORY_LIMIT RC_POLKIT_ACTION_PREFIX "set-memory-limit"
+#define RC_ACTION_SET_LIMITS       RC_POLKIT_ACTION_PREFIX "set-limits"
+#define RC_ACTION_RESET_LIMITS     RC_POLKIT_ACTION_PREFIX "reset-limits"
+#define RC_ACTION_FREEZE           RC_POLKIT_ACTION_PREFIX "freeze"
+#define RC_ACTION_THAW             RC_POLKIT_ACTION_PREFIX "thaw"
+
+#define SYSTEMD_DBUS_NAME           "org.freedesktop.systemd1"
+#define SYSTEMD_DBUS_PATH           "/org/freedesktop/systemd1"
+#define SYSTEMD_MANAGER_INTERFACE   "org.freedesktop.systemd1.Manager"
+#define SYSTEMD_UNIT_INTERFACE      "org.freedesktop.systemd1.Unit"
+#define SYSTEMD_SCOPE_INTERFACE     "org.freedesktop.systemd1.Scope"
+#define SYSTEMD_SERVICE_INTERFACE   "org.freedesktop.systemd1.Service"
+
+#define POLKIT_DBUS_NAME            "org.freedesktop.PolicyKit1"
+
+#define DBUS_PROPERTIES_INTERFACE   "org.freedesktop.DBus.Properties"
+#define DBUS_NAME                   "org.freedesktop.DBus"
+#define DBUS_PATH                   "/org/freedesktop/DBus"
+#define DBUS_INTERFACE              "org.freedesktop.DBus"
+
+/* The daemon's own unit, which is never controllable. */
+#define RC_SYSTEMD_UNIT             "resource-control.service"
