@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* resource-controld: per-application resource control for the desktop. */
+#include <glib-unix.h>
+#include <locale.h>
+#include <stdlib.h>
+
+#include "rc-authority.h"
+#include "rc-manager.h"
+#include "rc-names.h"
+#include "rc-registry.h"
+#include "rc-systemd.h"
+
+typedef struct {
+  GMainLoop       *loop;
+  GDBusConnection *connection;
+  RcSystemd       *systemd;
+  RcRegistry      *registry;
+  RcAuthority     *authority;
+  RcManager       *manager;
+  guint            owner_id;
+  gboolean         replace;
+  gboolean         name_acquired;
+  int              exit_status;
+} Daemon;
+
+static void
+quit (Daemon *daemon,
+      int     exit_status)
+{
+  daemon->exit_status = exit_status;
+  g_main_loop_quit (daemon->loop);
+}
+
+static void
+name_acquired_cb (GDBusConnection *connection,
+                  const char      *name,
+                  gpointer         user_data)
+{
+  Daemon *daemon = user_data;
+
+  daemon->name_acquired = TRUE;
+  g_debug ("Acquired the bus name %s", name);
+}
+
+static void
+name_lost_cb (GDBusConnection *connection,
+              const char      *name,
+              gpointer         user_data)
+{
+  Daemon *daemon = user_data;
+
+  if (daemon->name_acquired)
+    {
+      g_message ("Replaced by another resource-controld; exiting");
+      quit (daemon, EXIT_SUCCESS);
+    }
+  else
+    {
+      g_printerr ("resource-controld: could not own %s on the session bus; another instance "
+                  "runs (use --replace to take over)\n", name);
+      quit (daemon, EXIT_FAILURE);
+    }
+}
+
+/* Own the name only once the app list is complete, so that the first
+ * caller, the one that activated us, never sees a partial list. */
+static void
+registry_ready_cb (RcRegistry *registry,
+                   gpointer    user_data)
+{
+  Daemon *daemon = user_data;
+  GBusNameOwnerFlags flags = G_BUS_NAME_OWNER_FLAGS_ALLOW_REPLACEMENT;
+
+  if (daemon->owner_id != 0)
+    return;
+  if (daemon->replace)
+    flags |= G_BUS_NAME_OWNER_FLAGS_REPLACE;
+  daemon->owner_id = g_bus_own_name_on_connection (daemon->connection, RC_DBUS_NAME, flags,
+                                                   name_acquired_cb, name_lost_cb,
+                                                   daemon, NULL);
+}
+
+static void
+connection_closed_cb (GDBusConnection *connection,
+                      gboolean         remote_peer_vanished,
+                      GError          *error,
+                      gpointer         user_data)
+{
+  g_message ("The session bus went away; exiting");
+  quit (user_data, EXIT_SUCCESS);
+}
+
+static gboolean
+signal_cb (gpointer user_data)
+{
+  g_debug ("Terminating on signal");
+  quit (user_data, EXIT_SUCCESS);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+start (Daemon  *daemon,
+       GError **error)
+{
+  daemon->connection = g_bus_get_sync (G_BUS_TYPE_SESSION, NULL, error);
+  if (daemon->connection == NULL)
+    return FALSE;
+  g_dbus_connection_set_exit_on_close (daemon->connection, FALSE);
+  g_signal_connect (daemon->connection, "closed", G_CALLBACK (connection_closed_cb), daemon);
+
+  daemon->systemd = rc_systemd_new (daemon->connection);
+  daemon->registry = rc_registry_new (daemon->systemd);
+  daemon->authority = rc_authority_new ();
+  daemon->manager = rc_manager_new (daemon->registry, daemon->systemd, daemon->authority);
+  if (!g_dbus_interface_skeleton_export (G_DBUS_INTERFACE_SKELETON (daemon->manager),
+                                         daemon->connection, RC_DBUS_PATH, error))
+    return FALSE;
+  g_signal_connect (daemon->registry, "ready", G_CALLBACK (registry_ready_cb), daemon);
+  return TRUE;
+}
+
+static void
+stop (Daemon *daemon)
+{
+  g_clear_handle_id (&daemon->owner_id, g_bus_unown_name);
+  if (daemon->manager != NULL)
+    g_dbus_interface_skeleton_unexport (G_DBUS_INTERFACE_SKELETON (daemon->manager));
+  g_clear_object (&daemon->manager);
+  g_clear_object (&daemon->authority);
+  g_clear_object (&daemon->registry);
+  g_clear_object (&daemon->systemd);
+  g_clear_object (&daemon->connection);
+  g_clear_pointer (&daemon->loop, g_main_loop_unref);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_autoptr(GOptionContext) context = NULL;
+  g_autoptr(GError) error = NULL;
+  gboolean verbose = FALSE, version = FALSE, system_bus = FALSE;
+  Daemon daemon = { 0, };
+  const GOptionEntry entries[] = {
+    { "replace", 'r', 0, G_OPTION_ARG_NONE, &daemon.replace,
+      "Replace the running instance", NULL },
+    { "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose, "Print debug messages", NULL },
+    { "version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the version and exit", NULL },
+    { "system", 0, 0, G_OPTION_ARG_NONE, &system_bus,
+      "Run on the system bus (not supported yet)", NULL },
+    { NULL }
+  };
+
+  setlocale (LC_ALL, "");
+  context = g_option_context_new ("- per-application resource control for the desktop");
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      g_printerr ("resource-controld: %s\n", error->message);
+      return 2;
+    }
+  if (version)
+    {
+      g_print ("resource-controld %s\n", RC_VERSION);
+      return EXIT_SUCCESS;
+    }
+  if (system_bus)
+    {
+      g_printerr ("resource-controld: --system is not supported in this version: the daemon "
+                  "runs as the desktop user on the session bus\n");
+      return 2;
+    }
+  if (verbose)
+    g_log_set_debug_enabled (TRUE);
+
+  daemon.loop = g_main_loop_new (NULL, FALSE);
+  daemon.exit_status = EXIT_SUCCESS;
+  g_unix_signal_add (SIGTERM, signal_cb, &daemon);
+  g_unix_signal_add (SIGINT, signal_cb, &daemon);
+
+  if (!start (&daemon, &error))
+    {
+      g_printerr ("resource-controld: %s\n", error->message);
+      stop (&daemon);
+      return EXIT_FAILURE;
+    }
+  g_main_loop_run (daemon.loop);
+  stop (&daemon);
+  return daemon.exit_status;
+}

@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The cgroupfs reader. Reading cgroupfs is allowed; writing it is systemd's
+ * alone, so nothing here opens a file for writing. */
+#include "rc-cgroup.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *
+rc_cgroup_root (void)
+{
+  /* Tests point this at a fake tree that their mock systemd keeps. */
+  const char *root = g_getenv ("RC_CGROUP_ROOT");
+
+  return root != NULL && *root != '\0' ? root : "/sys/fs/cgroup";
+}
+
+char *
+rc_cgroup_file_path (const char *control_group,
+                     const char *file)
+{
+  return g_build_filename (rc_cgroup_root (), control_group, file, NULL);
+}
+
+static char *
+read_cgroup_file (const char *control_group,
+                  const char *file)
+{
+  g_autofree char *path = NULL;
+  char *contents = NULL;
+
+  if (control_group == NULL || *control_group == '\0')
+    return NULL;
+  path = rc_cgroup_file_path (control_group, file);
+  if (!g_file_get_contents (path, &contents, NULL, NULL))
+    return NULL;
+  return contents;
+}
+
+static gboolean
+parse_u64 (const char *text,
+           guint64    *out_value)
+{
+  guint64 value;
+  char *end = NULL;
+
+  if (g_str_has_prefix (text, "max"))
+    {
+      *out_value = G_MAXUINT64;
+      return TRUE;
+    }
+  if (!g_ascii_isdigit (*text))
+    return FALSE;
+  errno = 0;
+  value = g_ascii_strtoull (text, &end, 10);
+  if (errno != 0 || end == text)
+    return FALSE;
+  *out_value = value;
+  return TRUE;
+}
+
+gboolean
+rc_cgroup_read_u64 (const char *control_group,
+                    const char *file,
+                    guint64    *out_value)
+{
+  g_autofree char *contents = read_cgroup_file (control_group, file);
+
+  if (contents == NULL)
+    return FALSE;
+  return parse_u64 (g_strstrip (contents), out_value);
+}
+
+static guint64
+read_u64_or_max (const char *control_group,
+                 const char *file)
+{
+  guint64 value;
+
+  return rc_cgroup_read_u64 (control_group, file, &value) ? value : G_MAXUINT64;
+}
+
+/* Looks up "key value" in a flat-keyed file such as cpu.stat. */
+static gboolean
+read_keyed_u64 (const char *control_group,
+                const char *file,
+                const char *key,
+                guint64    *out_value)
+{
+  g_autofree char *contents = read_cgroup_file (control_group, file);
+  g_auto(GStrv) lines = NULL;
+  gsize key_len = strlen (key);
+
+  if (contents == NULL)
+    return FALSE;
+  lines = g_strsplit (contents, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      if (strncmp (lines[i], key, key_len) == 0 && lines[i][key_len] == ' ')
+        return parse_u64 (lines[i] + key_len + 1, out_value);
+    }
+  return FALSE;
+}
+
+/* cpu.max holds "<quota> <period>" in microseconds, or "max <period>". */
+static guint32
+read_cpu_quota_percent (const char *control_group)
+{
+  g_autofree char *contents = read_cgroup_file (control_group, "cpu.max");
+  guint64 quota, period;
+  char *end = NULL;
+
+  if (contents == NULL || g_str_has_prefix (contents, "max"))
+    return 0;
+  quota = g_ascii_strtoull (contents, &end, 10);
+  if (end == contents || *end != ' ')
+    return 0;
+  period = g_ascii_strtoull (end + 1, NULL, 10);
+  if (period == 0)
+    return 0;
+  /* Round up so that a quota systemd stored as 9999 us per 100 ms still reads as 10%. */
+  return (guint32) MIN ((quota * 100 + period - 1) / period, G_MAXUINT32);
+}
+
+void
+rc_cgroup_read_stats (const char    *control_group,
+                      RcCgroupStats *out_stats)
+{
+  guint64 usage_usec;
+
+  out_stats->cpu_weight = read_u64_or_max (control_group, "cpu.weight");
+  out_stats->memory_low = read_u64_or_max (control_group, "memory.low");
+  out_stats->memory_high = read_u64_or_max (control_group, "memory.high");
+  out_stats->memory_max = read_u64_or_max (control_group, "memory.max");
+  out_stats->tasks_max = read_u64_or_max (control_group, "pids.max");
+  out_stats->memory_current = read_u64_or_max (control_group, "memory.current");
+  out_stats->tasks_current = read_u64_or_max (control_group, "pids.current");
+  out_stats->cpu_quota = read_cpu_quota_percent (control_group);
+
+  /* io.weight is "default N" plus optional per-device lines. */
+  if (!read_keyed_u64 (control_group, "io.weight", "default", &out_stats->io_weight))
+    out_stats->io_weight = G_MAXUINT64;
+
+  if (read_keyed_u64 (control_group, "cpu.stat", "usage_usec", &usage_usec) &&
+      usage_usec < G_MAXUINT64 / 1000)
+    out_stats->cpu_usage_nsec = usage_usec * 1000;
+  else
+    out_stats->cpu_usage_nsec = G_MAXUINT64;
+}
+
+GArray *
+rc_cgroup_read_pids (const char *control_group)
+{
+  g_autofree char *contents = read_cgroup_file (control_group, "cgroup.procs");
+  GArray *pids = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_auto(GStrv) lines = NULL;
+
+  if (contents == NULL)
+    return pids;
+  lines = g_strsplit (contents, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      guint64 pid;
+
+      if (lines[i][0] != '\0' && parse_u64 (lines[i], &pid) && pid > 0 && pid <= G_MAXUINT32)
+        {
+          guint32 p = (guint32) pid;
+          g_array_append_val (pids, p);
+        }
+    }
+  return pids;
+}
+
+gboolean
+rc_cgroup_has_controller (const char *control_group,
+                          const char *controller)
+{
+  g_autofree char *contents = read_cgroup_file (control_group, "cgroup.controllers");
+  g_auto(GStrv) names = NULL;
+
+  if (contents == NULL)
+    return FALSE;
+  names = g_strsplit_set (g_strstrip (contents), " \n", -1);
+  return g_strv_contains ((const char * const *) names, controller);
+}
+
+gboolean
+rc_cgroup_freeze_supported (void)
+{
+  /* Only the unified hierarchy has cgroup.controllers at its root; on v1 and
+   * hybrid hosts /sys/fs/cgroup is a tmpfs and systemd cannot freeze. */
+  g_autofree char *path = g_build_filename (rc_cgroup_root (), "cgroup.controllers", NULL);
+
+  return g_file_test (path, G_FILE_TEST_EXISTS);
+}
+
+char *
+rc_cgroup_of_pid (guint32 pid)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%u/cgroup", pid);
+  g_autofree char *contents = NULL;
+  g_auto(GStrv) lines = NULL;
+
+  if (!g_file_get_contents (path, &contents, NULL, NULL))
+    return NULL;
+  lines = g_strsplit (contents, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      /* The unified hierarchy's line, present on v2 and hybrid hosts. */
+      if (g_str_has_prefix (lines[i], "0::"))
+        return g_strdup (lines[i] + 3);
+    }
+  return NULL;
+}
+
+gboolean
+rc_cgroup_path_contains (const char *parent,
+                         const char *child)
+{
+  gsize len;
+
+  if (parent == NULL || child == NULL || *parent == '\0')
+    return FALSE;
+  len = strlen (parent);
+  if (strncmp (parent, child, len) != 0)
+    return FALSE;
+  return child[len] == '\0' || child[len] == '/';
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* What the kernel says about one app's cgroup, read when asked. Every
+ * value the kernel reports as "max", or that cannot be read (a missing file,
+ * a cgroup v1 or hybrid host), is G_MAXUINT64. */
+typedef struct {
+  guint64  cpu_weight;
+  guint64  io_weight;
+  guint32  cpu_quota;       /* percent of one CPU, 0 = no quota */
+  guint64  memory_low;
+  guint64  memory_high;
+  guint64  memory_max;
+  guint64  tasks_max;
+  guint64  memory_current;
+  guint64  cpu_usage_nsec;
+  guint64  tasks_current;
+} RcCgroupStats;
+
+const char *rc_cgroup_root (void);
+char       *rc_cgroup_file_path (const char *control_group,
+                                 const char *file);
+gboolean    rc_cgroup_read_u64 (const char *control_group,
+                                const char *file,
+                                guint64    *out_value);
+void        rc_cgroup_read_stats (const char    *control_group,
+                                  RcCgroupStats *out_stats);
+GArray     *rc_cgroup_read_pids (const char *control_group);
+gboolean    rc_cgroup_has_controller (const char *control_group,
+                                      const char *controller);
+gboolean    rc_cgroup_freeze_supported (void);
+char       *rc_cgroup_of_pid (guint32 pid);
+gboolean    rc_cgroup_path_contains (const char *parent,
+                                     const char *child);
+
+G_END_DECLS

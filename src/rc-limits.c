@@ -1,0 +1,352 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "rc-limits.h"
+#include "rc-cgroup.h"
+#include "rc-error.h"
+
+#include <gio/gio.h>
+
+#define PAGE_BYTES 4096
+
+typedef enum {
+  RANGE_WEIGHT,       /* 1..10000 */
+  RANGE_QUOTA,        /* 0..100 x CPUs, a u */
+  RANGE_MEMORY,       /* >= 16 MiB, or G_MAXUINT64 */
+  RANGE_MEMORY_LOW,   /* as RANGE_MEMORY, and 0 (no protection) */
+  RANGE_TASKS,        /* >= 1, or G_MAXUINT64 */
+} Range;
+
+static const struct {
+  const char *key;        /* SetLimits key and app dict key */
+  const char *property;   /* systemd unit property */
+  const char *type;
+  Range       range;
+} limit_info[RC_N_LIMITS] = {
+  [RC_LIMIT_CPU_WEIGHT] = { "CPUWeight", "CPUWeight", "t", RANGE_WEIGHT },
+  [RC_LIMIT_IO_WEIGHT] = { "IOWeight", "IOWeight", "t", RANGE_WEIGHT },
+  [RC_LIMIT_CPU_QUOTA] = { "CPUQuota", "CPUQuotaPerSecUSec", "u", RANGE_QUOTA },
+  [RC_LIMIT_MEMORY_LOW] = { "MemoryLow", "MemoryLow", "t", RANGE_MEMORY_LOW },
+  [RC_LIMIT_MEMORY_HIGH] = { "MemoryHigh", "MemoryHigh", "t", RANGE_MEMORY },
+  [RC_LIMIT_MEMORY_MAX] = { "MemoryMax", "MemoryMax", "t", RANGE_MEMORY },
+  [RC_LIMIT_TASKS_MAX] = { "TasksMax", "TasksMax", "t", RANGE_TASKS },
+};
+
+const char *
+rc_limit_key (RcLimit limit)
+{
+  g_return_val_if_fail (limit < RC_N_LIMITS, NULL);
+  return limit_info[limit].key;
+}
+
+void
+rc_limits_set (RcLimits *limits,
+               RcLimit   limit,
+               guint64   value)
+{
+  limits->set |= 1u << limit;
+  limits->values[limit] = value;
+}
+
+gboolean
+rc_limits_has (const RcLimits *limits,
+               RcLimit         limit)
+{
+  return (limits->set & (1u << limit)) != 0;
+}
+
+static gboolean
+check_range (RcLimit   limit,
+             guint64   value,
+             guint     n_cpus,
+             GError  **error)
+{
+  const char *key = limit_info[limit].key;
+
+  switch (limit_info[limit].range)
+    {
+    case RANGE_WEIGHT:
+      if (value >= RC_WEIGHT_MIN && value <= RC_WEIGHT_MAX)
+        return TRUE;
+      g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                   "%s %" G_GUINT64_FORMAT " is out of range: allowed are %d to %d "
+                   "(systemd's default is %d)", key, value, RC_WEIGHT_MIN, RC_WEIGHT_MAX,
+                   RC_WEIGHT_DEFAULT);
+      return FALSE;
+
+    case RANGE_QUOTA:
+      if (value <= 100 * (guint64) n_cpus)
+        return TRUE;
+      g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                   "%s %" G_GUINT64_FORMAT "%% is out of range: allowed are 1 to %u percent "
+                   "of one CPU (100 x %u CPUs), or 0 to remove the quota",
+                   key, value, 100 * n_cpus, n_cpus);
+      return FALSE;
+
+    case RANGE_MEMORY_LOW:
+      if (value == 0)
+        return TRUE;
+      G_GNUC_FALLTHROUGH;
+    case RANGE_MEMORY:
+      if (value >= RC_MEMORY_MIN_BYTES)
+        return TRUE;
+      g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                   "%s %" G_GUINT64_FORMAT " bytes is too small: allowed are at least "
+                   "16 MiB (%d bytes)%s, or %" G_GUINT64_FORMAT " for no limit",
+                   key, value, RC_MEMORY_MIN_BYTES,
+                   limit_info[limit].range == RANGE_MEMORY_LOW ? ", 0 for no protection" : "",
+                   G_MAXUINT64);
+      return FALSE;
+
+    case RANGE_TASKS:
+      if (value >= 1)
+        return TRUE;
+      g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                   "%s 0 is out of range: allowed are 1 or more, or %" G_GUINT64_FORMAT
+                   " for no limit", key, G_MAXUINT64);
+      return FALSE;
+
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+gboolean
+rc_limits_validate (const RcLimits *limits,
+                    guint           n_cpus,
+                    GError        **error)
+{
+  for (RcLimit limit = 0; limit < RC_N_LIMITS; limit++)
+    {
+      if (rc_limits_has (limits, limit) &&
+          !check_range (limit, limits->values[limit], n_cpus, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+lookup_limit (const char *key,
+              RcLimit    *out_limit)
+{
+  for (RcLimit limit = 0; limit < RC_N_LIMITS; limit++)
+    {
+      if (g_str_equal (limit_info[limit].key, key))
+        {
+          *out_limit = limit;
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+static gboolean
+parse_options (GVariant  *options,
+               gboolean  *out_force,
+               GError   **error)
+{
+  GVariantIter iter;
+  const char *key;
+  GVariant *value;
+  gboolean force = FALSE, seen = FALSE;
+
+  g_variant_iter_init (&iter, options);
+  while (g_variant_iter_next (&iter, "{&sv}", &key, &value))
+    {
+      g_autoptr(GVariant) owned = value;
+
+      if (!g_str_equal (key, "force"))
+        {
+          g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                       "Unknown option “%s”: the only option is force (b)", key);
+          return FALSE;
+        }
+      if (seen)
+        {
+          g_set_error_literal (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                               "Option force is given twice");
+          return FALSE;
+        }
+      if (!g_variant_is_of_type (value, G_VARIANT_TYPE_BOOLEAN))
+        {
+          g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                       "Option force has type %s: it must be b (boolean)",
+                       g_variant_get_type_string (value));
+          return FALSE;
+        }
+      seen = TRUE;
+      force = g_variant_get_boolean (value);
+    }
+  *out_force = force;
+  return TRUE;
+}
+
+gboolean
+rc_limits_parse (GVariant  *limits,
+                 GVariant  *options,
+                 guint      n_cpus,
+                 RcLimits  *out_limits,
+                 GError   **error)
+{
+  RcLimits parsed = { 0, };
+  GVariantIter iter;
+  const char *key;
+  GVariant *value;
+
+  g_variant_iter_init (&iter, limits);
+  while (g_variant_iter_next (&iter, "{&sv}", &key, &value))
+    {
+      g_autoptr(GVariant) owned = value;
+      RcLimit limit;
+
+      if (!lookup_limit (key, &limit))
+        {
+          g_autofree char *shown = g_utf8_make_valid (key, 64);
+
+          g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                       "Unknown limit “%s”: allowed are CPUWeight (t), IOWeight (t), "
+                       "CPUQuota (u), MemoryLow (t), MemoryHigh (t), MemoryMax (t), "
+                       "TasksMax (t)", shown);
+          return FALSE;
+        }
+      if (rc_limits_has (&parsed, limit))
+        {
+          g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                       "Limit %s is given twice", key);
+          return FALSE;
+        }
+      if (!g_variant_is_of_type (value, G_VARIANT_TYPE (limit_info[limit].type)))
+        {
+          g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                       "Limit %s has type %s: it must be %s", key,
+                       g_variant_get_type_string (value), limit_info[limit].type);
+          return FALSE;
+        }
+      rc_limits_set (&parsed, limit,
+                     limit == RC_LIMIT_CPU_QUOTA ? g_variant_get_uint32 (value)
+                                                 : g_variant_get_uint64 (value));
+    }
+
+  if (parsed.set == 0)
+    {
+      g_set_error_literal (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                           "No limits given: pass at least one of CPUWeight, IOWeight, "
+                           "CPUQuota, MemoryLow, MemoryHigh, MemoryMax, TasksMax");
+      return FALSE;
+    }
+  if (!parse_options (options, &parsed.force, error) ||
+      !rc_limits_validate (&parsed, n_cpus, error))
+    return FALSE;
+
+  *out_limits = parsed;
+  return TRUE;
+}
+
+void
+rc_limits_init_memory_limit (RcLimits *limits,
+                             guint64   bytes)
+{
+  *limits = (RcLimits) { 0, };
+  rc_limits_set (limits, RC_LIMIT_MEMORY_MAX, bytes);
+  /* Throttle and reclaim a little before the hard limit, so the app slows
+   * down instead of being killed at the first peak. */
+  rc_limits_set (limits, RC_LIMIT_MEMORY_HIGH,
+                 bytes == G_MAXUINT64 ? G_MAXUINT64 : bytes - bytes / 8);
+}
+
+void
+rc_limits_init_reset (RcLimits *limits,
+                      guint64   default_tasks_max)
+{
+  *limits = (RcLimits) { 0, };
+  /* Explicit 100 rather than "unset": the app keeps its own cpu and io
+   * controllers, and so its fair share (DESIGN.md, 2a). */
+  rc_limits_set (limits, RC_LIMIT_CPU_WEIGHT, RC_WEIGHT_DEFAULT);
+  rc_limits_set (limits, RC_LIMIT_IO_WEIGHT, RC_WEIGHT_DEFAULT);
+  rc_limits_set (limits, RC_LIMIT_CPU_QUOTA, 0);
+  rc_limits_set (limits, RC_LIMIT_MEMORY_LOW, 0);
+  rc_limits_set (limits, RC_LIMIT_MEMORY_HIGH, G_MAXUINT64);
+  rc_limits_set (limits, RC_LIMIT_MEMORY_MAX, G_MAXUINT64);
+  rc_limits_set (limits, RC_LIMIT_TASKS_MAX, default_tasks_max);
+}
+
+gboolean
+rc_limits_check_app (const RcLimits *limits,
+                     const char     *unit,
+                     const char     *control_group,
+                     GError        **error)
+{
+  static const RcLimit memory_limits[] = { RC_LIMIT_MEMORY_MAX, RC_LIMIT_MEMORY_HIGH };
+  guint64 current;
+
+  if (rc_limits_has (limits, RC_LIMIT_IO_WEIGHT) &&
+      !rc_cgroup_has_controller (control_group, "io"))
+    {
+      g_set_error (error, RC_ERROR, RC_ERROR_NOT_SUPPORTED,
+                   "IOWeight is not supported for %s: the io controller is not delegated to "
+                   "the user's service manager (see README, “IO weight”)", unit);
+      return FALSE;
+    }
+
+  if (limits->force || !rc_cgroup_read_u64 (control_group, "memory.current", &current) ||
+      current == G_MAXUINT64)
+    return TRUE;
+
+  for (guint i = 0; i < G_N_ELEMENTS (memory_limits); i++)
+    {
+      RcLimit limit = memory_limits[i];
+      guint64 value = limits->values[limit];
+
+      /* The kernel keeps memory in pages: compare whole 4 KiB pages. */
+      if (rc_limits_has (limits, limit) && value != G_MAXUINT64 &&
+          value / PAGE_BYTES < (current + PAGE_BYTES - 1) / PAGE_BYTES)
+        {
+          g_set_error (error, RC_ERROR, RC_ERROR_WOULD_KILL,
+                       "%s %" G_GUINT64_FORMAT " bytes is below the %" G_GUINT64_FORMAT
+                       " bytes %s uses now: the kernel would reclaim hard or kill it and "
+                       "unsaved work would be lost. Choose a higher limit, or pass the "
+                       "force option to SetLimits to insist", limit_info[limit].key, value,
+                       current, unit);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+GVariant *
+rc_limits_to_unit_properties (const RcLimits *limits)
+{
+  g_auto(GVariantBuilder) builder = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(sv)"));
+
+  for (RcLimit limit = 0; limit < RC_N_LIMITS; limit++)
+    {
+      guint64 value = limits->values[limit];
+
+      if (!rc_limits_has (limits, limit))
+        continue;
+      /* systemd takes the quota as CPU time per second; infinity removes it. */
+      if (limit == RC_LIMIT_CPU_QUOTA)
+        value = value == 0 ? G_MAXUINT64 : value * G_USEC_PER_SEC / 100;
+      g_variant_builder_add (&builder, "(sv)", limit_info[limit].property,
+                             g_variant_new_uint64 (value));
+    }
+  return g_variant_builder_end (&builder);
+}
+
+GVariant *
+rc_limits_to_app_changes (const RcLimits *limits)
+{
+  g_auto(GVariantBuilder) builder = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE_VARDICT);
+
+  for (RcLimit limit = 0; limit < RC_N_LIMITS; limit++)
+    {
+      GVariant *value;
+
+      if (!rc_limits_has (limits, limit))
+        continue;
+      if (limit == RC_LIMIT_CPU_QUOTA)
+        value = g_variant_new_uint32 ((guint32) limits->values[limit]);
+      else
+        value = g_variant_new_uint64 (limits->values[limit]);
+      g_variant_builder_add (&builder, "{sv}", limit_info[limit].key, value);
+    }
+  return g_variant_builder_end (&builder);
+}

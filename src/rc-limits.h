@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* The limits validator: what a caller may ask for, checked before anything
+ * changes, and turned into systemd unit properties. */
+typedef enum {
+  RC_LIMIT_CPU_WEIGHT,
+  RC_LIMIT_IO_WEIGHT,
+  RC_LIMIT_CPU_QUOTA,
+  RC_LIMIT_MEMORY_LOW,
+  RC_LIMIT_MEMORY_HIGH,
+  RC_LIMIT_MEMORY_MAX,
+  RC_LIMIT_TASKS_MAX,
+  RC_N_LIMITS
+} RcLimit;
+
+/* Memory limits below this leave no room for any desktop app to run. */
+#define RC_MEMORY_MIN_BYTES (16 * 1024 * 1024)
+#define RC_WEIGHT_MIN 1
+#define RC_WEIGHT_MAX 10000
+#define RC_WEIGHT_DEFAULT 100
+
+typedef struct {
+  guint    set;                   /* one bit per RcLimit */
+  guint64  values[RC_N_LIMITS];   /* CPUQuota in percent of one CPU */
+  gboolean force;
+} RcLimits;
+
+const char *rc_limit_key (RcLimit limit);
+void        rc_limits_set (RcLimits *limits,
+                           RcLimit   limit,
+                           guint64   value);
+gboolean    rc_limits_has (const RcLimits *limits,
+                           RcLimit         limit);
+
+gboolean    rc_limits_validate (const RcLimits *limits,
+                                guint           n_cpus,
+                                GError        **error);
+gboolean    rc_limits_parse (GVariant  *limits,
+                             GVariant  *options,
+                             guint      n_cpus,
+                             RcLimits  *out_limits,
+                             GError   **error);
+void        rc_limits_init_memory_limit (RcLimits *limits,
+                                         guint64   bytes);
+void        rc_limits_init_reset (RcLimits *limits,
+                                  guint64   default_tasks_max);
+
+/* Checks against one app's cgroup as it is now: NotSupported for IOWeight
+ * without the io controller, WouldKill for a memory limit below current
+ * use unless forced. */
+gboolean    rc_limits_check_app (const RcLimits *limits,
+                                 const char     *unit,
+                                 const char     *control_group,
+                                 GError        **error);
+
+GVariant   *rc_limits_to_unit_properties (const RcLimits *limits);
+GVariant   *rc_limits_to_app_changes (const RcLimits *limits);
+
+G_END_DECLS

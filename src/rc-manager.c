@@ -1,0 +1,648 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "rc-manager.h"
+#include "rc-cgroup.h"
+#include "rc-error.h"
+#include "rc-limits.h"
+
+#include <unistd.h>
+
+typedef enum {
+  OP_LIMITS,
+  OP_RESET,
+  OP_FREEZE,
+  OP_THAW,
+} OpKind;
+
+/* One write request, from arrival to reply. Requests wait in arrival order
+ * in the manager's queue: a request runs once it is authorized and no
+ * earlier request still in the queue names one of its units, so requests
+ * for one unit are carried out in the order they arrived, while a caller
+ * stuck in polkit holds up nobody else. */
+typedef struct {
+  RcManager             *manager;
+  GDBusMethodInvocation *invocation;
+  OpKind                 kind;
+  char                  *app;
+  RcLimits               limits;
+  GPtrArray             *apps;       /* RcApp, resolved targets; NULL until resolved */
+  GPtrArray             *changed;    /* unit names already changed */
+  guint                  next;       /* index of the app being changed */
+  guint64                default_tasks_max;
+  gboolean               authorized;
+  gboolean               running;
+} Request;
+
+struct _RcManager {
+  RcDBusResourceControlSkeleton parent_instance;
+  RcRegistry   *registry;
+  RcSystemd    *systemd;
+  RcAuthority  *authority;
+  GCancellable *cancellable;
+  GQueue        requests;
+};
+
+static void rc_manager_iface_init (RcDBusResourceControlIface *iface);
+
+G_DEFINE_TYPE_WITH_CODE (RcManager, rc_manager, RC_DBUS_TYPE_RESOURCE_CONTROL_SKELETON,
+                         G_IMPLEMENT_INTERFACE (RC_DBUS_TYPE_RESOURCE_CONTROL,
+                                                rc_manager_iface_init))
+
+static void pump_requests (RcManager *self);
+static void apply_next (Request *request);
+
+static GVariant *
+apps_to_variant (GPtrArray *apps)
+{
+  g_auto(GVariantBuilder) builder = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("aa{sv}"));
+
+  for (guint i = 0; i < apps->len; i++)
+    g_variant_builder_add_value (&builder, rc_app_to_variant (g_ptr_array_index (apps, i)));
+  return g_variant_builder_end (&builder);
+}
+
+static gboolean
+handle_list_apps (RcDBusResourceControl *object,
+                  GDBusMethodInvocation *invocation)
+{
+  RcManager *self = RC_MANAGER (object);
+  g_autoptr(GPtrArray) apps = rc_registry_get_apps (self->registry);
+
+  rc_dbus_resource_control_complete_list_apps (object, invocation, apps_to_variant (apps));
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
+}
+
+static void
+get_app_cb (GObject      *source,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  g_autoptr(GDBusMethodInvocation) invocation = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) apps = NULL;
+
+  apps = rc_registry_resolve_finish (RC_REGISTRY (source), result, &error);
+  if (apps == NULL)
+    g_dbus_method_invocation_return_gerror (invocation, error);
+  else
+    g_dbus_method_invocation_return_value (invocation,
+                                           g_variant_new ("(@aa{sv})", apps_to_variant (apps)));
+}
+
+static gboolean
+handle_get_app (RcDBusResourceControl *object,
+                GDBusMethodInvocation *invocation,
+                const char            *app)
+{
+  RcManager *self = RC_MANAGER (object);
+
+  rc_registry_resolve_async (self->registry, app, FALSE, self->cancellable, get_app_cb,
+                             g_object_ref (invocation));
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
+}
+
+/* ---- write requests ---------------------------------------------------- */
+
+static void
+request_free (Request *request)
+{
+  g_clear_pointer (&request->apps, g_ptr_array_unref);
+  g_clear_pointer (&request->changed, g_ptr_array_unref);
+  g_clear_object (&request->invocation);
+  g_clear_object (&request->manager);
+  g_free (request->app);
+  g_free (request);
+}
+
+static void
+request_finish (Request *request,
+                GError  *error)
+{
+  RcManager *self = request->manager;
+
+  if (error != NULL)
+    g_dbus_method_invocation_return_gerror (request->invocation, error);
+  else
+    g_dbus_method_invocation_return_value (request->invocation, NULL);
+  g_queue_remove (&self->requests, request);
+  g_object_ref (self);
+  request_free (request);
+  pump_requests (self);
+  g_object_unref (self);
+}
+
+/* The error for a failure part-way through an AppID's instances names
+ * what was changed already: there is no rollback. */
+static void
+request_fail_on_app (Request *request,
+                     GError  *error)
+{
+  g_autoptr(GError) full = NULL;
+  g_autofree char *changed = NULL;
+  RcApp *app = g_ptr_array_index (request->apps, request->next);
+
+  if (request->changed->len == 0)
+    {
+      request_finish (request, error);
+      return;
+    }
+  g_ptr_array_add (request->changed, NULL);
+  changed = g_strjoinv (", ", (char **) request->changed->pdata);
+  full = g_error_new (error->domain, error->code, "Changed %s; failed on %s: %s",
+                      changed, app->unit, error->message);
+  request_finish (request, full);
+}
+
+static gboolean
+request_shares_unit (Request *earlier,
+                     Request *request)
+{
+  /* An earlier request whose units are not known yet might share one. */
+  if (earlier->apps == NULL)
+    return TRUE;
+  for (guint i = 0; i < earlier->apps->len; i++)
+    for (guint j = 0; j < request->apps->len; j++)
+      {
+        RcApp *a = g_ptr_array_index (earlier->apps, i);
+        RcApp *b = g_ptr_array_index (request->apps, j);
+
+        if (g_str_equal (a->unit, b->unit))
+          return TRUE;
+      }
+  return FALSE;
+}
+
+static gboolean
+request_may_start (RcManager *self,
+                   GList     *link)
+{
+  Request *request = link->data;
+
+  if (request->running || !request->authorized)
+    return FALSE;
+  for (GList *l = link->prev; l != NULL; l = l->prev)
+    if (request_shares_unit (l->data, request))
+      return FALSE;
+  return TRUE;
+}
+
+static gboolean
+check_still_running (Request *request,
+                     GError **error)
+{
+  for (guint i = 0; i < request->apps->len; i++)
+    {
+      RcApp *app = g_ptr_array_index (request->apps, i);
+
+      if (rc_registry_lookup_unit (request->manager->registry, app->unit) != app)
+        {
+          g_set_error (error, RC_ERROR, RC_ERROR_NO_SUCH_APP,
+                       "App unit %s stopped before it could be changed", app->unit);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+static void
+request_limits_for_app (Request  *request,
+                        RcApp    *app,
+                        RcLimits *out_limits)
+{
+  *out_limits = request->limits;
+  /* Resetting must not fail where io is not delegated: there is nothing
+   * to reset. */
+  if (request->kind == OP_RESET && !rc_cgroup_has_controller (app->control_group, "io"))
+    out_limits->set &= ~(1u << RC_LIMIT_IO_WEIGHT);
+}
+
+static void
+request_start (Request *request)
+{
+  GError *error = NULL;
+
+  request->running = TRUE;
+  if (!check_still_running (request, &error))
+    {
+      request_finish (request, error);
+      g_error_free (error);
+      return;
+    }
+
+  /* Every instance is validated before anything changes. */
+  if (request->kind == OP_LIMITS || request->kind == OP_RESET)
+    for (guint i = 0; i < request->apps->len; i++)
+      {
+        RcApp *app = g_ptr_array_index (request->apps, i);
+        RcLimits limits;
+
+        request_limits_for_app (request, app, &limits);
+        if (!rc_limits_check_app (&limits, app->unit, app->control_group, &error))
+          {
+            request_finish (request, error);
+            g_error_free (error);
+            return;
+          }
+      }
+  apply_next (request);
+}
+
+static void
+pump_requests (RcManager *self)
+{
+  GList *l;
+
+again:
+  for (l = self->requests.head; l != NULL; l = l->next)
+    {
+      if (request_may_start (self, l))
+        {
+          /* Starting may finish requests and change the queue: look again
+           * from the head. Each start marks its request running or removes
+           * it, so this ends. */
+          request_start (l->data);
+          goto again;
+        }
+    }
+}
+
+static void
+apply_cb (GObject      *source,
+          GAsyncResult *result,
+          gpointer      user_data)
+{
+  Request *request = user_data;
+  RcManager *self = request->manager;
+  RcApp *app = g_ptr_array_index (request->apps, request->next);
+  g_autoptr(GError) error = NULL;
+  gboolean ok;
+
+  if (request->kind == OP_FREEZE || request->kind == OP_THAW)
+    ok = rc_systemd_freeze_unit_finish (RC_SYSTEMD (source), result, &error);
+  else
+    ok = rc_systemd_set_unit_properties_finish (RC_SYSTEMD (source), result, &error);
+
+  if (!ok)
+    {
+      request_fail_on_app (request, error);
+      return;
+    }
+
+  if (request->kind == OP_LIMITS || request->kind == OP_RESET)
+    {
+      RcLimits limits;
+
+      request_limits_for_app (request, app, &limits);
+      rc_dbus_resource_control_emit_app_changed (RC_DBUS_RESOURCE_CONTROL (self), app->unit,
+                                                 rc_limits_to_app_changes (&limits));
+    }
+  g_ptr_array_add (request->changed, g_strdup (app->unit));
+  request->next++;
+  apply_next (request);
+}
+
+static void
+apply_next (Request *request)
+{
+  RcManager *self = request->manager;
+  RcLimits limits;
+  RcApp *app;
+
+  if (request->next >= request->apps->len)
+    {
+      request_finish (request, NULL);
+      return;
+    }
+  app = g_ptr_array_index (request->apps, request->next);
+  g_debug ("%s: %s", g_dbus_method_invocation_get_method_name (request->invocation), app->unit);
+  switch (request->kind)
+    {
+    case OP_FREEZE:
+    case OP_THAW:
+      rc_systemd_freeze_unit_async (self->systemd, app->unit, request->kind == OP_FREEZE,
+                                    self->cancellable, apply_cb, request);
+      break;
+    case OP_LIMITS:
+    case OP_RESET:
+      request_limits_for_app (request, app, &limits);
+      rc_systemd_set_unit_properties_async (self->systemd, app->unit,
+                                            rc_limits_to_unit_properties (&limits),
+                                            self->cancellable, apply_cb, request);
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+/* Freezing your own shell or polkit agent, or the daemon itself, would
+ * lock you out. */
+static gboolean
+check_not_own_unit (Request *request,
+                    guint32  caller_pid,
+                    GError **error)
+{
+  const guint32 pids[] = { caller_pid, (guint32) getpid () };
+
+  for (guint p = 0; p < G_N_ELEMENTS (pids); p++)
+    {
+      g_autofree char *cgroup = rc_cgroup_of_pid (pids[p]);
+
+      for (guint i = 0; cgroup != NULL && i < request->apps->len; i++)
+        {
+          RcApp *app = g_ptr_array_index (request->apps, i);
+
+          if (rc_cgroup_path_contains (app->control_group, cgroup))
+            {
+              g_set_error (error, RC_ERROR, RC_ERROR_PROTECTED,
+                           "%s contains %s: an app cannot be controlled through it by a "
+                           "process inside it", app->unit,
+                           p == 0 ? "the calling process" : "resource-controld itself");
+              return FALSE;
+            }
+        }
+    }
+  return TRUE;
+}
+
+static void
+default_tasks_max_cb (GObject      *source,
+                      GAsyncResult *result,
+                      gpointer      user_data)
+{
+  Request *request = user_data;
+  g_autoptr(GError) error = NULL;
+  guint64 tasks_max;
+
+  if (!rc_systemd_get_default_tasks_max_finish (RC_SYSTEMD (source), result, &tasks_max, &error))
+    {
+      request_finish (request, error);
+      return;
+    }
+  rc_limits_init_reset (&request->limits, tasks_max);
+  request->authorized = TRUE;
+  pump_requests (request->manager);
+}
+
+static void
+authorized_cb (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  Request *request = user_data;
+  g_autoptr(GError) error = NULL;
+  guint32 caller_pid = 0;
+
+  if (!rc_authority_check_finish (RC_AUTHORITY (source), result, &caller_pid, &error) ||
+      !check_not_own_unit (request, caller_pid, &error))
+    {
+      request_finish (request, error);
+      return;
+    }
+  if (request->kind == OP_RESET)
+    {
+      /* TasksMax goes back to the manager's default, whatever it is now. */
+      rc_systemd_get_default_tasks_max_async (request->manager->systemd,
+                                              request->manager->cancellable,
+                                              default_tasks_max_cb, request);
+      return;
+    }
+  request->authorized = TRUE;
+  pump_requests (request->manager);
+}
+
+static void
+resolved_cb (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  Request *request = user_data;
+  g_autoptr(GError) error = NULL;
+
+  request->apps = rc_registry_resolve_finish (RC_REGISTRY (source), result, &error);
+  if (request->apps == NULL)
+    {
+      request_finish (request, error);
+      return;
+    }
+  rc_authority_check_async (request->manager->authority, request->invocation,
+                            request->manager->cancellable, authorized_cb, request);
+}
+
+/* Takes the request once its arguments passed the syntax checks: resolve
+ * the app (NoSuchApp, Protected), authorize, then wait for its turn. */
+static void
+request_submit (RcManager             *self,
+                GDBusMethodInvocation *invocation,
+                OpKind                 kind,
+                const char            *app,
+                const RcLimits        *limits)
+{
+  Request *request = g_new0 (Request, 1);
+
+  request->manager = g_object_ref (self);
+  request->invocation = g_object_ref (invocation);
+  request->kind = kind;
+  request->app = g_strdup (app);
+  request->changed = g_ptr_array_new_with_free_func (g_free);
+  if (limits != NULL)
+    request->limits = *limits;
+  g_queue_push_tail (&self->requests, request);
+
+  rc_registry_resolve_async (self->registry, app, TRUE, self->cancellable, resolved_cb, request);
+}
+
+static gboolean
+reject (GDBusMethodInvocation *invocation,
+        GError                *error)
+{
+  g_dbus_method_invocation_return_gerror (invocation, error);
+  g_error_free (error);
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
+}
+
+static gboolean
+submit_limits (RcManager             *self,
+               GDBusMethodInvocation *invocation,
+               const char            *app,
+               const RcLimits        *limits)
+{
+  GError *error = NULL;
+
+  if (!rc_registry_check_app_argument (app, &error) ||
+      !rc_limits_validate (limits, g_get_num_processors (), &error))
+    return reject (invocation, error);
+  request_submit (self, invocation, OP_LIMITS, app, limits);
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
+}
+
+static gboolean
+handle_set_weight (RcDBusResourceControl *object,
+                   GDBusMethodInvocation *invocation,
+                   const char            *app,
+                   guint64                weight)
+{
+  RcLimits limits = { 0, };
+
+  rc_limits_set (&limits, RC_LIMIT_CPU_WEIGHT, weight);
+  return submit_limits (RC_MANAGER (object), invocation, app, &limits);
+}
+
+static gboolean
+handle_set_memory_limit (RcDBusResourceControl *object,
+                         GDBusMethodInvocation *invocation,
+                         const char            *app,
+                         guint64                bytes)
+{
+  RcLimits limits;
+
+  rc_limits_init_memory_limit (&limits, bytes);
+  return submit_limits (RC_MANAGER (object), invocation, app, &limits);
+}
+
+static gboolean
+handle_set_limits (RcDBusResourceControl *object,
+                   GDBusMethodInvocation *invocation,
+                   const char            *app,
+                   GVariant              *limits_variant,
+                   GVariant              *options)
+{
+  RcManager *self = RC_MANAGER (object);
+  GError *error = NULL;
+  RcLimits limits;
+
+  if (!rc_registry_check_app_argument (app, &error) ||
+      !rc_limits_parse (limits_variant, options, g_get_num_processors (), &limits, &error))
+    return reject (invocation, error);
+  request_submit (self, invocation, OP_LIMITS, app, &limits);
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
+}
+
+static gboolean
+submit_simple (RcManager             *self,
+               GDBusMethodInvocation *invocation,
+               OpKind                 kind,
+               const char            *app)
+{
+  GError *error = NULL;
+
+  if (!rc_registry_check_app_argument (app, &error))
+    return reject (invocation, error);
+  if ((kind == OP_FREEZE || kind == OP_THAW) &&
+      !rc_dbus_resource_control_get_freeze_supported (RC_DBUS_RESOURCE_CONTROL (self)))
+    return reject (invocation,
+                   g_error_new (RC_ERROR, RC_ERROR_NOT_SUPPORTED,
+                                "Freezing is not supported on this host: systemd can freeze "
+                                "apps only on the unified cgroup hierarchy (cgroup v2)"));
+  request_submit (self, invocation, kind, app, NULL);
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
+}
+
+static gboolean
+handle_reset_limits (RcDBusResourceControl *object,
+                     GDBusMethodInvocation *invocation,
+                     const char            *app)
+{
+  return submit_simple (RC_MANAGER (object), invocation, OP_RESET, app);
+}
+
+static gboolean
+handle_freeze (RcDBusResourceControl *object,
+               GDBusMethodInvocation *invocation,
+               const char            *app)
+{
+  return submit_simple (RC_MANAGER (object), invocation, OP_FREEZE, app);
+}
+
+static gboolean
+handle_thaw (RcDBusResourceControl *object,
+             GDBusMethodInvocation *invocation,
+             const char            *app)
+{
+  return submit_simple (RC_MANAGER (object), invocation, OP_THAW, app);
+}
+
+/* ---- registry events --------------------------------------------------- */
+
+static void
+app_added_cb (RcRegistry *registry,
+              RcApp      *app,
+              RcManager  *self)
+{
+  rc_dbus_resource_control_emit_app_added (RC_DBUS_RESOURCE_CONTROL (self), app->unit,
+                                           rc_app_to_variant (app));
+}
+
+static void
+app_removed_cb (RcRegistry *registry,
+                RcApp      *app,
+                RcManager  *self)
+{
+  rc_dbus_resource_control_emit_app_removed (RC_DBUS_RESOURCE_CONTROL (self), app->unit);
+}
+
+static void
+app_changed_cb (RcRegistry *registry,
+                RcApp      *app,
+                GVariant   *changed,
+                RcManager  *self)
+{
+  rc_dbus_resource_control_emit_app_changed (RC_DBUS_RESOURCE_CONTROL (self), app->unit, changed);
+}
+
+RcManager *
+rc_manager_new (RcRegistry  *registry,
+                RcSystemd   *systemd,
+                RcAuthority *authority)
+{
+  RcManager *self = g_object_new (RC_TYPE_MANAGER, NULL);
+
+  self->registry = g_object_ref (registry);
+  self->systemd = g_object_ref (systemd);
+  self->authority = g_object_ref (authority);
+  g_signal_connect_object (registry, "app-added", G_CALLBACK (app_added_cb), self, 0);
+  g_signal_connect_object (registry, "app-removed", G_CALLBACK (app_removed_cb), self, 0);
+  g_signal_connect_object (registry, "app-changed", G_CALLBACK (app_changed_cb), self, 0);
+
+  rc_dbus_resource_control_set_version (RC_DBUS_RESOURCE_CONTROL (self), RC_VERSION);
+  rc_dbus_resource_control_set_freeze_supported (RC_DBUS_RESOURCE_CONTROL (self),
+                                                 rc_cgroup_freeze_supported ());
+  return self;
+}
+
+static void
+rc_manager_dispose (GObject *object)
+{
+  RcManager *self = RC_MANAGER (object);
+
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->registry);
+  g_clear_object (&self->systemd);
+  g_clear_object (&self->authority);
+  g_clear_object (&self->cancellable);
+  G_OBJECT_CLASS (rc_manager_parent_class)->dispose (object);
+}
+
+static void
+rc_manager_class_init (RcManagerClass *klass)
+{
+  G_OBJECT_CLASS (klass)->dispose = rc_manager_dispose;
+}
+
+static void
+rc_manager_iface_init (RcDBusResourceControlIface *iface)
+{
+  iface->handle_list_apps = handle_list_apps;
+  iface->handle_get_app = handle_get_app;
+  iface->handle_set_weight = handle_set_weight;
+  iface->handle_set_memory_limit = handle_set_memory_limit;
+  iface->handle_set_limits = handle_set_limits;
+  iface->handle_reset_limits = handle_reset_limits;
+  iface->handle_freeze = handle_freeze;
+  iface->handle_thaw = handle_thaw;
+}
+
+static void
+rc_manager_init (RcManager *self)
+{
+  self->cancellable = g_cancellable_new ();
+  g_queue_init (&self->requests);
+}

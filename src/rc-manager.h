@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include "rc-authority.h"
+#include "rc-generated.h"
+#include "rc-registry.h"
+#include "rc-systemd.h"
+
+G_BEGIN_DECLS
+
+/* The D-Bus manager object: the org.example.ResourceControl interface at
+ * /org/example/ResourceControl. It validates each request, asks the
+ * authority, and has systemd carry it out; it turns registry events into
+ * AppAdded, AppRemoved and AppChanged. */
+#define RC_TYPE_MANAGER (rc_manager_get_type ())
+G_DECLARE_FINAL_TYPE (RcManager, rc_manager, RC, MANAGER, RcDBusResourceControlSkeleton)
+
+RcManager *rc_manager_new (RcRegistry  *registry,
+                           RcSystemd   *systemd,
+                           RcAuthority *authority);
+
+G_END_DECLS

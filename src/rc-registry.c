@@ -1,0 +1,660 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "rc-registry.h"
+#include "rc-error.h"
+#include "rc-names.h"
+#include "rc-unit-name.h"
+
+#include <string.h>
+
+/* One unit that may be an app: every loaded unit whose name parses as one.
+ * It becomes an RcApp while its ActiveState is active or reloading. */
+typedef struct {
+  RcRegistry   *registry;
+  char         *id;
+  char         *object_path;
+  char         *app_id;
+  char         *launcher;
+  RcUnitKind    kind;
+  guint         watch_id;
+  guint         generation;
+  GCancellable *cancellable;
+  RcApp        *app;
+} Tracked;
+
+struct _RcRegistry {
+  GObject       parent_instance;
+  RcSystemd    *systemd;
+  GHashTable   *tracked;      /* object path -> Tracked */
+  GHashTable   *apps;         /* unit name -> RcApp (borrowed from Tracked) */
+  GCancellable *cancellable;
+  guint         generation;
+  guint         pending_loads;
+  gboolean      syncing;
+  gboolean      ready;
+};
+
+enum {
+  SIGNAL_READY,
+  SIGNAL_APP_ADDED,
+  SIGNAL_APP_REMOVED,
+  SIGNAL_APP_CHANGED,
+  N_SIGNALS
+};
+static guint signals[N_SIGNALS];
+
+G_DEFINE_TYPE (RcRegistry, rc_registry, G_TYPE_OBJECT)
+
+static const char * const app_unit_patterns[] = {
+  "app-*.scope", "app-*.service", "flatpak-*.scope", "gnome-launched-*.scope", NULL
+};
+
+static void load_unit (Tracked *tracked);
+
+static void
+set_ready (RcRegistry *self)
+{
+  if (self->ready)
+    return;
+  self->ready = TRUE;
+  g_debug ("App registry ready: %u apps", g_hash_table_size (self->apps));
+  g_signal_emit (self, signals[SIGNAL_READY], 0);
+}
+
+static void
+load_done (RcRegistry *self)
+{
+  if (self->pending_loads > 0 && --self->pending_loads == 0 && self->syncing)
+    {
+      self->syncing = FALSE;
+      set_ready (self);
+    }
+}
+
+static void
+drop_app (Tracked *tracked)
+{
+  RcRegistry *self = tracked->registry;
+  g_autoptr(RcApp) app = g_steal_pointer (&tracked->app);
+
+  if (app == NULL)
+    return;
+  g_hash_table_remove (self->apps, app->unit);
+  g_debug ("App removed: %s", app->unit);
+  g_signal_emit (self, signals[SIGNAL_APP_REMOVED], 0, app);
+}
+
+static void
+tracked_free (Tracked *tracked)
+{
+  if (tracked->cancellable != NULL)
+    g_cancellable_cancel (tracked->cancellable);
+  g_clear_object (&tracked->cancellable);
+  rc_systemd_unwatch_unit (tracked->registry->systemd, tracked->watch_id);
+  g_clear_pointer (&tracked->app, rc_app_unref);
+  g_free (tracked->id);
+  g_free (tracked->object_path);
+  g_free (tracked->app_id);
+  g_free (tracked->launcher);
+  g_free (tracked);
+}
+
+static void
+untrack (RcRegistry *self,
+         Tracked    *tracked)
+{
+  drop_app (tracked);
+  g_hash_table_remove (self->tracked, tracked->object_path);
+}
+
+static gboolean
+is_active_state (const char *state)
+{
+  return g_strcmp0 (state, "active") == 0 || g_strcmp0 (state, "reloading") == 0;
+}
+
+static const char *
+lookup_string (GVariant   *props,
+               const char *key)
+{
+  const char *value = NULL;
+
+  if (!g_variant_lookup (props, key, "&s", &value))
+    return "";
+  return value;
+}
+
+static void
+set_field (char       **field,
+           const char  *value)
+{
+  g_free (*field);
+  *field = g_strdup (value);
+}
+
+static void
+apply_properties (Tracked  *tracked,
+                  GVariant *props)
+{
+  RcRegistry *self = tracked->registry;
+  const char *active_state = lookup_string (props, "ActiveState");
+  gboolean added = FALSE;
+  RcApp *app;
+
+  if (!is_active_state (active_state))
+    {
+      drop_app (tracked);
+      return;
+    }
+
+  if (tracked->app == NULL)
+    {
+      tracked->app = rc_app_new (tracked->id, tracked->object_path, tracked->app_id,
+                                 tracked->launcher);
+      rc_app_load_desktop_info (tracked->app, lookup_string (props, "SourcePath"));
+      added = TRUE;
+    }
+  app = tracked->app;
+  set_field (&app->active_state, active_state);
+  set_field (&app->slice, lookup_string (props, "Slice"));
+  set_field (&app->control_group, lookup_string (props, "ControlGroup"));
+  if (*lookup_string (props, "FreezerState") != '\0')
+    set_field (&app->freezer_state, lookup_string (props, "FreezerState"));
+
+  if (added)
+    {
+      g_hash_table_insert (self->apps, app->unit, app);
+      g_debug ("App added: %s (%s, %s)", app->unit, app->app_id, app->slice);
+      g_signal_emit (self, signals[SIGNAL_APP_ADDED], 0, app);
+    }
+}
+
+/* Units are tracked by the first of their names (Id, then aliases) that
+ * parses as an app unit. */
+static RcUnitName *
+parse_any_name (const char  *id,
+                GVariant    *props,
+                const char **out_name)
+{
+  g_autofree const char **names = NULL;
+  RcUnitName *parsed = rc_unit_name_parse (id);
+
+  *out_name = id;
+  if (parsed != NULL || props == NULL || !g_variant_lookup (props, "Names", "^a&s", &names))
+    return parsed;
+  for (guint i = 0; names[i] != NULL && parsed == NULL; i++)
+    {
+      parsed = rc_unit_name_parse (names[i]);
+      if (parsed != NULL)
+        *out_name = names[i];
+    }
+  return parsed;
+}
+
+typedef struct {
+  RcRegistry *registry;
+  char       *object_path;
+  gboolean    counted;      /* part of the initial listing's count */
+} LoadData;
+
+static void
+load_unit_cb (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  LoadData *data = user_data;
+  RcRegistry *self = data->registry;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) props = NULL;
+  Tracked *tracked = NULL;
+
+  props = rc_systemd_get_unit_properties_finish (RC_SYSTEMD (source), result, &error);
+
+  /* Looked up by path: the Tracked that asked may be gone by now. */
+  if (self->tracked != NULL && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    tracked = g_hash_table_lookup (self->tracked, data->object_path);
+  if (tracked != NULL && props != NULL)
+    apply_properties (tracked, props);
+  else if (tracked != NULL)
+    {
+      g_debug ("Unit %s is gone: %s", tracked->id, error->message);
+      untrack (self, tracked);
+    }
+  if (data->counted)
+    load_done (self);
+
+  g_object_unref (data->registry);
+  g_free (data->object_path);
+  g_free (data);
+}
+
+static void
+load_unit (Tracked *tracked)
+{
+  RcRegistry *self = tracked->registry;
+  LoadData *data = g_new0 (LoadData, 1);
+
+  /* A newer load supersedes an older one still in flight. */
+  if (tracked->cancellable != NULL)
+    g_cancellable_cancel (tracked->cancellable);
+  g_clear_object (&tracked->cancellable);
+  tracked->cancellable = g_cancellable_new ();
+
+  data->registry = g_object_ref (self);
+  data->object_path = g_strdup (tracked->object_path);
+  data->counted = self->syncing;
+  if (data->counted)
+    self->pending_loads++;
+  rc_systemd_get_unit_properties_async (self->systemd, tracked->object_path,
+                                        tracked->kind == RC_UNIT_KIND_SCOPE
+                                        ? SYSTEMD_SCOPE_INTERFACE : SYSTEMD_SERVICE_INTERFACE,
+                                        tracked->cancellable, load_unit_cb, data);
+}
+
+static void
+unit_changed_cb (const char *object_path,
+                 GVariant   *changed,
+                 gpointer    user_data)
+{
+  RcRegistry *self = user_data;
+  Tracked *tracked = g_hash_table_lookup (self->tracked, object_path);
+  const char *freezer_state;
+
+  if (tracked == NULL)
+    return;
+
+  if (g_variant_lookup (changed, "ActiveState", "&s", NULL))
+    {
+      /* Slice and ControlGroup are set as the unit starts: read them anew. */
+      load_unit (tracked);
+      return;
+    }
+
+  if (tracked->app != NULL && g_variant_lookup (changed, "FreezerState", "&s", &freezer_state) &&
+      g_strcmp0 (freezer_state, tracked->app->freezer_state) != 0)
+    {
+      g_auto(GVariantDict) dict = G_VARIANT_DICT_INIT (NULL);
+
+      set_field (&tracked->app->freezer_state, freezer_state);
+      g_variant_dict_insert (&dict, "FreezerState", "s", freezer_state);
+      g_signal_emit (self, signals[SIGNAL_APP_CHANGED], 0, tracked->app,
+                     g_variant_dict_end (&dict));
+    }
+}
+
+static void
+track (RcRegistry *self,
+       const char *id,
+       const char *object_path)
+{
+  g_autoptr(RcUnitName) parsed = NULL;
+  Tracked *tracked = g_hash_table_lookup (self->tracked, object_path);
+  const char *name;
+
+  if (tracked != NULL)
+    {
+      tracked->generation = self->generation;
+      load_unit (tracked);
+      return;
+    }
+
+  parsed = parse_any_name (id, NULL, &name);
+  if (parsed == NULL)
+    return;
+
+  tracked = g_new0 (Tracked, 1);
+  tracked->registry = self;
+  tracked->id = g_strdup (id);
+  tracked->object_path = g_strdup (object_path);
+  tracked->app_id = g_strdup (parsed->app_id);
+  tracked->launcher = g_strdup (parsed->launcher);
+  tracked->kind = parsed->kind;
+  tracked->generation = self->generation;
+  g_hash_table_insert (self->tracked, tracked->object_path, tracked);
+  /* Watch before loading so no state change falls between the two. */
+  tracked->watch_id = rc_systemd_watch_unit (self->systemd, object_path, unit_changed_cb, self);
+  load_unit (tracked);
+}
+
+static void
+unit_new_cb (RcSystemd  *systemd,
+             const char *id,
+             const char *object_path,
+             RcRegistry *self)
+{
+  track (self, id, object_path);
+}
+
+static void
+unit_removed_cb (RcSystemd  *systemd,
+                 const char *id,
+                 const char *object_path,
+                 RcRegistry *self)
+{
+  Tracked *tracked = g_hash_table_lookup (self->tracked, object_path);
+
+  if (tracked != NULL)
+    untrack (self, tracked);
+}
+
+static void
+list_units_cb (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  RcRegistry *self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) units = NULL;
+  g_autoptr(GPtrArray) stale = g_ptr_array_new ();
+  GHashTableIter iter;
+  Tracked *tracked;
+  GVariantIter unit_iter;
+  const char *id, *object_path;
+
+  units = rc_systemd_list_units_finish (RC_SYSTEMD (source), result, &error);
+  if (units == NULL)
+    {
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        return;
+      g_warning ("Could not list the user manager's units: %s", error->message);
+      self->syncing = FALSE;
+      set_ready (self);
+      return;
+    }
+
+  self->pending_loads++;    /* held until the loop below has started every load */
+  g_variant_iter_init (&unit_iter, units);
+  while (g_variant_iter_next (&unit_iter, "(&s&s&s&s&s&s&ou&s&o)", &id, NULL, NULL, NULL,
+                              NULL, NULL, &object_path, NULL, NULL, NULL))
+    track (self, id, object_path);
+
+  /* Units that went away while systemd was gone (daemon-reexec). */
+  g_hash_table_iter_init (&iter, self->tracked);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &tracked))
+    if (tracked->generation != self->generation)
+      g_ptr_array_add (stale, tracked);
+  for (guint i = 0; i < stale->len; i++)
+    untrack (self, g_ptr_array_index (stale, i));
+
+  load_done (self);
+}
+
+static void
+subscribe_cb (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  RcRegistry *self = user_data;
+  g_autoptr(GError) error = NULL;
+  static const char * const all_states[] = { NULL };
+
+  if (!rc_systemd_subscribe_finish (RC_SYSTEMD (source), result, &error))
+    {
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        return;
+      /* Without Subscribe systemd sends no UnitNew: the list would go stale. */
+      g_warning ("Could not subscribe to the user manager's signals: %s", error->message);
+    }
+  rc_systemd_list_units_async (self->systemd, all_states, app_unit_patterns,
+                               self->cancellable, list_units_cb, self);
+}
+
+static void
+systemd_appeared_cb (RcSystemd  *systemd,
+                     RcRegistry *self)
+{
+  self->generation++;
+  self->syncing = TRUE;
+  self->pending_loads = 0;
+  rc_systemd_subscribe_async (self->systemd, self->cancellable, subscribe_cb, self);
+}
+
+static void
+systemd_vanished_cb (RcSystemd  *systemd,
+                     RcRegistry *self)
+{
+  /* Without a user manager at start the registry is ready, and empty, at
+   * once. Apps keep running while their manager re-executes: keep the
+   * records and reconcile them when it is back. */
+  set_ready (self);
+}
+
+RcRegistry *
+rc_registry_new (RcSystemd *systemd)
+{
+  RcRegistry *self = g_object_new (RC_TYPE_REGISTRY, NULL);
+
+  self->systemd = g_object_ref (systemd);
+  g_signal_connect_object (systemd, "appeared", G_CALLBACK (systemd_appeared_cb), self, 0);
+  g_signal_connect_object (systemd, "vanished", G_CALLBACK (systemd_vanished_cb), self, 0);
+  g_signal_connect_object (systemd, "unit-new", G_CALLBACK (unit_new_cb), self, 0);
+  g_signal_connect_object (systemd, "unit-removed", G_CALLBACK (unit_removed_cb), self, 0);
+  return self;
+}
+
+gboolean
+rc_registry_is_ready (RcRegistry *self)
+{
+  return self->ready;
+}
+
+static gint
+compare_apps (gconstpointer a,
+              gconstpointer b)
+{
+  const RcApp *app_a = *(RcApp **) a;
+  const RcApp *app_b = *(RcApp **) b;
+
+  return strcmp (app_a->unit, app_b->unit);
+}
+
+GPtrArray *
+rc_registry_get_apps (RcRegistry *self)
+{
+  GPtrArray *apps = g_ptr_array_new_full (g_hash_table_size (self->apps),
+                                          (GDestroyNotify) rc_app_unref);
+  GHashTableIter iter;
+  RcApp *app;
+
+  g_hash_table_iter_init (&iter, self->apps);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &app))
+    g_ptr_array_add (apps, rc_app_ref (app));
+  g_ptr_array_sort (apps, compare_apps);
+  return apps;
+}
+
+RcApp *
+rc_registry_lookup_unit (RcRegistry *self,
+                         const char *unit)
+{
+  return g_hash_table_lookup (self->apps, unit);
+}
+
+gboolean
+rc_registry_check_app_argument (const char *app,
+                                GError    **error)
+{
+  if (app == NULL || *app == '\0')
+    {
+      g_set_error_literal (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                           "No app given: pass a unit name (app-…-1234.scope) or an AppID "
+                           "(org.gnome.Calculator)");
+      return FALSE;
+    }
+  if (strlen (app) > 255)
+    {
+      g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                   "App name is %zu bytes long; unit names and AppIDs have at most 255",
+                   strlen (app));
+      return FALSE;
+    }
+  if (!rc_unit_name_is_valid (app) && !rc_app_id_is_valid (app))
+    {
+      g_autofree char *shown = g_utf8_make_valid (app, -1);
+
+      g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                   "“%s” is neither a systemd unit name nor a desktop AppID: unit names use "
+                   "[A-Za-z0-9:_.\\@-] and end in a unit type such as .scope or .service; "
+                   "AppIDs use [A-Za-z0-9._-]", shown);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static GPtrArray *
+find_apps (RcRegistry *self,
+           const char *app,
+           gboolean    by_unit)
+{
+  GPtrArray *found = g_ptr_array_new_with_free_func ((GDestroyNotify) rc_app_unref);
+  g_autoptr(GPtrArray) all = rc_registry_get_apps (self);
+
+  for (guint i = 0; i < all->len; i++)
+    {
+      RcApp *candidate = g_ptr_array_index (all, i);
+
+      if (g_str_equal (by_unit ? candidate->unit : candidate->app_id, app))
+        g_ptr_array_add (found, rc_app_ref (candidate));
+    }
+  return found;
+}
+
+static gboolean
+check_controllable (GPtrArray *apps,
+                    GError   **error)
+{
+  for (guint i = 0; i < apps->len; i++)
+    {
+      RcApp *app = g_ptr_array_index (apps, i);
+
+      if (!rc_app_is_controllable_slice (app->slice))
+        {
+          g_set_error (error, RC_ERROR, RC_ERROR_PROTECTED,
+                       "%s runs in %s: only apps in app.slice or background.slice can be "
+                       "controlled", app->unit, *app->slice != '\0' ? app->slice : "no slice");
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+static void
+get_unit_cb (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = NULL;
+  const char *unit = g_task_get_task_data (task);
+
+  path = rc_systemd_get_unit_finish (RC_SYSTEMD (source), result, &error);
+  if (path != NULL)
+    g_task_return_new_error (task, RC_ERROR, RC_ERROR_PROTECTED,
+                             "%s is not an app: only app units (app-…-RANDOM.scope, "
+                             "app-…@RANDOM.service) in app.slice or background.slice can be "
+                             "controlled", unit);
+  else if (g_error_matches (error, RC_ERROR, RC_ERROR_NO_SUCH_APP))
+    g_task_return_new_error (task, RC_ERROR, RC_ERROR_NO_SUCH_APP,
+                             "No unit %s is loaded", unit);
+  else
+    g_task_return_error (task, g_steal_pointer (&error));
+}
+
+void
+rc_registry_resolve_async (RcRegistry         *self,
+                           const char         *app,
+                           gboolean            for_control,
+                           GCancellable       *cancellable,
+                           GAsyncReadyCallback callback,
+                           gpointer            user_data)
+{
+  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
+  g_autoptr(GPtrArray) found = NULL;
+  g_autoptr(RcUnitName) parsed = NULL;
+  GError *error = NULL;
+  gboolean is_unit;
+
+  g_task_set_source_tag (task, rc_registry_resolve_async);
+  if (!rc_registry_check_app_argument (app, &error))
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+
+  is_unit = rc_unit_name_is_valid (app);
+  found = find_apps (self, app, is_unit);
+  if (found->len > 0)
+    {
+      if (for_control && !check_controllable (found, &error))
+        g_task_return_error (task, error);
+      else
+        g_task_return_pointer (task, g_steal_pointer (&found), (GDestroyNotify) g_ptr_array_unref);
+      return;
+    }
+
+  parsed = is_unit ? rc_unit_name_parse (app) : NULL;
+  if (!is_unit || parsed != NULL)
+    {
+      g_task_return_new_error (task, RC_ERROR, RC_ERROR_NO_SUCH_APP,
+                               is_unit ? "App unit %s is not running"
+                                       : "No instance of app %s is running", app);
+      return;
+    }
+
+  /* A unit name that is not an app: Protected if such a unit exists at all. */
+  g_task_set_task_data (task, g_strdup (app), g_free);
+  rc_systemd_get_unit_async (self->systemd, app, cancellable, get_unit_cb,
+                             g_steal_pointer (&task));
+}
+
+GPtrArray *
+rc_registry_resolve_finish (RcRegistry   *self,
+                            GAsyncResult *result,
+                            GError      **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+static void
+rc_registry_dispose (GObject *object)
+{
+  RcRegistry *self = RC_REGISTRY (object);
+
+  g_cancellable_cancel (self->cancellable);
+  g_clear_pointer (&self->apps, g_hash_table_unref);
+  g_clear_pointer (&self->tracked, g_hash_table_unref);
+  g_clear_object (&self->systemd);
+  g_clear_object (&self->cancellable);
+  G_OBJECT_CLASS (rc_registry_parent_class)->dispose (object);
+}
+
+static void
+rc_registry_class_init (RcRegistryClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = rc_registry_dispose;
+
+  signals[SIGNAL_READY] =
+    g_signal_new ("ready", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                  NULL, NULL, NULL, G_TYPE_NONE, 0);
+  signals[SIGNAL_APP_ADDED] =
+    g_signal_new ("app-added", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                  NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_POINTER);
+  signals[SIGNAL_APP_REMOVED] =
+    g_signal_new ("app-removed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                  NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_POINTER);
+  signals[SIGNAL_APP_CHANGED] =
+    g_signal_new ("app-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                  NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_POINTER, G_TYPE_VARIANT);
+}
+
+static void
+rc_registry_init (RcRegistry *self)
+{
+  self->tracked = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
+                                         (GDestroyNotify) tracked_free);
+  self->apps = g_hash_table_new (g_str_hash, g_str_equal);
+  self->cancellable = g_cancellable_new ();
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "rc-app.h"
+#include "rc-systemd.h"
+
+G_BEGIN_DECLS
+
+/* The app registry: the set of running app instances, kept current from
+ * systemd's signals (UnitNew, UnitRemoved, the units' PropertiesChanged),
+ * never by polling. It knows nothing of the D-Bus API it feeds.
+ *
+ * Signals:
+ *   "ready" ()                          the first full listing is done
+ *   "app-added" (RcApp*)                an app instance became active
+ *   "app-removed" (RcApp*)              it stopped
+ *   "app-changed" (RcApp*, GVariant*)   a{sv}: its FreezerState changed */
+#define RC_TYPE_REGISTRY (rc_registry_get_type ())
+G_DECLARE_FINAL_TYPE (RcRegistry, rc_registry, RC, REGISTRY, GObject)
+
+RcRegistry *rc_registry_new (RcSystemd *systemd);
+gboolean    rc_registry_is_ready (RcRegistry *self);
+
+/* Every app instance, sorted by unit name. */
+GPtrArray  *rc_registry_get_apps (RcRegistry *self);
+RcApp      *rc_registry_lookup_unit (RcRegistry *self,
+                                     const char *unit);
+
+/* Resolves @app (a unit name or an AppID) to its running instances.
+ * Errors: InvalidArgument (neither a unit name nor an AppID), NoSuchApp (no
+ * running instance), and with @for_control, Protected (an existing unit that
+ * is not an app, or an app outside app.slice and background.slice). */
+void        rc_registry_resolve_async (RcRegistry         *self,
+                                       const char         *app,
+                                       gboolean            for_control,
+                                       GCancellable       *cancellable,
+                                       GAsyncReadyCallback callback,
+                                       gpointer            user_data);
+GPtrArray  *rc_registry_resolve_finish (RcRegistry   *self,
+                                        GAsyncResult *result,
+                                        GError      **error);
+
+/* Syntax only: is @app a unit name or an AppID a caller may pass? */
+gboolean    rc_registry_check_app_argument (const char *app,
+                                            GError    **error);
+
+G_END_DECLS

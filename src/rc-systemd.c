@@ -1,0 +1,516 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "rc-systemd.h"
+#include "rc-error.h"
+#include "rc-names.h"
+
+/* systemd answers quickly or not at all; a stuck manager must not keep a
+ * client waiting for D-Bus's default 25 s on every request. */
+#define RC_SYSTEMD_TIMEOUT_MSEC 20000
+
+struct _RcSystemd {
+  GObject          parent_instance;
+  GDBusConnection *connection;
+  guint            name_watch_id;
+  guint            unit_new_id;
+  guint            unit_removed_id;
+  gboolean         present;
+};
+
+enum {
+  SIGNAL_APPEARED,
+  SIGNAL_VANISHED,
+  SIGNAL_UNIT_NEW,
+  SIGNAL_UNIT_REMOVED,
+  N_SIGNALS
+};
+static guint signals[N_SIGNALS];
+
+G_DEFINE_TYPE (RcSystemd, rc_systemd, G_TYPE_OBJECT)
+
+static GError *
+translate_error (GError *error)
+{
+  g_autofree char *remote = g_dbus_error_get_remote_error (error);
+  GError *translated;
+
+  if (error->domain == RC_ERROR)
+    return g_error_copy (error);
+
+  g_dbus_error_strip_remote_error (error);
+  if (g_strcmp0 (remote, "org.freedesktop.systemd1.NoSuchUnit") == 0 ||
+      g_strcmp0 (remote, "org.freedesktop.systemd1.LoadFailed") == 0)
+    translated = g_error_new (RC_ERROR, RC_ERROR_NO_SUCH_APP, "%s", error->message);
+  else
+    translated = g_error_new (RC_ERROR, RC_ERROR_FAILED, "systemd: %s", error->message);
+  return translated;
+}
+
+static void
+call_cb (GObject      *source,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  g_autoptr(GError) error = NULL;
+  GVariant *reply;
+
+  reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &error);
+  if (reply == NULL)
+    g_task_return_error (task, translate_error (error));
+  else
+    g_task_return_pointer (task, reply, (GDestroyNotify) g_variant_unref);
+}
+
+static void
+call_systemd (RcSystemd          *self,
+              const char         *object_path,
+              const char         *interface,
+              const char         *method,
+              GVariant           *parameters,
+              const GVariantType *reply_type,
+              GCancellable       *cancellable,
+              gpointer            source_tag,
+              GAsyncReadyCallback callback,
+              gpointer            user_data)
+{
+  GTask *task = g_task_new (self, cancellable, callback, user_data);
+
+  g_task_set_source_tag (task, source_tag);
+  /* Never start a service manager by asking it something. */
+  g_dbus_connection_call (self->connection, SYSTEMD_DBUS_NAME, object_path, interface,
+                          method, parameters, reply_type, G_DBUS_CALL_FLAGS_NO_AUTO_START,
+                          RC_SYSTEMD_TIMEOUT_MSEC, cancellable, call_cb, task);
+}
+
+static GVariant *
+call_systemd_finish (RcSystemd    *self,
+                     GAsyncResult *result,
+                     gpointer      source_tag,
+                     GError      **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == source_tag, NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+static void
+call_manager (RcSystemd          *self,
+              const char         *method,
+              GVariant           *parameters,
+              const GVariantType *reply_type,
+              GCancellable       *cancellable,
+              gpointer            source_tag,
+              GAsyncReadyCallback callback,
+              gpointer            user_data)
+{
+  call_systemd (self, SYSTEMD_DBUS_PATH, SYSTEMD_MANAGER_INTERFACE, method, parameters,
+                reply_type, cancellable, source_tag, callback, user_data);
+}
+
+void
+rc_systemd_subscribe_async (RcSystemd          *self,
+                            GCancellable       *cancellable,
+                            GAsyncReadyCallback callback,
+                            gpointer            user_data)
+{
+  call_manager (self, "Subscribe", NULL, G_VARIANT_TYPE_UNIT, cancellable,
+                rc_systemd_subscribe_async, callback, user_data);
+}
+
+gboolean
+rc_systemd_subscribe_finish (RcSystemd    *self,
+                             GAsyncResult *result,
+                             GError      **error)
+{
+  g_autoptr(GVariant) reply = call_systemd_finish (self, result, rc_systemd_subscribe_async, error);
+
+  return reply != NULL;
+}
+
+void
+rc_systemd_list_units_async (RcSystemd          *self,
+                             const char * const *states,
+                             const char * const *patterns,
+                             GCancellable       *cancellable,
+                             GAsyncReadyCallback callback,
+                             gpointer            user_data)
+{
+  call_manager (self, "ListUnitsByPatterns",
+                g_variant_new ("(^as^as)", states, patterns),
+                G_VARIANT_TYPE ("(a(ssssssouso))"), cancellable,
+                rc_systemd_list_units_async, callback, user_data);
+}
+
+GVariant *
+rc_systemd_list_units_finish (RcSystemd    *self,
+                              GAsyncResult *result,
+                              GError      **error)
+{
+  g_autoptr(GVariant) reply = call_systemd_finish (self, result, rc_systemd_list_units_async, error);
+
+  return reply != NULL ? g_variant_get_child_value (reply, 0) : NULL;
+}
+
+typedef struct {
+  GVariantDict dict;
+  guint        pending;
+  GError      *error;
+} GetAllData;
+
+static void
+get_all_data_free (GetAllData *data)
+{
+  g_variant_dict_clear (&data->dict);
+  g_clear_error (&data->error);
+  g_free (data);
+}
+
+static void
+get_all_cb (GObject      *source,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  GetAllData *data = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) reply = NULL;
+
+  reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &error);
+  if (reply == NULL && data->error == NULL)
+    data->error = translate_error (error);
+  if (reply != NULL)
+    {
+      g_autoptr(GVariant) props = g_variant_get_child_value (reply, 0);
+      GVariantIter iter;
+      const char *key;
+      GVariant *value;
+
+      g_variant_iter_init (&iter, props);
+      while (g_variant_iter_loop (&iter, "{&sv}", &key, &value))
+        g_variant_dict_insert_value (&data->dict, key, value);
+    }
+
+  if (--data->pending > 0)
+    return;
+  if (data->error != NULL)
+    g_task_return_error (task, g_steal_pointer (&data->error));
+  else
+    g_task_return_pointer (task, g_variant_ref_sink (g_variant_dict_end (&data->dict)),
+                           (GDestroyNotify) g_variant_unref);
+}
+
+void
+rc_systemd_get_unit_properties_async (RcSystemd          *self,
+                                      const char         *object_path,
+                                      const char         *type_interface,
+                                      GCancellable       *cancellable,
+                                      GAsyncReadyCallback callback,
+                                      gpointer            user_data)
+{
+  const char *interfaces[] = { SYSTEMD_UNIT_INTERFACE, type_interface };
+  GTask *task = g_task_new (self, cancellable, callback, user_data);
+  GetAllData *data = g_new0 (GetAllData, 1);
+
+  g_task_set_source_tag (task, rc_systemd_get_unit_properties_async);
+  g_variant_dict_init (&data->dict, NULL);
+  data->pending = G_N_ELEMENTS (interfaces);
+  g_task_set_task_data (task, data, (GDestroyNotify) get_all_data_free);
+
+  for (guint i = 0; i < G_N_ELEMENTS (interfaces); i++)
+    g_dbus_connection_call (self->connection, SYSTEMD_DBUS_NAME, object_path,
+                            DBUS_PROPERTIES_INTERFACE, "GetAll",
+                            g_variant_new ("(s)", interfaces[i]),
+                            G_VARIANT_TYPE ("(a{sv})"), G_DBUS_CALL_FLAGS_NO_AUTO_START,
+                            RC_SYSTEMD_TIMEOUT_MSEC, cancellable, get_all_cb,
+                            g_object_ref (task));
+  g_object_unref (task);
+}
+
+GVariant *
+rc_systemd_get_unit_properties_finish (RcSystemd    *self,
+                                       GAsyncResult *result,
+                                       GError      **error)
+{
+  return call_systemd_finish (self, result, rc_systemd_get_unit_properties_async, error);
+}
+
+void
+rc_systemd_get_unit_async (RcSystemd          *self,
+                           const char         *unit,
+                           GCancellable       *cancellable,
+                           GAsyncReadyCallback callback,
+                           gpointer            user_data)
+{
+  call_manager (self, "GetUnit", g_variant_new ("(s)", unit), G_VARIANT_TYPE ("(o)"),
+                cancellable, rc_systemd_get_unit_async, callback, user_data);
+}
+
+char *
+rc_systemd_get_unit_finish (RcSystemd    *self,
+                            GAsyncResult *result,
+                            GError      **error)
+{
+  g_autoptr(GVariant) reply = call_systemd_finish (self, result, rc_systemd_get_unit_async, error);
+  char *path = NULL;
+
+  if (reply != NULL)
+    g_variant_get (reply, "(o)", &path);
+  return path;
+}
+
+void
+rc_systemd_set_unit_properties_async (RcSystemd          *self,
+                                      const char         *unit,
+                                      GVariant           *properties,
+                                      GCancellable       *cancellable,
+                                      GAsyncReadyCallback callback,
+                                      gpointer            user_data)
+{
+  /* runtime=true: limits last while the app runs and vanish with it. */
+  call_manager (self, "SetUnitProperties",
+                g_variant_new ("(sb@a(sv))", unit, TRUE, properties),
+                G_VARIANT_TYPE_UNIT, cancellable,
+                rc_systemd_set_unit_properties_async, callback, user_data);
+}
+
+gboolean
+rc_systemd_set_unit_properties_finish (RcSystemd    *self,
+                                       GAsyncResult *result,
+                                       GError      **error)
+{
+  g_autoptr(GVariant) reply = call_systemd_finish (self, result,
+                                                   rc_systemd_set_unit_properties_async, error);
+
+  return reply != NULL;
+}
+
+void
+rc_systemd_freeze_unit_async (RcSystemd          *self,
+                              const char         *unit,
+                              gboolean            freeze,
+                              GCancellable       *cancellable,
+                              GAsyncReadyCallback callback,
+                              gpointer            user_data)
+{
+  call_manager (self, freeze ? "FreezeUnit" : "ThawUnit", g_variant_new ("(s)", unit),
+                G_VARIANT_TYPE_UNIT, cancellable, rc_systemd_freeze_unit_async,
+                callback, user_data);
+}
+
+gboolean
+rc_systemd_freeze_unit_finish (RcSystemd    *self,
+                               GAsyncResult *result,
+                               GError      **error)
+{
+  g_autoptr(GVariant) reply = call_systemd_finish (self, result, rc_systemd_freeze_unit_async, error);
+
+  return reply != NULL;
+}
+
+void
+rc_systemd_get_default_tasks_max_async (RcSystemd          *self,
+                                        GCancellable       *cancellable,
+                                        GAsyncReadyCallback callback,
+                                        gpointer            user_data)
+{
+  call_systemd (self, SYSTEMD_DBUS_PATH, DBUS_PROPERTIES_INTERFACE, "Get",
+                g_variant_new ("(ss)", SYSTEMD_MANAGER_INTERFACE, "DefaultTasksMax"),
+                G_VARIANT_TYPE ("(v)"), cancellable, rc_systemd_get_default_tasks_max_async,
+                callback, user_data);
+}
+
+gboolean
+rc_systemd_get_default_tasks_max_finish (RcSystemd    *self,
+                                         GAsyncResult *result,
+                                         guint64      *out_value,
+                                         GError      **error)
+{
+  g_autoptr(GVariant) reply = call_systemd_finish (self, result,
+                                                   rc_systemd_get_default_tasks_max_async, error);
+  g_autoptr(GVariant) value = NULL;
+
+  if (reply == NULL)
+    return FALSE;
+  g_variant_get (reply, "(v)", &value);
+  if (!g_variant_is_of_type (value, G_VARIANT_TYPE_UINT64))
+    {
+      g_set_error (error, RC_ERROR, RC_ERROR_FAILED,
+                   "systemd: DefaultTasksMax has type %s, expected t",
+                   g_variant_get_type_string (value));
+      return FALSE;
+    }
+  *out_value = g_variant_get_uint64 (value);
+  return TRUE;
+}
+
+typedef struct {
+  RcUnitChangedFunc func;
+  gpointer          user_data;
+} WatchData;
+
+static void
+unit_properties_changed_cb (GDBusConnection *connection,
+                            const char      *sender_name,
+                            const char      *object_path,
+                            const char      *interface_name,
+                            const char      *signal_name,
+                            GVariant        *parameters,
+                            gpointer         user_data)
+{
+  WatchData *data = user_data;
+  g_autoptr(GVariant) changed = NULL;
+
+  if (!g_variant_is_of_type (parameters, G_VARIANT_TYPE ("(sa{sv}as)")))
+    return;
+  changed = g_variant_get_child_value (parameters, 1);
+  data->func (object_path, changed, data->user_data);
+}
+
+guint
+rc_systemd_watch_unit (RcSystemd         *self,
+                       const char        *object_path,
+                       RcUnitChangedFunc  func,
+                       gpointer           user_data)
+{
+  WatchData *data = g_new0 (WatchData, 1);
+
+  data->func = func;
+  data->user_data = user_data;
+  return g_dbus_connection_signal_subscribe (self->connection, SYSTEMD_DBUS_NAME,
+                                             DBUS_PROPERTIES_INTERFACE, "PropertiesChanged",
+                                             object_path, SYSTEMD_UNIT_INTERFACE,
+                                             G_DBUS_SIGNAL_FLAGS_NONE,
+                                             unit_properties_changed_cb, data, g_free);
+}
+
+void
+rc_systemd_unwatch_unit (RcSystemd *self,
+                         guint      watch_id)
+{
+  if (watch_id != 0)
+    g_dbus_connection_signal_unsubscribe (self->connection, watch_id);
+}
+
+static void
+manager_signal_cb (GDBusConnection *connection,
+                   const char      *sender_name,
+                   const char      *object_path,
+                   const char      *interface_name,
+                   const char      *signal_name,
+                   GVariant        *parameters,
+                   gpointer         user_data)
+{
+  RcSystemd *self = user_data;
+  const char *id, *path;
+
+  if (!g_variant_is_of_type (parameters, G_VARIANT_TYPE ("(so)")))
+    return;
+  g_variant_get (parameters, "(&s&o)", &id, &path);
+  g_signal_emit (self,
+                 signals[g_str_equal (signal_name, "UnitNew") ? SIGNAL_UNIT_NEW : SIGNAL_UNIT_REMOVED],
+                 0, id, path);
+}
+
+static void
+name_appeared_cb (GDBusConnection *connection,
+                  const char      *name,
+                  const char      *name_owner,
+                  gpointer         user_data)
+{
+  RcSystemd *self = user_data;
+
+  g_debug ("systemd appeared on the bus as %s", name_owner);
+  self->present = TRUE;
+  g_signal_emit (self, signals[SIGNAL_APPEARED], 0);
+}
+
+static void
+name_vanished_cb (GDBusConnection *connection,
+                  const char      *name,
+                  gpointer         user_data)
+{
+  RcSystemd *self = user_data;
+
+  if (self->present)
+    g_message ("The systemd user manager left the session bus; waiting for it to come back");
+  else
+    g_message ("The systemd user manager is not on the session bus; waiting for it");
+  self->present = FALSE;
+  g_signal_emit (self, signals[SIGNAL_VANISHED], 0);
+}
+
+RcSystemd *
+rc_systemd_new (GDBusConnection *connection)
+{
+  RcSystemd *self = g_object_new (RC_TYPE_SYSTEMD, NULL);
+
+  self->connection = g_object_ref (connection);
+  self->unit_new_id =
+    g_dbus_connection_signal_subscribe (connection, SYSTEMD_DBUS_NAME, SYSTEMD_MANAGER_INTERFACE,
+                                        "UnitNew", SYSTEMD_DBUS_PATH, NULL,
+                                        G_DBUS_SIGNAL_FLAGS_NONE, manager_signal_cb, self, NULL);
+  self->unit_removed_id =
+    g_dbus_connection_signal_subscribe (connection, SYSTEMD_DBUS_NAME, SYSTEMD_MANAGER_INTERFACE,
+                                        "UnitRemoved", SYSTEMD_DBUS_PATH, NULL,
+                                        G_DBUS_SIGNAL_FLAGS_NONE, manager_signal_cb, self, NULL);
+  /* "appeared" fires once systemd is (or comes) on the bus: the registry
+   * subscribes and lists units then, and again after a daemon-reexec. */
+  self->name_watch_id =
+    g_bus_watch_name_on_connection (connection, SYSTEMD_DBUS_NAME, G_BUS_NAME_WATCHER_FLAGS_NONE,
+                                    name_appeared_cb, name_vanished_cb, self, NULL);
+  return self;
+}
+
+GDBusConnection *
+rc_systemd_get_connection (RcSystemd *self)
+{
+  return self->connection;
+}
+
+gboolean
+rc_systemd_is_present (RcSystemd *self)
+{
+  return self->present;
+}
+
+static void
+rc_systemd_dispose (GObject *object)
+{
+  RcSystemd *self = RC_SYSTEMD (object);
+
+  g_clear_handle_id (&self->name_watch_id, g_bus_unwatch_name);
+  if (self->connection != NULL)
+    {
+      rc_systemd_unwatch_unit (self, self->unit_new_id);
+      rc_systemd_unwatch_unit (self, self->unit_removed_id);
+      self->unit_new_id = self->unit_removed_id = 0;
+    }
+  g_clear_object (&self->connection);
+  G_OBJECT_CLASS (rc_systemd_parent_class)->dispose (object);
+}
+
+static void
+rc_systemd_class_init (RcSystemdClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = rc_systemd_dispose;
+
+  signals[SIGNAL_APPEARED] =
+    g_signal_new ("appeared", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                  NULL, NULL, NULL, G_TYPE_NONE, 0);
+  signals[SIGNAL_VANISHED] =
+    g_signal_new ("vanished", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                  NULL, NULL, NULL, G_TYPE_NONE, 0);
+  signals[SIGNAL_UNIT_NEW] =
+    g_signal_new ("unit-new", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                  NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_STRING);
+  signals[SIGNAL_UNIT_REMOVED] =
+    g_signal_new ("unit-removed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                  NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_STRING);
+}
+
+static void
+rc_systemd_init (RcSystemd *self)
+{
+}

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <gio/gio.h>
+
+G_BEGIN_DECLS
+
+/* The systemd client: every call the daemon makes to the user's service
+ * manager, asynchronous, with a timeout and without auto-starting anything.
+ * It knows nothing of apps or of our D-Bus API.
+ *
+ * Signals:
+ *   "appeared" ()                 systemd (re)gained its bus name
+ *   "vanished" ()                 systemd lost it (daemon-reexec, exit), or
+ *                                 was not there when the watch started
+ *   "unit-new" (s id, s path)     UnitNew, after Subscribe
+ *   "unit-removed" (s id, s path) UnitRemoved
+ *
+ * Errors: systemd's NoSuchUnit/LoadFailed become RC_ERROR_NO_SUCH_APP, any
+ * other failure RC_ERROR_FAILED with systemd's own message. */
+#define RC_TYPE_SYSTEMD (rc_systemd_get_type ())
+G_DECLARE_FINAL_TYPE (RcSystemd, rc_systemd, RC, SYSTEMD, GObject)
+
+typedef void (*RcUnitChangedFunc) (const char *object_path,
+                                   GVariant   *changed_properties,
+                                   gpointer    user_data);
+
+RcSystemd       *rc_systemd_new (GDBusConnection *connection);
+GDBusConnection *rc_systemd_get_connection (RcSystemd *self);
+gboolean         rc_systemd_is_present (RcSystemd *self);
+
+void      rc_systemd_subscribe_async (RcSystemd          *self,
+                                      GCancellable       *cancellable,
+                                      GAsyncReadyCallback callback,
+                                      gpointer            user_data);
+gboolean  rc_systemd_subscribe_finish (RcSystemd    *self,
+                                       GAsyncResult *result,
+                                       GError      **error);
+
+/* Returns the ListUnitsByPatterns reply body, a(ssssssouso). */
+void      rc_systemd_list_units_async (RcSystemd          *self,
+                                       const char * const *states,
+                                       const char * const *patterns,
+                                       GCancellable       *cancellable,
+                                       GAsyncReadyCallback callback,
+                                       gpointer            user_data);
+GVariant *rc_systemd_list_units_finish (RcSystemd    *self,
+                                        GAsyncResult *result,
+                                        GError      **error);
+
+/* GetAll of org.freedesktop.systemd1.Unit merged with GetAll of
+ * @type_interface (…Scope or …Service): one a{sv}. */
+void      rc_systemd_get_unit_properties_async (RcSystemd          *self,
+                                                const char         *object_path,
+                                                const char         *type_interface,
+                                                GCancellable       *cancellable,
+                                                GAsyncReadyCallback callback,
+                                                gpointer            user_data);
+GVariant *rc_systemd_get_unit_properties_finish (RcSystemd    *self,
+                                                 GAsyncResult *result,
+                                                 GError      **error);
+
+/* Returns the unit's object path; RC_ERROR_NO_SUCH_APP when not loaded. */
+void      rc_systemd_get_unit_async (RcSystemd          *self,
+                                     const char         *unit,
+                                     GCancellable       *cancellable,
+                                     GAsyncReadyCallback callback,
+                                     gpointer            user_data);
+char     *rc_systemd_get_unit_finish (RcSystemd    *self,
+                                      GAsyncResult *result,
+                                      GError      **error);
+
+/* @properties is a floating or owned a(sv); applied with runtime=true. */
+void      rc_systemd_set_unit_properties_async (RcSystemd          *self,
+                                                const char         *unit,
+                                                GVariant           *properties,
+                                                GCancellable       *cancellable,
+                                                GAsyncReadyCallback callback,
+                                                gpointer            user_data);
+gboolean  rc_systemd_set_unit_properties_finish (RcSystemd    *self,
+                                                 GAsyncResult *result,
+                                                 GError      **error);
+
+/* FreezeUnit or ThawUnit; systemd replies once the cgroup reached the state. */
+void      rc_systemd_freeze_unit_async (RcSystemd          *self,
+                                        const char         *unit,
+                                        gboolean            freeze,
+                                        GCancellable       *cancellable,
+                                        GAsyncReadyCallback callback,
+                                        gpointer            user_data);
+gboolean  rc_systemd_freeze_unit_finish (RcSystemd    *self,
+                                         GAsyncResult *result,
+                                         GError      **error);
+
+void      rc_systemd_get_default_tasks_max_async (RcSystemd          *self,
+                                                  GCancellable       *cancellable,
+                                                  GAsyncReadyCallback callback,
+                                                  gpointer            user_data);
+gboolean  rc_systemd_get_default_tasks_max_finish (RcSystemd    *self,
+                                                   GAsyncResult *result,
+                                                   guint64      *out_value,
+                                                   GError      **error);
+
+/* PropertiesChanged of org.freedesktop.systemd1.Unit on one unit object. */
+guint     rc_systemd_watch_unit (RcSystemd         *self,
+                                 const char        *object_path,
+                                 RcUnitChangedFunc  func,
+                                 gpointer           user_data);
+void      rc_systemd_unwatch_unit (RcSystemd *self,
+                                   guint      watch_id);
+
+G_END_DECLS
