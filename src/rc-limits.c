@@ -4,6 +4,7 @@
 #include "rc-error.h"
 
 #include <gio/gio.h>
+#include <string.h>
 
 #define PAGE_BYTES 4096
 
@@ -199,7 +200,8 @@ rc_limits_parse (GVariant  *limits,
 
       if (!lookup_limit (key, &limit))
         {
-          g_autofree char *shown = g_utf8_make_valid (key, 64);
+          /* Show at most 64 bytes of whatever the caller sent. */
+          g_autofree char *shown = g_utf8_make_valid (key, MIN (strlen (key), 64));
 
           g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
                        "Unknown limit “%s”: allowed are CPUWeight (t), IOWeight (t), "
