@@ -1,0 +1,51 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# meson install into a DESTDIR puts every file where the system's
+# pkg-config says dbus, systemd and polkitd look for it.
+set -euo pipefail
+build=$1
+dest=$(mktemp -d)
+trap 'rm -rf "$dest"' EXIT
+meson install -C "$build" --no-rebuild --quiet --destdir "$dest" >/dev/null
+
+prefix=$(meson introspect "$build" --buildoptions | /usr/bin/python3 -c \
+  'import json,sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"]=="prefix"))')
+libexecdir=$prefix/libexec
+expect=(
+  "$libexecdir/resource-controld"
+  "$prefix/bin/resourcectl"
+  "$(pkg-config --variable=session_bus_services_dir dbus-1)/org.example.ResourceControl.service"
+  "$(pkg-config --variable=interfaces_dir dbus-1)/org.example.ResourceControl.xml"
+  "$(pkg-config --variable=systemduserunitdir systemd)/resource-control.service"
+  "$(pkg-config --variable=systemduserunitdir systemd)/app-.scope.d/10-resource-control.conf"
+  "$(pkg-config --variable=systemduserunitdir systemd)/app-.service.d/10-resource-control.conf"
+  "$(pkg-config --variable=policydir polkit-gobject-1)/org.example.ResourceControl.policy"
+)
+passed=0 failed=0
+for f in "${expect[@]}"; do
+  if [ -e "$dest$f" ]; then echo "ok - installed $f"; passed=$((passed + 1))
+  else echo "not ok - missing $f"; failed=$((failed + 1)); fi
+done
+svc="$dest$(pkg-config --variable=session_bus_services_dir dbus-1)/org.example.ResourceControl.service"
+if grep -qx "Exec=$libexecdir/resource-controld" "$svc" && grep -qx 'SystemdService=resource-control.service' "$svc"; then
+  echo "ok - D-Bus service file activates $libexecdir/resource-controld through resource-control.service"; passed=$((passed + 1))
+else
+  echo "not ok - D-Bus service file content:"; sed 's/^/#   /' "$svc"; failed=$((failed + 1))
+fi
+unit="$dest$(pkg-config --variable=systemduserunitdir systemd)/resource-control.service"
+for line in Type=dbus BusName=org.example.ResourceControl Slice=session.slice PartOf=graphical-session.target \
+            "ExecStart=$libexecdir/resource-controld"; do
+  if grep -qx "$line" "$unit"; then echo "ok - user unit has $line"; passed=$((passed + 1))
+  else echo "not ok - user unit lacks $line"; failed=$((failed + 1)); fi
+done
+# systemd itself accepts the unit (pointed at the staged binary).
+rt=$(mktemp -d); chmod 700 "$rt"; vdir=$(mktemp -d)
+sed "s|=$libexecdir/|=$dest$libexecdir/|" "$unit" > "$vdir/resource-control.service"
+if out=$(XDG_RUNTIME_DIR=$rt systemd-analyze verify --user --man=no "$vdir/resource-control.service" 2>&1); then
+  echo "ok - systemd-analyze verify accepts the user unit"; passed=$((passed + 1))
+else
+  echo "not ok - systemd-analyze verify: $out"; failed=$((failed + 1))
+fi
+rm -rf "$rt" "$vdir"
+echo "1..$((passed + failed))"
+[ "$failed" = 0 ]

@@ -1,0 +1,32 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Installs everything resource-control needs to build, run and test, on
+# Debian 12 as root. Safe to run again.
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+
+packages=(
+  # build
+  gcc libc6-dev meson ninja-build pkg-config
+  libglib2.0-dev libglib2.0-bin libpolkit-gobject-1-dev libsystemd-dev libdbus-1-dev
+  libjson-glib-dev
+  # runtime pieces the tests use for real
+  dbus dbus-daemon dbus-user-session polkitd pkexec systemd procps util-linux
+  # host integration tests
+  python3 python3-gi python3-dbusmock libxml2-utils desktop-file-utils
+  # memory checking
+  valgrind clang libclang-rt-14-dev
+  # VM system tests
+  qemu-system-x86 busybox-static kmod bc jq
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+echo "install-deps: all ${#packages[@]} packages present"

@@ -1,0 +1,83 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Sets everything up on a fresh Debian 12 machine (as root) and runs every
+# test tier: unit and host integration tests (plain, under valgrind, and
+# built with ASan+UBSan), the DESTDIR install check, and the VM system tests
+# with real systemd on cgroup v2. This is the README's test command and
+# what .ci/run calls.
+#
+#   bash tests/run-all.sh            everything
+#   RC_SKIP_VM=1 bash tests/run-all.sh   all but the VM tier (for quick local runs; CI never sets it)
+#
+# Ends with one line "N passed, M failed"; exits non-zero if any test failed
+# or was skipped.
+set -uo pipefail
+src=$(cd "$(dirname "$0")/.." && pwd)
+cd "$src"
+bash tests/install-deps.sh || exit 1
+
+results=()   # "stage:build dir" pairs whose meson test logs are counted
+status=0
+
+stage() {  # stage NAME COMMAND...
+  local name=$1; shift
+  echo
+  echo "=== $name ==="
+  if ! "$@"; then
+    echo "=== $name: FAILED ==="
+    status=1
+  fi
+}
+
+setup() {  # setup DIR [MESON OPTIONS...]
+  local dir=$1; shift
+  if [ -d "$dir/meson-private" ]; then
+    meson setup --reconfigure "$dir" --werror -Dtests=enabled "$@" >/dev/null
+  else
+    meson setup "$dir" --werror -Dtests=enabled "$@" >/dev/null
+  fi && ninja -C "$dir"
+}
+
+mtest() {  # mtest DIR LOGNAME [MESON TEST OPTIONS...]
+  local dir=$1 log=$2; shift 2
+  results+=("$dir/meson-logs/$log.json")
+  meson test -C "$dir" --print-errorlogs --no-rebuild "$@"
+}
+
+stage "build" setup build
+stage "unit + host integration tests" mtest build testlog --suite unit --suite integration
+stage "valgrind: unit + host integration tests" \
+  mtest build testlog-valgrind --setup=valgrind --suite unit --suite integration
+stage "ASan+UBSan build" setup build-sanitizers -Db_sanitize=address,undefined -Db_lundef=false \
+  -Dbuildtype=debug
+stage "ASan+UBSan: unit + host integration tests" \
+  mtest build-sanitizers testlog-sanitizers --setup=sanitizers --suite unit --suite integration
+if [ "${RC_SKIP_VM:-0}" = 1 ] && [ "${CI:-}" != true ]; then
+  echo; echo "=== VM system tests: not run (RC_SKIP_VM=1) ==="
+else
+  stage "VM system tests (real systemd on cgroup v2)" mtest build testlog --suite vm
+fi
+
+# Count what ran. A skipped test is a failure: every test here must run.
+/usr/bin/python3 - "${results[@]}" <<'PY' || status=1
+import json, sys, os
+passed = failed = skipped = 0
+for path in sys.argv[1:]:
+    if not os.path.exists(path):
+        print(f"missing test log {path}: that stage did not run"); failed += 1; continue
+    for line in open(path):
+        t = json.loads(line)
+        r = t.get("result")
+        if r in ("OK", "EXPECTEDFAIL"):
+            passed += 1
+        elif r == "SKIP":
+            skipped += 1
+            print(f"unexpected skip: {t.get('name')} ({os.path.basename(path)})")
+        else:
+            failed += 1
+            print(f"failed: {t.get('name')} ({os.path.basename(path)}): {r}")
+print()
+print(f"{passed} passed, {failed + skipped} failed" + (f", {skipped} skipped" if skipped else ""))
+sys.exit(1 if failed or skipped else 0)
+PY
+exit $status
