@@ -41,7 +41,7 @@ setup() {  # setup DIR [MESON OPTIONS...]
 mtest() {  # mtest DIR LOGNAME [MESON TEST OPTIONS...]
   local dir=$1 log=$2; shift 2
   results+=("$dir/meson-logs/$log.json")
-  meson test -C "$dir" --print-errorlogs --no-rebuild "$@"
+  meson test -C "$dir" --logbase "$log" --print-errorlogs --no-rebuild "$@"
 }
 
 stage "build" setup build
@@ -55,7 +55,7 @@ stage "ASan+UBSan: unit + host integration tests" \
 if [ "${RC_SKIP_VM:-0}" = 1 ] && [ "${CI:-}" != true ]; then
   echo; echo "=== VM system tests: not run (RC_SKIP_VM=1) ==="
 else
-  stage "VM system tests (real systemd on cgroup v2)" mtest build testlog --suite vm
+  stage "VM system tests (real systemd on cgroup v2)" mtest build testlog-vm --suite vm
 fi
 
 # Count what ran. A skipped test is a failure: every test here must run.
