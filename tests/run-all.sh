@@ -39,19 +39,21 @@ setup() {  # setup DIR [MESON OPTIONS...]
 }
 
 mtest() {  # mtest DIR LOGNAME [MESON TEST OPTIONS...]
-  local dir=$1 log=$2; shift 2
-  results+=("$dir/meson-logs/$log.json")
+  local dir=$1 log=$2 suffix= a; shift 2
+  # meson appends the setup's name to the log's base name.
+  for a in "$@"; do case $a in --setup=*) suffix=-${a#--setup=};; esac; done
+  results+=("$dir/meson-logs/$log$suffix.json")
   meson test -C "$dir" --logbase "$log" --print-errorlogs --no-rebuild "$@"
 }
 
 stage "build" setup build
 stage "unit + host integration tests" mtest build testlog --suite unit --suite integration
 stage "valgrind: unit + host integration tests" \
-  mtest build testlog-valgrind --setup=valgrind --suite unit --suite integration
+  mtest build testlog --setup=valgrind --suite unit --suite integration
 stage "ASan+UBSan build" setup build-sanitizers -Db_sanitize=address,undefined -Db_lundef=false \
   -Dbuildtype=debug
 stage "ASan+UBSan: unit + host integration tests" \
-  mtest build-sanitizers testlog-sanitizers --setup=sanitizers --suite unit --suite integration
+  mtest build-sanitizers testlog --setup=sanitizers --suite unit --suite integration
 if [ "${RC_SKIP_VM:-0}" = 1 ] && [ "${CI:-}" != true ]; then
   echo; echo "=== VM system tests: not run (RC_SKIP_VM=1) ==="
 else
