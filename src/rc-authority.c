@@ -79,13 +79,22 @@ rc_authority_is_read_only (const char *method_name)
 }
 
 static void
-return_unavailable (GTask        *task,
-                    const GError *error)
+return_unavailable (GTask  *task,
+                    GError *error)
 {
+  g_autofree char *remote = g_dbus_error_get_remote_error (error);
+
   /* Fail closed: no answer from polkit is a no. */
-  g_task_return_new_error (task, RC_ERROR, RC_ERROR_NOT_AUTHORIZED,
-                           "Not authorized: the authorization service is unavailable (%s)",
-                           error->message);
+  g_dbus_error_strip_remote_error (error);
+  if (remote != NULL && g_str_has_prefix (remote, "org.freedesktop.PolicyKit1.Error."))
+    g_task_return_new_error (task, RC_ERROR, RC_ERROR_NOT_AUTHORIZED,
+                             "Not authorized: polkit could not decide (%s); is "
+                             "org.example.ResourceControl.policy installed in polkit's "
+                             "actions folder?", error->message);
+  else
+    g_task_return_new_error (task, RC_ERROR, RC_ERROR_NOT_AUTHORIZED,
+                             "Not authorized: the authorization service is unavailable (%s)",
+                             error->message);
 }
 
 static void
