@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Recognizing app units by their systemd name (DESIGN.md section 2). */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef enum {
+  RC_UNIT_KIND_SCOPE,
+  RC_UNIT_KIND_SERVICE,
+} RcUnitKind;
+
+typedef struct {
+  char      *app_id;    /* unescaped (\x2d -> '-'), trailing ".desktop" stripped */
+  char      *launcher;  /* "" when the name has none (e.g. "gnome", "flatpak", "") */
+  char      *instance;  /* the RANDOM part, "" for app-foo.service */
+  RcUnitKind kind;
+} RcUnitName;
+
+RcUnitName *rc_unit_name_parse (const char *unit);
+void        rc_unit_name_free (RcUnitName *name);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RcUnitName, rc_unit_name_free)
+
+char       *rc_unit_name_unescape (const char *s);
+gboolean    rc_unit_name_is_valid (const char *name);
+gboolean    rc_app_id_is_valid (const char *app_id);
+
+G_END_DECLS
