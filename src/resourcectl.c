@@ -2,9 +2,12 @@
 /* resourcectl: the command-line client. It speaks only the public D-Bus API
  * of resource-controld and shares nothing with the daemon beyond bus names,
  * the error domain and size parsing. */
+#include <errno.h>
+#include <fcntl.h>
 #include <locale.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <gio/gio.h>
 #include <glib-unix.h>
@@ -804,11 +807,40 @@ connect_to_daemon (void)
   return g_steal_pointer (&proxy);
 }
 
+/* Like systemctl: in a terminal, a text polkit agent for this process lets
+ * polkit ask for a password here when no desktop agent runs. */
+static GSubprocess *
+start_tty_agent (void)
+{
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autofree char *program = g_find_program_in_path ("pkttyagent");
+  g_autofree char *pid = NULL;
+  GSubprocess *agent;
+  int fds[2];
+  char byte;
+
+  if (!isatty (STDIN_FILENO) || program == NULL ||
+      !g_unix_open_pipe (fds, FD_CLOEXEC, NULL))
+    return NULL;
+  pid = g_strdup_printf ("%d", (int) getpid ());
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);
+  g_subprocess_launcher_take_fd (launcher, fds[1], 3);
+  agent = g_subprocess_launcher_spawn (launcher, NULL, program, "--notify-fd", "3",
+                                       "--fallback", "--process", pid, NULL);
+  g_clear_object (&launcher);   /* closes our copy of the write end */
+  /* The agent closes its end once it is registered. */
+  while (agent != NULL && read (fds[0], &byte, 1) < 0 && errno == EINTR)
+    ;
+  close (fds[0]);
+  return agent;
+}
+
 static int
 call_daemon (const Command *cmd,
              const Request *req)
 {
   g_autoptr(RcDBusResourceControl) proxy = connect_to_daemon ();
+  g_autoptr(GSubprocess) agent = NULL;
   g_autoptr(GVariant) reply = NULL;
   g_autoptr(GVariant) apps = NULL;
   g_autoptr(GError) error = NULL;
@@ -818,11 +850,15 @@ call_daemon (const Command *cmd,
   if (cmd->run != NULL)
     return cmd->run (proxy);
 
+  if (cmd->writes)
+    agent = start_tty_agent ();
   /* Writes may wait on the user typing a password into a polkit dialog. */
   reply = g_dbus_proxy_call_sync (G_DBUS_PROXY (proxy), req->method, req->params,
                                   cmd->writes ? G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION
                                               : G_DBUS_CALL_FLAGS_NONE,
                                   cmd->writes ? G_MAXINT : -1, NULL, &error);
+  if (agent != NULL)
+    g_subprocess_force_exit (agent);
   if (reply == NULL)
     return report_error (error);
   if (cmd->finish == NULL)
