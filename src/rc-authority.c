@@ -42,6 +42,7 @@ typedef struct {
   gulong         cancelled_id;
   guint          timeout_id;
   gboolean       timed_out;
+  GTask         *task;                /* not a reference: the task owns this data */
 } CheckData;
 
 static void
@@ -78,6 +79,21 @@ rc_authority_is_read_only (const char *method_name)
   return lookup_action (method_name, &known) == NULL && known;
 }
 
+/* Every refusal ends the check's deadline with it. */
+static void G_GNUC_PRINTF (2, 3)
+fail (GTask      *task,
+      const char *format,
+      ...)
+{
+  CheckData *data = g_task_get_task_data (task);
+  va_list args;
+
+  g_clear_handle_id (&data->timeout_id, g_source_remove);
+  va_start (args, format);
+  g_task_return_error (task, g_error_new_valist (RC_ERROR, RC_ERROR_NOT_AUTHORIZED, format, args));
+  va_end (args);
+}
+
 static void
 return_unavailable (GTask  *task,
                     GError *error)
@@ -87,13 +103,13 @@ return_unavailable (GTask  *task,
   /* Fail closed: no answer from polkit is a no. */
   g_dbus_error_strip_remote_error (error);
   if (remote != NULL && g_str_has_prefix (remote, "org.freedesktop.PolicyKit1.Error."))
-    g_task_return_new_error (task, RC_ERROR, RC_ERROR_NOT_AUTHORIZED,
+    fail (task,
                              "Not authorized: polkit could not decide (%s); is "
                              "org.example.ResourceControl.policy installed in polkit's "
                              "actions folder?", error->message);
   else
-    g_task_return_new_error (task, RC_ERROR, RC_ERROR_NOT_AUTHORIZED,
-                             "Not authorized: the authorization service is unavailable (%s)",
+    fail (task,
+                             "Not authorized: authorization service unavailable (%s)",
                              error->message);
 }
 
@@ -108,16 +124,13 @@ check_authorization_cb (GObject      *source,
   g_autoptr(PolkitAuthorizationResult) auth = NULL;
 
   auth = polkit_authority_check_authorization_finish (POLKIT_AUTHORITY (source), result, &error);
+  /* Answered already, with the timeout's error: a late yes must not count. */
+  if (data->timed_out)
+    return;
+  g_clear_handle_id (&data->timeout_id, g_source_remove);
   if (auth == NULL)
     {
-      if (data->timed_out)
-        g_task_return_new_error (task, RC_ERROR, RC_ERROR_NOT_AUTHORIZED,
-                                 "Not authorized: the authorization service did not answer "
-                                 "within %d seconds", data->interactive
-                                 ? INTERACTIVE_CHECK_TIMEOUT_SEC : CHECK_TIMEOUT_SEC);
-      else if (g_task_return_error_if_cancelled (task))
-        ;
-      else
+      if (!g_task_return_error_if_cancelled (task))
         return_unavailable (task, error);
       return;
     }
@@ -128,11 +141,11 @@ check_authorization_cb (GObject      *source,
       g_task_return_boolean (task, TRUE);
     }
   else if (polkit_authorization_result_get_is_challenge (auth))
-    g_task_return_new_error (task, RC_ERROR, RC_ERROR_NOT_AUTHORIZED,
+    fail (task,
                              "Not authorized: %s needs authentication; call again allowing "
                              "interactive authorization (resourcectl does)", data->action);
   else
-    g_task_return_new_error (task, RC_ERROR, RC_ERROR_NOT_AUTHORIZED,
+    fail (task,
                              "Not authorized: polkit denies %s to this caller", data->action);
 }
 
@@ -143,6 +156,12 @@ check_timeout_cb (gpointer user_data)
 
   data->timeout_id = 0;
   data->timed_out = TRUE;
+  /* Cancelling asks polkitd to stop, but a hung polkitd never answers: the
+   * caller gets its error now. */
+  fail (data->task,
+                           "Not authorized: the authorization service did not answer "
+                           "within %d seconds", data->interactive
+                           ? INTERACTIVE_CHECK_TIMEOUT_SEC : CHECK_TIMEOUT_SEC);
   g_cancellable_cancel (data->check_cancellable);
   return G_SOURCE_REMOVE;
 }
@@ -161,9 +180,6 @@ start_check (RcAuthority *self,
   subject = polkit_unix_process_new_for_owner ((gint) data->pid, 0, (gint) data->uid);
   if (data->interactive)
     flags |= POLKIT_CHECK_AUTHORIZATION_FLAGS_ALLOW_USER_INTERACTION;
-  data->timeout_id = g_timeout_add_seconds (data->interactive ? INTERACTIVE_CHECK_TIMEOUT_SEC
-                                                              : CHECK_TIMEOUT_SEC,
-                                            check_timeout_cb, data);
   polkit_authority_check_authorization (self->polkit, subject, data->action, NULL, flags,
                                         data->check_cancellable, check_authorization_cb,
                                         g_object_ref (task));
@@ -177,8 +193,14 @@ authority_ready_cb (GObject      *source,
   g_autoptr(GTask) task = user_data;
   RcAuthority *self = g_task_get_source_object (task);
   g_autoptr(GError) error = NULL;
+  CheckData *data = g_task_get_task_data (task);
   PolkitAuthority *polkit = polkit_authority_get_finish (result, &error);
 
+  if (data->timed_out)
+    {
+      g_clear_object (&polkit);
+      return;
+    }
   if (polkit == NULL)
     {
       return_unavailable (task, error);
@@ -204,10 +226,12 @@ credentials_cb (GObject      *source,
   g_autoptr(GVariant) creds = NULL;
 
   reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &error);
+  if (data->timed_out)
+    return;
   if (reply == NULL)
     {
       g_dbus_error_strip_remote_error (error);
-      g_task_return_new_error (task, RC_ERROR, RC_ERROR_NOT_AUTHORIZED,
+      fail (task,
                                "Not authorized: the caller's credentials are unknown (%s)",
                                error->message);
       return;
@@ -216,7 +240,7 @@ credentials_cb (GObject      *source,
   if (!g_variant_lookup (creds, "UnixUserID", "u", &data->uid) ||
       !g_variant_lookup (creds, "ProcessID", "u", &data->pid))
     {
-      g_task_return_new_error (task, RC_ERROR, RC_ERROR_NOT_AUTHORIZED,
+      fail (task,
                                "Not authorized: the bus does not tell the caller's user and "
                                "process");
       return;
@@ -224,14 +248,17 @@ credentials_cb (GObject      *source,
   /* On the session bus we serve our own user only. */
   if (data->uid != getuid ())
     {
-      g_task_return_new_error (task, RC_ERROR, RC_ERROR_NOT_AUTHORIZED,
+      fail (task,
                                "Not authorized: the caller runs as uid %u, this daemon serves "
                                "uid %u only", data->uid, (guint) getuid ());
       return;
     }
 
   if (data->action == NULL)
-    g_task_return_boolean (task, TRUE);
+    {
+      g_clear_handle_id (&data->timeout_id, g_source_remove);
+      g_task_return_boolean (task, TRUE);
+    }
   else if (self->polkit != NULL)
     start_check (self, task);
   else
@@ -261,6 +288,7 @@ rc_authority_check_async (RcAuthority           *self,
 
   g_task_set_source_tag (task, rc_authority_check_async);
   g_task_set_task_data (task, data, (GDestroyNotify) check_data_free);
+  data->task = task;
   data->action = g_strdup (lookup_action (method, &known));
   data->sender = g_strdup (g_dbus_method_invocation_get_sender (invocation));
   data->interactive = (g_dbus_message_get_flags (message) &
@@ -273,17 +301,22 @@ rc_authority_check_async (RcAuthority           *self,
   if (!known)
     {
       /* Deny by default. */
-      g_task_return_new_error (task, RC_ERROR, RC_ERROR_NOT_AUTHORIZED,
+      fail (task,
                                "Not authorized: no polkit action is defined for %s", method);
       return;
     }
   if (data->sender == NULL)
     {
-      g_task_return_new_error (task, RC_ERROR, RC_ERROR_NOT_AUTHORIZED,
+      fail (task,
                                "Not authorized: the caller has no bus name");
       return;
     }
 
+  /* One deadline for the whole check: credentials, reaching polkitd (its
+   * proxy asks polkitd for properties), and its answer. */
+  data->timeout_id = g_timeout_add_seconds (data->interactive ? INTERACTIVE_CHECK_TIMEOUT_SEC
+                                                              : CHECK_TIMEOUT_SEC,
+                                            check_timeout_cb, data);
   g_dbus_connection_call (g_dbus_method_invocation_get_connection (invocation),
                           DBUS_NAME, DBUS_PATH, DBUS_INTERFACE, "GetConnectionCredentials",
                           g_variant_new ("(s)", data->sender), G_VARIANT_TYPE ("(a{sv})"),

@@ -44,10 +44,6 @@ static guint signals[N_SIGNALS];
 
 G_DEFINE_TYPE (RcRegistry, rc_registry, G_TYPE_OBJECT)
 
-static const char * const app_unit_patterns[] = {
-  "app-*.scope", "app-*.service", "flatpak-*.scope", "gnome-launched-*.scope", NULL
-};
-
 static void load_unit (Tracked *tracked);
 
 static void
@@ -282,26 +278,13 @@ unit_changed_cb (const char *object_path,
 }
 
 static void
-track (RcRegistry *self,
-       const char *id,
-       const char *object_path)
+track_parsed (RcRegistry       *self,
+              const char       *id,
+              const char       *object_path,
+              const RcUnitName *parsed)
 {
-  g_autoptr(RcUnitName) parsed = NULL;
-  Tracked *tracked = g_hash_table_lookup (self->tracked, object_path);
-  const char *name;
+  Tracked *tracked = g_new0 (Tracked, 1);
 
-  if (tracked != NULL)
-    {
-      tracked->generation = self->generation;
-      load_unit (tracked);
-      return;
-    }
-
-  parsed = parse_any_name (id, NULL, &name);
-  if (parsed == NULL)
-    return;
-
-  tracked = g_new0 (Tracked, 1);
   tracked->registry = self;
   tracked->id = g_strdup (id);
   tracked->object_path = g_strdup (object_path);
@@ -315,13 +298,88 @@ track (RcRegistry *self,
   load_unit (tracked);
 }
 
+typedef struct {
+  RcRegistry *registry;
+  char       *id;
+  char       *object_path;
+} ProbeData;
+
+static void
+probe_aliases_cb (GObject      *source,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  ProbeData *data = user_data;
+  RcRegistry *self = data->registry;
+  g_autoptr(GVariant) props = NULL;
+  g_autoptr(RcUnitName) parsed = NULL;
+  const char *name;
+
+  props = rc_systemd_get_unit_properties_finish (RC_SYSTEMD (source), result, NULL);
+  if (props != NULL && self->tracked != NULL &&
+      !g_hash_table_contains (self->tracked, data->object_path))
+    {
+      parsed = parse_any_name (data->id, props, &name);
+      if (parsed != NULL)
+        {
+          g_debug ("Unit %s is an app through its alias %s", data->id, name);
+          track_parsed (self, data->id, data->object_path, parsed);
+        }
+    }
+  load_done (self);
+  g_object_unref (self);
+  g_free (data->id);
+  g_free (data->object_path);
+  g_free (data);
+}
+
+/* A unit whose own name is not an app's may have an alias that is
+ * (DESIGN.md 2: check all of Names). */
+static void
+probe_aliases (RcRegistry *self,
+               const char *id,
+               const char *object_path)
+{
+  ProbeData *data = g_new0 (ProbeData, 1);
+
+  data->registry = g_object_ref (self);
+  data->id = g_strdup (id);
+  data->object_path = g_strdup (object_path);
+  self->pending_loads++;
+  rc_systemd_get_unit_properties_async (self->systemd, object_path, NULL, self->cancellable,
+                                        probe_aliases_cb, data);
+}
+
+static void
+track (RcRegistry *self,
+       const char *id,
+       const char *object_path,
+       gboolean    probe)
+{
+  g_autoptr(RcUnitName) parsed = NULL;
+  Tracked *tracked = g_hash_table_lookup (self->tracked, object_path);
+
+  if (tracked != NULL)
+    {
+      tracked->generation = self->generation;
+      load_unit (tracked);
+      return;
+    }
+
+  parsed = rc_unit_name_parse (id);
+  if (parsed != NULL)
+    track_parsed (self, id, object_path, parsed);
+  else if (probe)
+    probe_aliases (self, id, object_path);
+}
+
 static void
 unit_new_cb (RcSystemd  *systemd,
              const char *id,
              const char *object_path,
              RcRegistry *self)
 {
-  track (self, id, object_path);
+  track (self, id, object_path, TRUE);
 }
 
 static void
@@ -348,7 +406,7 @@ list_units_cb (GObject      *source,
   GHashTableIter iter;
   Tracked *tracked;
   GVariantIter unit_iter;
-  const char *id, *object_path;
+  const char *id, *object_path, *active_state;
 
   units = rc_systemd_list_units_finish (RC_SYSTEMD (source), result, &error);
   if (units == NULL)
@@ -363,9 +421,10 @@ list_units_cb (GObject      *source,
 
   self->pending_loads++;    /* held until the loop below has started every load */
   g_variant_iter_init (&unit_iter, units);
-  while (g_variant_iter_next (&unit_iter, "(&s&s&s&s&s&s&ou&s&o)", &id, NULL, NULL, NULL,
-                              NULL, NULL, &object_path, NULL, NULL, NULL))
-    track (self, id, object_path);
+  while (g_variant_iter_next (&unit_iter, "(&s&s&s&s&s&s&ou&s&o)", &id, NULL, NULL,
+                              &active_state, NULL, NULL, &object_path, NULL, NULL, NULL))
+    track (self, id, object_path,
+           is_active_state (active_state) || g_str_equal (active_state, "activating"));
 
   /* Units that went away while systemd was gone (daemon-reexec). */
   g_hash_table_iter_init (&iter, self->tracked);
@@ -385,7 +444,7 @@ subscribe_cb (GObject      *source,
 {
   RcRegistry *self = user_data;
   g_autoptr(GError) error = NULL;
-  static const char * const all_states[] = { NULL };
+  static const char * const no_filter[] = { NULL };
 
   if (!rc_systemd_subscribe_finish (RC_SYSTEMD (source), result, &error))
     {
@@ -394,7 +453,8 @@ subscribe_cb (GObject      *source,
       /* Without Subscribe systemd sends no UnitNew: the list would go stale. */
       g_warning ("Could not subscribe to the user manager's signals: %s", error->message);
     }
-  rc_systemd_list_units_async (self->systemd, all_states, app_unit_patterns,
+  /* Every unit, not only those named app-*: an app may be known by an alias. */
+  rc_systemd_list_units_async (self->systemd, no_filter, no_filter,
                                self->cancellable, list_units_cb, self);
 }
 

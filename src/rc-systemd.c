@@ -213,10 +213,10 @@ rc_systemd_get_unit_properties_async (RcSystemd          *self,
 
   g_task_set_source_tag (task, rc_systemd_get_unit_properties_async);
   g_variant_dict_init (&data->dict, NULL);
-  data->pending = G_N_ELEMENTS (interfaces);
+  data->pending = type_interface != NULL ? 2 : 1;
   g_task_set_task_data (task, data, (GDestroyNotify) get_all_data_free);
 
-  for (guint i = 0; i < G_N_ELEMENTS (interfaces); i++)
+  for (guint i = 0; i < data->pending; i++)
     g_dbus_connection_call (self->connection, SYSTEMD_DBUS_NAME, object_path,
                             DBUS_PROPERTIES_INTERFACE, "GetAll",
                             g_variant_new ("(s)", interfaces[i]),

@@ -49,7 +49,7 @@ GVariant *rc_systemd_list_units_finish (RcSystemd    *self,
                                         GError      **error);
 
 /* GetAll of org.freedesktop.systemd1.Unit merged with GetAll of
- * @type_interface (…Scope or …Service): one a{sv}. */
+ * @type_interface (…Scope or …Service, or NULL for none): one a{sv}. */
 void      rc_systemd_get_unit_properties_async (RcSystemd          *self,
                                                 const char         *object_path,
                                                 const char         *type_interface,

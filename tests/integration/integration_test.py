@@ -1,0 +1,1129 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+'''Host integration tests for resource-controld (DESIGN.md section 6, tier 2).
+
+The real daemon from the build folder on a private session bus, a mock systemd user
+manager with a fake cgroupfs (mock_systemd.py) and a real polkitd on a private
+system bus; see rctest_harness.py. Run as root:
+
+    RC_DAEMON=build/src/resource-controld RC_CLIENT=build/src/resourcectl \\
+        /usr/bin/python3 tests/integration/integration_test.py [Class.test_name ...]
+
+or through meson: meson test -C build --suite integration
+'''
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+from gi.repository import Gio, GLib
+
+import rctest_harness as h
+from rctest_harness import MIB, UINT64_MAX, HANG, RcTestCase, own_cgroup
+
+APP = 'app-gnome-org.example.Editor-4711.scope'
+APP_ID = 'org.example.Editor'
+ACTIONS = ['set-weight', 'set-memory-limit', 'set-limits', 'reset-limits', 'freeze', 'thaw']
+WRITE_ACTIONS = ACTIONS[:-1]
+
+APP_KEYS = {
+    'Unit': 's', 'AppId': 's', 'Launcher': 's', 'Name': 's', 'Icon': 's',
+    'DesktopFile': 's', 'Slice': 's', 'ActiveState': 's', 'FreezerState': 's',
+    'Pids': 'au', 'CPUWeight': 't', 'IOWeight': 't', 'CPUQuota': 'u',
+    'MemoryLow': 't', 'MemoryHigh': 't', 'MemoryMax': 't', 'TasksMax': 't',
+    'MemoryCurrent': 't', 'CPUUsageNSec': 't', 'TasksCurrent': 't',
+}
+
+
+def online_cpus():
+    return os.sysconf('SC_NPROCESSORS_ONLN')
+
+
+def t(value):
+    return GLib.Variant('t', value)
+
+
+def u(value):
+    return GLib.Variant('u', value)
+
+
+def b(value):
+    return GLib.Variant('b', value)
+
+
+def s(value):
+    return GLib.Variant('s', value)
+
+
+class Base(RcTestCase):
+    '''Shared helpers for tests that drive the daemon.'''
+
+    def unit_property_calls(self):
+        '''SetUnitProperties calls the daemon made: [(unit, runtime, {prop: value})].'''
+        return [(c[0], c[1], dict(c[2])) for c in self.systemd_calls('SetUnitProperties')]
+
+    def assert_no_writes_to_systemd(self):
+        for method in ('SetUnitProperties', 'FreezeUnit', 'ThawUnit'):
+            self.assertEqual(self.systemd_calls(method), [],
+                             f'the daemon called systemd {method} though it should not have')
+
+    def write_methods(self, app):
+        '''One call of each write method for app, with harmless values.'''
+        return [
+            ('SetWeight', '(st)', (app, 200)),
+            ('SetMemoryLimit', '(st)', (app, 512 * MIB)),
+            ('SetLimits', '(sa{sv}a{sv})', (app, {'CPUWeight': t(200)}, {})),
+            ('ResetLimits', '(s)', (app,)),
+            ('Freeze', '(s)', (app,)),
+        ]
+
+    def wait_app_changed(self, unit, key, value, timeout=5):
+        return self.wait_signal('AppChanged', unit,
+                                lambda args: args[1].get(key) == value, timeout)
+
+
+#
+# The harness itself, without the daemon: tells harness trouble from daemon bugs.
+#
+
+class HarnessTest(Base):
+    start_daemon_in_setup = False
+
+    def test_runs_as_unprivileged_test_user(self):
+        import pwd  # pylint: disable=import-outside-toplevel
+        me = pwd.getpwuid(os.getuid())
+        self.assertEqual(me.pw_name, h.TEST_USER)
+        self.assertNotEqual(os.geteuid(), 0)
+        for proc in (self.bus, self.mock_proc):
+            self.assertEqual(os.stat(f'/proc/{proc.pid}').st_uid, os.getuid())
+
+    def test_mock_units_signals_and_cgroup_files(self):
+        manager = 'org.freedesktop.systemd1.Manager'
+        seen = []
+        self.conn.signal_subscribe(h.SYSTEMD_NAME, manager, 'UnitNew', h.SYSTEMD_PATH, None,
+                                   Gio.DBusSignalFlags.NONE,
+                                   lambda *a: seen.append(a[5].unpack()))
+        self.mock('Subscribe', iface=manager)
+        self.add_app(APP, wait=False, pids=[4242], controllers='cpu io memory pids')
+        self.wait_until(lambda: seen, message='UnitNew')
+        self.assertEqual(seen[0][0], APP)
+        units = self.mock('ListUnitsByPatterns', (['active'], ['app-*']), '(asas)', iface=manager)[0]
+        self.assertEqual([x[0] for x in units], [APP])
+        self.assertEqual(units[0][6], '/org/freedesktop/systemd1/unit/'
+                         'app_2dgnome_2dorg_2eexample_2eEditor_2d4711_2escope')
+        self.mock('SetUnitProperties',
+                  (APP, True, [('CPUWeight', t(300)), ('IOWeight', t(50)),
+                               ('CPUQuotaPerSecUSec', t(250000)),
+                               ('MemoryMax', t(100 * MIB + 5)), ('TasksMax', t(UINT64_MAX))]),
+                  '(sba(sv))', iface=manager)
+        self.assertEqual(self.cgroup_file(APP, 'cpu.weight'), '300')
+        self.assertEqual(self.cgroup_file(APP, 'io.weight'), 'default 50')
+        self.assertEqual(self.cgroup_file(APP, 'cpu.max'), '25000 100000')
+        self.assertEqual(self.cgroup_file(APP, 'memory.max'), str(100 * MIB))
+        self.assertEqual(self.cgroup_file(APP, 'pids.max'), 'max')
+        self.assertEqual(self.cgroup_file(APP, 'cgroup.procs'), '4242')
+        self.mock('FreezeUnit', (APP,), '(s)', iface=manager)
+        self.assertIn('frozen 1', self.cgroup_file(APP, 'cgroup.events'))
+        calls = self.unit_property_calls()
+        self.assertEqual(calls[0][0], APP)
+        self.assertEqual(calls[0][2]['CPUWeight'], 300)
+
+    def test_polkit_rule_scenarios(self):
+        act = h.ACTION_PREFIX
+        self.set_rules('allow-all')
+        self.assertEqual(self.pkcheck(act + 'set-weight'), 0)
+        self.set_rules('deny-all')
+        self.assertEqual(self.pkcheck(act + 'set-weight'), 1)
+        self.set_rules('none')
+        # no logind here, so the caller is never "active": allow_any decides
+        self.assertEqual(self.pkcheck(act + 'set-weight'), 2)
+        self.assertEqual(self.pkcheck(act + 'thaw'), 0)
+
+    def test_polkitd_stop_and_start(self):
+        self.stop_polkitd()
+        self.assertNotEqual(self.pkcheck(h.ACTION_PREFIX + 'thaw'), 0)
+        self.start_polkitd()
+        self.assertEqual(self.pkcheck(h.ACTION_PREFIX + 'thaw'), 0)
+
+
+#
+# Starting and stopping
+#
+
+class StartupTest(Base):
+    start_daemon_in_setup = False
+
+    def run_daemon_once(self, *args):
+        return subprocess.run([self.daemon_path] + list(args), env=self.daemon_env(),
+                              capture_output=True, text=True, timeout=h.scaled(10), check=False)
+
+    def test_version_option(self):
+        proc = self.run_daemon_once('--version')
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.start_daemon()
+        version = self.get_property('Version')
+        self.assertTrue(version)
+        self.assertIn(version, proc.stdout)
+
+    def test_system_option_exits_2(self):
+        proc = self.run_daemon_once('--system')
+        self.assertEqual(proc.returncode, 2, proc.stdout + proc.stderr)
+        self.assertTrue((proc.stdout + proc.stderr).strip(), '--system exits without saying why')
+
+    def test_properties(self):
+        self.start_daemon()
+        self.assertTrue(self.get_property('Version'))
+        self.assertIs(self.get_property('FreezeSupported'), True)
+
+    def test_subscribes_to_systemd(self):
+        self.start_daemon()
+        self.wait_until(lambda: self.mock('CountSubscribers')[0] >= 1, message='Subscribe()')
+
+    def test_lists_apps_running_before_it_started(self):
+        self.add_app(APP, wait=False, announce=False)
+        self.add_app('app-org.example.Real@a1b2.service', wait=False, announce=False)
+        self.add_app('session-2.scope', 'session.slice', wait=False, announce=False)
+        self.add_app('app-gnome-org.example.Stopped-3.scope', wait=False, announce=False,
+                     active_state='inactive')
+        self.start_daemon()
+        # a client that activated the daemon calls at once; the answer must be complete
+        units = sorted(a['Unit'] for a in self.list_apps())
+        self.assertEqual(units, sorted([APP, 'app-org.example.Real@a1b2.service']))
+
+    def test_replace(self):
+        first = self.start_daemon()
+        self.add_app(APP)
+        second = self.start_daemon(args=('--verbose', '--replace'), wait=False)
+        try:
+            first.wait(timeout=h.scaled(10))
+        except subprocess.TimeoutExpired:
+            self.fail('the first daemon kept running after --replace')
+        self.assertEqual(first.returncode, 0)
+        self.wait_for_name(h.RC_NAME, second, 'the replacing daemon')
+        self.wait_until(lambda: [a for a in self.list_apps() if a['Unit'] == APP],
+                        message='the replacing daemon to list the app')
+
+    def test_sigterm_exits_cleanly(self):
+        proc = self.start_daemon()
+        self.add_app(APP)
+        self.stop_daemon(proc)
+        self.assertFalse(self.name_has_owner(h.RC_NAME))
+
+
+#
+# Reading: ListApps, GetApp and the app records
+#
+
+class ListAppsTest(Base):
+
+    def app_record_types(self, unit):
+        '''{key: type string} of the record of unit, from the raw reply.'''
+        reply = self.conn.call_sync(h.RC_NAME, h.RC_PATH, h.RC_IFACE, 'GetApp',
+                                    GLib.Variant('(s)', (unit,)), GLib.VariantType('(aa{sv})'),
+                                    Gio.DBusCallFlags.NONE, 10000, None)
+        record = reply.get_child_value(0).get_child_value(0)
+        return {record.get_child_value(i).get_child_value(0).get_string():
+                record.get_child_value(i).get_child_value(1).get_variant().get_type_string()
+                for i in range(record.n_children())}
+
+    def test_empty(self):
+        self.assertEqual(self.list_apps(), [])
+
+    def test_record_keys_types_and_values(self):
+        self.add_app(APP, pids=[4242, 4243])
+        self.assertEqual(self.app_record_types(APP), APP_KEYS)
+        rec = self.get_one(APP)
+        expected = {
+            'Unit': APP, 'AppId': APP_ID, 'Launcher': 'gnome', 'Name': 'Test Editor',
+            'Icon': 'accessories-text-editor',
+            'DesktopFile': os.path.join(self.applications_dir, 'org.example.Editor.desktop'),
+            'Slice': 'app.slice', 'ActiveState': 'active', 'FreezerState': 'running',
+            'Pids': [4242, 4243], 'CPUWeight': 100,
+            'IOWeight': UINT64_MAX,  # no io controller: no io.weight file
+            'CPUQuota': 0, 'MemoryLow': 0, 'MemoryHigh': UINT64_MAX, 'MemoryMax': UINT64_MAX,
+            'TasksMax': 4915, 'MemoryCurrent': 50 * MIB, 'CPUUsageNSec': 1234567000,
+            'TasksCurrent': 2,
+        }
+        self.assertEqual(rec, expected)
+        self.assertEqual(self.list_apps(), [expected])
+
+    def test_values_follow_cgroup_files(self):
+        # systemctl set-property behind the daemon's back: no signal, files change
+        self.add_app(APP, controllers='cpu io memory pids')
+        for name, text in [('cpu.weight', '777'), ('io.weight', 'default 250'),
+                           ('cpu.max', '25000 100000'), ('memory.low', str(64 * MIB)),
+                           ('memory.high', str(448 * MIB)), ('memory.max', str(512 * MIB)),
+                           ('pids.max', 'max'), ('memory.current', str(99 * MIB)),
+                           ('cpu.stat', 'usage_usec 5\nuser_usec 3\nsystem_usec 2'),
+                           ('pids.current', '7')]:
+            self.write_cgroup_file(APP, name, text)
+        rec = self.get_one(APP)
+        got = {k: rec[k] for k in ('CPUWeight', 'IOWeight', 'CPUQuota', 'MemoryLow', 'MemoryHigh',
+                                   'MemoryMax', 'TasksMax', 'MemoryCurrent', 'CPUUsageNSec',
+                                   'TasksCurrent')}
+        self.assertEqual(got, {'CPUWeight': 777, 'IOWeight': 250, 'CPUQuota': 25,
+                               'MemoryLow': 64 * MIB, 'MemoryHigh': 448 * MIB,
+                               'MemoryMax': 512 * MIB, 'TasksMax': UINT64_MAX,
+                               'MemoryCurrent': 99 * MIB, 'CPUUsageNSec': 5000,
+                               'TasksCurrent': 7})
+
+    def test_missing_cgroup_files_read_as_max(self):
+        self.add_app(APP)
+        for name in ('cpu.weight', 'memory.max', 'memory.high', 'pids.max', 'memory.current'):
+            os.unlink(os.path.join(self.cgroup_dir(APP), name))
+        rec = self.get_one(APP)
+        for key in ('CPUWeight', 'MemoryMax', 'MemoryHigh', 'TasksMax', 'MemoryCurrent'):
+            self.assertEqual(rec[key], UINT64_MAX, key)
+
+    def test_unit_name_forms(self):
+        # (unit, AppId, Launcher or None when the form does not say)
+        table = [
+            ('app-gnome-org.example.Editor-4711.scope', 'org.example.Editor', 'gnome'),
+            ('app-org.example.Tool@a1b2c3.service', 'org.example.Tool', ''),
+            ('app-gnome-org.example.Mail@77.service', 'org.example.Mail', 'gnome'),
+            ('app-org.example.Plain.service', 'org.example.Plain', ''),
+            ('app-kde-org.kde.konsole-77.scope', 'org.kde.konsole', 'kde'),
+            ('app-firefox-123.scope', 'firefox', ''),
+            ('app-flatpak-org.example.My\\x2dApp-12345.scope', 'org.example.My-App', 'flatpak'),
+            ('flatpak-org.example.Flat-12345.scope', 'org.example.Flat', None),
+            ('gnome-launched-org.example.Launched.desktop-999.scope', 'org.example.Launched', None),
+        ]
+        for unit, _, _ in table:
+            self.add_app(unit)
+        for unit, app_id, launcher in table:
+            with self.subTest(unit=unit):
+                rec = self.get_one(unit)
+                self.assertEqual(rec['AppId'], app_id)
+                if launcher is not None:
+                    self.assertEqual(rec['Launcher'], launcher)
+                self.assertEqual([r['Unit'] for r in self.get_app(app_id)], [unit])
+
+    def test_background_and_nested_app_slices(self):
+        self.add_app('app-gnome-org.example.Bg-5.scope', 'background.slice')
+        self.add_app('app-gnome-org.example.Nested-6.scope', 'app-gnome.slice')
+        self.assertEqual(self.get_one('org.example.Bg')['Slice'], 'background.slice')
+        self.assertEqual(self.get_one('org.example.Nested')['Slice'], 'app-gnome.slice')
+
+    def test_source_path_desktop_file_wins(self):
+        desktop = os.path.join(self.applications_dir, 'org.example.Real.desktop')
+        unit = 'app-gnome-org.example.Fake-1.scope'
+        self.add_app(unit, source_path=desktop)
+        rec = self.get_one(unit)
+        self.assertEqual(rec['AppId'], 'org.example.Real')
+        self.assertEqual(rec['Name'], 'The Real App')
+        self.assertEqual(rec['DesktopFile'], desktop)
+        self.assertEqual([r['Unit'] for r in self.get_app('org.example.Real')], [unit])
+        self.assert_rc_error('NoSuchApp', 'GetApp', ('org.example.Fake',), '(s)')
+
+    def test_without_desktop_file_name_is_app_id(self):
+        unit = 'app-gnome-org.example.NoDesktop-3.scope'
+        self.add_app(unit)
+        rec = self.get_one(unit)
+        self.assertEqual(rec['AppId'], 'org.example.NoDesktop')
+        self.assertEqual(rec['Name'], 'org.example.NoDesktop')
+        self.assertEqual(rec['DesktopFile'], '')
+
+    def test_aliases_are_checked(self):
+        self.add_app('custom-tool.service', wait=False, aliases=['app-org.example.Aliased@1.service'])
+        self.wait_signal('AppAdded', predicate=lambda a: a[1].get('AppId') == 'org.example.Aliased')
+        self.assertEqual(len(self.get_app('org.example.Aliased')), 1)
+
+    def test_aliases_are_checked_at_startup(self):
+        self.stop_daemon()
+        self.add_app('custom-tool.service', wait=False, announce=False,
+                     aliases=['app-org.example.Aliased@1.service'])
+        self.start_daemon()
+        self.assertEqual([a['AppId'] for a in self.list_apps()], ['org.example.Aliased'])
+
+    def test_non_apps_are_not_listed(self):
+        for unit, slice_name, opts in [
+                ('session-2.scope', 'session.slice', {}),
+                ('dbus.service', 'session.slice', {}),
+                ('pipewire.service', 'session.slice', {}),
+                ('app-gnome-org.example.Inactive-1.scope', 'app.slice', {'active_state': 'inactive'}),
+                ('app-gnome-org.example.Starting-1.scope', 'app.slice', {'active_state': 'activating',
+                                                                         'sub_state': 'start'}),
+                ('app-gnome-org.example.Failed-1.scope', 'app.slice', {'active_state': 'failed',
+                                                                       'sub_state': 'failed'})]:
+            self.add_app(unit, slice_name, wait=False, **opts)
+        self.add_app(APP)
+        self.assert_no_signal('AppAdded')
+        self.assertEqual([a['Unit'] for a in self.list_apps()], [APP])
+
+    def test_reloading_unit_is_an_app(self):
+        self.add_app(APP, active_state='reloading', sub_state='reload')
+        self.assertEqual(self.get_one(APP)['ActiveState'], 'reloading')
+
+    def test_becomes_an_app_when_active(self):
+        self.add_app(APP, wait=False, active_state='activating', sub_state='start')
+        self.assert_no_signal('AppAdded')
+        self.mock('SetActiveState', (APP, 'active', 'running'), '(sss)')
+        self.wait_signal('AppAdded', APP)
+        self.assertEqual(self.get_one(APP)['ActiveState'], 'active')
+
+    def test_several_instances_are_several_records(self):
+        units = ['app-gnome-org.example.Multi-1.scope', 'app-gnome-org.example.Multi-2.scope',
+                 'app-org.example.Multi@3.service']
+        for unit in units:
+            self.add_app(unit)
+        recs = self.get_app('org.example.Multi')
+        self.assertEqual(sorted(r['Unit'] for r in recs), sorted(units))
+        self.assertTrue(all(r['Name'] == 'Multi Window' for r in recs))
+        self.assertEqual(len(self.list_apps()), 3)
+        self.assertEqual(len(self.get_app(units[0])), 1)
+
+
+#
+# Signals
+#
+
+class SignalsTest(Base):
+
+    def test_app_added_carries_the_record(self):
+        unit, record = self.add_app(APP, pids=[4242])
+        self.assertEqual(unit, APP)
+        self.assertEqual(record['AppId'], APP_ID)
+        self.assertEqual(record['Name'], 'Test Editor')
+        self.assertEqual(record['Unit'], APP)
+        self.assertEqual(set(record) - set(APP_KEYS), set())
+
+    def test_app_removed(self):
+        self.add_app(APP)
+        self.stop_app(APP)
+        self.assertEqual(self.wait_signal('AppRemoved', APP), (APP,))
+        self.assertEqual(self.list_apps(), [])
+        self.assert_rc_error('NoSuchApp', 'GetApp', (APP,), '(s)')
+        self.assert_rc_error('NoSuchApp', 'SetWeight', (APP, 200), '(st)')
+
+    def test_external_freeze_sends_app_changed(self):
+        self.add_app(APP)
+        self.mock('SetFreezerState', (APP, 'frozen'), '(ss)')
+        self.wait_app_changed(APP, 'FreezerState', 'frozen')
+        self.assertEqual(self.get_one(APP)['FreezerState'], 'frozen')
+        self.mock('SetFreezerState', (APP, 'running'), '(ss)')
+        self.wait_app_changed(APP, 'FreezerState', 'running')
+
+    def test_no_signals_for_non_apps(self):
+        self.add_app('session-2.scope', 'session.slice', wait=False)
+        self.stop_app('session-2.scope')
+        self.add_app(APP)
+        self.stop_app(APP)
+        self.wait_signal('AppRemoved', APP)
+        self.assertEqual([x for x in self.signals if x[0] in ('AppAdded', 'AppRemoved')], [])
+
+
+#
+# Writes
+#
+
+class WritesTest(Base):
+
+    def setUp(self):
+        super().setUp()
+        self.add_app(APP, controllers='cpu io memory pids')
+        self.clear_systemd_calls()
+
+    def test_set_weight(self):
+        self.set_weight(APP, 300)
+        self.assertEqual(self.unit_property_calls(), [(APP, True, {'CPUWeight': 300})])
+        self.assertEqual(self.cgroup_file(APP, 'cpu.weight'), '300')
+        self.wait_app_changed(APP, 'CPUWeight', 300)
+        self.assertEqual(self.get_one(APP)['CPUWeight'], 300)
+
+    def test_set_weight_range_ends(self):
+        for weight in (1, 10000):
+            self.set_weight(APP, weight)
+            self.assertEqual(self.cgroup_file(APP, 'cpu.weight'), str(weight))
+
+    def test_app_id_changes_every_instance(self):
+        other = 'app-gnome-org.example.Editor-4712.scope'
+        self.add_app(other)
+        self.set_weight(APP_ID, 500)
+        calls = self.unit_property_calls()
+        self.assertEqual(sorted(c[0] for c in calls), sorted([APP, other]))
+        self.assertTrue(all(c[1] is True and c[2] == {'CPUWeight': 500} for c in calls))
+        for unit in (APP, other):
+            self.assertEqual(self.cgroup_file(unit, 'cpu.weight'), '500')
+            self.wait_app_changed(unit, 'CPUWeight', 500)
+
+    def test_set_memory_limit(self):
+        limit = 256 * MIB
+        self.set_memory_limit(APP, limit)
+        self.assertEqual(self.unit_property_calls(),
+                         [(APP, True, {'MemoryMax': limit, 'MemoryHigh': limit - limit // 8})])
+        self.assertEqual(self.cgroup_file(APP, 'memory.max'), str(limit))
+        self.assertEqual(self.cgroup_file(APP, 'memory.high'), str(224 * MIB))
+        rec = self.get_one(APP)
+        self.assertEqual((rec['MemoryMax'], rec['MemoryHigh']), (limit, 224 * MIB))
+        self.wait_app_changed(APP, 'MemoryMax', limit)
+
+    def test_set_memory_limit_unaligned(self):
+        limit = 200000001
+        self.set_memory_limit(APP, limit)
+        self.assertEqual(self.unit_property_calls(),
+                         [(APP, True, {'MemoryMax': limit, 'MemoryHigh': limit - limit // 8})])
+
+    def test_set_memory_limit_max_removes_both(self):
+        self.set_memory_limit(APP, 256 * MIB)
+        self.set_memory_limit(APP, UINT64_MAX)
+        self.assertEqual(self.unit_property_calls()[-1],
+                         (APP, True, {'MemoryMax': UINT64_MAX, 'MemoryHigh': UINT64_MAX}))
+        self.assertEqual(self.cgroup_file(APP, 'memory.max'), 'max')
+        self.assertEqual(self.cgroup_file(APP, 'memory.high'), 'max')
+
+    def test_set_limits_in_one_call(self):
+        self.set_limits(APP, {'CPUWeight': t(200), 'IOWeight': t(300), 'CPUQuota': u(50),
+                              'MemoryLow': t(32 * MIB), 'MemoryHigh': t(512 * MIB),
+                              'MemoryMax': t(1024 * MIB), 'TasksMax': t(100)})
+        self.assertEqual(self.unit_property_calls(), [(APP, True, {
+            'CPUWeight': 200, 'IOWeight': 300, 'CPUQuotaPerSecUSec': 500000,
+            'MemoryLow': 32 * MIB, 'MemoryHigh': 512 * MIB, 'MemoryMax': 1024 * MIB,
+            'TasksMax': 100})])
+        files = {name: self.cgroup_file(APP, name) for name in
+                 ('cpu.weight', 'io.weight', 'cpu.max', 'memory.low', 'memory.high',
+                  'memory.max', 'pids.max')}
+        self.assertEqual(files, {'cpu.weight': '200', 'io.weight': 'default 300',
+                                 'cpu.max': '50000 100000', 'memory.low': str(32 * MIB),
+                                 'memory.high': str(512 * MIB), 'memory.max': str(1024 * MIB),
+                                 'pids.max': '100'})
+        rec = self.get_one(APP)
+        self.assertEqual((rec['CPUQuota'], rec['IOWeight'], rec['TasksMax']), (50, 300, 100))
+        self.wait_app_changed(APP, 'CPUWeight', 200)
+
+    def test_cpu_quota_zero_removes_it(self):
+        self.set_limits(APP, {'CPUQuota': u(50)})
+        self.set_limits(APP, {'CPUQuota': u(0)})
+        self.assertEqual(self.unit_property_calls()[-1][2], {'CPUQuotaPerSecUSec': UINT64_MAX})
+        self.assertEqual(self.cgroup_file(APP, 'cpu.max'), 'max 100000')
+        self.assertEqual(self.get_one(APP)['CPUQuota'], 0)
+
+    def test_cpu_quota_up_to_every_cpu(self):
+        n = online_cpus()
+        self.set_limits(APP, {'CPUQuota': u(100 * n)})
+        self.assertEqual(self.unit_property_calls()[-1][2], {'CPUQuotaPerSecUSec': n * 1000000})
+        self.assert_rc_error('InvalidArgument', 'SetLimits',
+                             (APP, {'CPUQuota': u(100 * n + 1)}, {}), '(sa{sv}a{sv})')
+
+    def test_reset_limits(self):
+        self.set_limits(APP, {'CPUWeight': t(200), 'IOWeight': t(300), 'CPUQuota': u(50),
+                              'MemoryLow': t(32 * MIB), 'MemoryHigh': t(512 * MIB),
+                              'MemoryMax': t(1024 * MIB), 'TasksMax': t(100)})
+        self.rc_call('ResetLimits', (APP,), '(s)')
+        self.assertEqual(self.unit_property_calls()[-1], (APP, True, {
+            'CPUWeight': 100, 'IOWeight': 100, 'CPUQuotaPerSecUSec': UINT64_MAX,
+            'MemoryLow': 0, 'MemoryHigh': UINT64_MAX, 'MemoryMax': UINT64_MAX,
+            'TasksMax': 4915}))
+        files = {name: self.cgroup_file(APP, name) for name in
+                 ('cpu.weight', 'io.weight', 'cpu.max', 'memory.low', 'memory.high',
+                  'memory.max', 'pids.max')}
+        self.assertEqual(files, {'cpu.weight': '100', 'io.weight': 'default 100',
+                                 'cpu.max': 'max 100000', 'memory.low': '0',
+                                 'memory.high': 'max', 'memory.max': 'max', 'pids.max': '4915'})
+        self.wait_app_changed(APP, 'CPUWeight', 100)
+
+    def test_reset_limits_without_io_controller(self):
+        unit = 'app-gnome-org.example.NoIO-1.scope'
+        self.add_app(unit)
+        self.set_weight(unit, 300)
+        self.rc_call('ResetLimits', (unit,), '(s)')
+        self.assertEqual(self.cgroup_file(unit, 'cpu.weight'), '100')
+        self.assertEqual(self.cgroup_file(unit, 'pids.max'), '4915')
+
+    def test_freeze_and_thaw(self):
+        self.rc_call('Freeze', (APP,), '(s)')
+        self.assertEqual(self.systemd_calls('FreezeUnit'), [[APP]])
+        self.assertIn('frozen 1', self.cgroup_file(APP, 'cgroup.events'))
+        self.assertEqual(self.get_one(APP)['FreezerState'], 'frozen')
+        self.wait_app_changed(APP, 'FreezerState', 'frozen')
+        self.rc_call('Thaw', (APP,), '(s)')
+        self.assertEqual(self.systemd_calls('ThawUnit'), [[APP]])
+        self.assertIn('frozen 0', self.cgroup_file(APP, 'cgroup.events'))
+        self.assertEqual(self.get_one(APP)['FreezerState'], 'running')
+        self.wait_app_changed(APP, 'FreezerState', 'running')
+
+    def test_freeze_replies_after_systemd_is_done(self):
+        self.mock('SetDelays', ('FreezeUnit', [700]), '(sau)')
+        start = time.monotonic()
+        self.rc_call('Freeze', (APP,), '(s)')
+        self.assertGreaterEqual(time.monotonic() - start, 0.6)
+        self.assertIn('frozen 1', self.cgroup_file(APP, 'cgroup.events'))
+
+    def test_freeze_app_id_freezes_every_instance(self):
+        other = 'app-org.example.Editor@2.service'
+        self.add_app(other)
+        self.rc_call('Freeze', (APP_ID,), '(s)')
+        self.assertEqual(sorted(c[0] for c in self.systemd_calls('FreezeUnit')), sorted([APP, other]))
+        self.assertEqual({r['FreezerState'] for r in self.get_app(APP_ID)}, {'frozen'})
+        self.rc_call('Thaw', (APP_ID,), '(s)')
+        self.assertEqual({r['FreezerState'] for r in self.get_app(APP_ID)}, {'running'})
+
+    def test_io_weight_needs_io_controller(self):
+        unit = 'app-gnome-org.example.NoIO-1.scope'
+        self.add_app(unit)  # stock Debian delegation: cpu memory pids
+        self.clear_systemd_calls()
+        msg = self.assert_rc_error('NotSupported', 'SetLimits',
+                                   (unit, {'IOWeight': t(200)}, {}), '(sa{sv}a{sv})')
+        self.assertIn('io', msg)
+        self.assert_no_writes_to_systemd()
+
+    def test_would_kill(self):
+        self.mock('SetMemoryCurrent', (APP, 200 * MIB), '(st)')
+        # (method, args, expected error or None); memory is compared in whole pages
+        table = [
+            ('SetMemoryLimit', (APP, 128 * MIB), 'WouldKill'),
+            ('SetMemoryLimit', (APP, 220 * MIB), 'WouldKill'),  # MemoryHigh 192.5 MiB
+            ('SetLimits', (APP, {'MemoryMax': t(199 * MIB)}, {}), 'WouldKill'),
+            ('SetLimits', (APP, {'MemoryMax': t(200 * MIB - 1)}, {}), 'WouldKill'),
+            ('SetLimits', (APP, {'MemoryHigh': t(100 * MIB)}, {}), 'WouldKill'),
+            ('SetLimits', (APP, {'MemoryHigh': t(100 * MIB), 'MemoryMax': t(1024 * MIB)}, {}),
+             'WouldKill'),
+            ('SetLimits', (APP, {'MemoryMax': t(200 * MIB)}, {}), None),
+            ('SetLimits', (APP, {'MemoryMax': t(200 * MIB + 100)}, {}), None),
+            ('SetLimits', (APP, {'MemoryHigh': t(200 * MIB)}, {}), None),
+            ('SetMemoryLimit', (APP, 256 * MIB), None),
+        ]
+        sigs = {'SetMemoryLimit': '(st)', 'SetLimits': '(sa{sv}a{sv})'}
+        for method, args, error in table:
+            with self.subTest(method=method, args=args):
+                self.clear_systemd_calls()
+                if error:
+                    self.assert_rc_error(error, method, args, sigs[method])
+                    self.assert_no_writes_to_systemd()
+                else:
+                    self.rc_call(method, args, sigs[method])
+                    self.assertEqual(len(self.unit_property_calls()), 1)
+
+    def test_force_overrides_would_kill(self):
+        self.mock('SetMemoryCurrent', (APP, 200 * MIB), '(st)')
+        self.set_limits(APP, {'MemoryMax': t(64 * MIB), 'MemoryHigh': t(48 * MIB)},
+                        {'force': b(True)})
+        self.assertEqual(self.unit_property_calls(),
+                         [(APP, True, {'MemoryMax': 64 * MIB, 'MemoryHigh': 48 * MIB})])
+        self.assertEqual(self.cgroup_file(APP, 'memory.max'), str(64 * MIB))
+        self.clear_systemd_calls()
+        self.assert_rc_error('WouldKill', 'SetLimits',
+                             (APP, {'MemoryMax': t(64 * MIB)}, {'force': b(False)}), '(sa{sv}a{sv})')
+
+    def test_sixteen_mib_is_the_floor(self):
+        self.mock('SetMemoryCurrent', (APP, 8 * MIB), '(st)')
+        self.set_limits(APP, {'MemoryMax': t(16 * MIB)})
+        self.assertEqual(self.cgroup_file(APP, 'memory.max'), str(16 * MIB))
+        for limits, options in [({'MemoryMax': t(16 * MIB - 1)}, {}),
+                                ({'MemoryMax': t(16 * MIB - 1)}, {'force': b(True)}),
+                                ({'MemoryHigh': t(4096)}, {'force': b(True)})]:
+            with self.subTest(limits=limits, options=options):
+                self.assert_rc_error('InvalidArgument', 'SetLimits', (APP, limits, options),
+                                     '(sa{sv}a{sv})')
+
+    def test_every_instance_is_validated_first(self):
+        other = 'app-gnome-org.example.Editor-4712.scope'
+        self.add_app(other)
+        # MemoryHigh would be 448 MiB: fine for APP (50 MiB), too low for the other
+        self.mock('SetMemoryCurrent', (other, 500 * MIB), '(st)')
+        self.clear_systemd_calls()
+        self.assert_rc_error('WouldKill', 'SetMemoryLimit', (APP_ID, 512 * MIB), '(st)')
+        self.assert_no_writes_to_systemd()
+        self.assertEqual(self.cgroup_file(APP, 'memory.max'), 'max')
+
+    def test_systemd_error_is_failed_with_its_message(self):
+        self.mock('SetFail', ('SetUnitProperties', 'org.freedesktop.DBus.Error.AccessDenied',
+                              'Mock systemd refuses: access denied'), '(sss)')
+        msg = self.assert_rc_error('Failed', 'SetWeight', (APP, 300), '(st)')
+        self.assertIn('Mock systemd refuses: access denied', msg)
+        self.assertEqual(self.cgroup_file(APP, 'cpu.weight'), '100')
+
+    def test_systemd_freeze_error_is_failed(self):
+        self.mock('SetFail', ('FreezeUnit', 'org.freedesktop.systemd1.UnitInactive',
+                              f'Unit {APP} is not active.'), '(sss)')
+        msg = self.assert_rc_error('Failed', 'Freeze', (APP,), '(s)')
+        self.assertIn(f'Unit {APP} is not active.', msg)
+
+    def test_partial_failure_names_changed_and_failed_instances(self):
+        units = [APP, 'app-gnome-org.example.Editor-4712.scope', 'app-gnome-org.example.Editor-4713.scope']
+        for unit in units[1:]:
+            self.add_app(unit)
+        failing = units[1]
+        self.mock('SetFailFor', ('SetUnitProperties', failing, 'org.freedesktop.DBus.Error.Failed',
+                                 'Mock systemd failure', 0), '(ssssu)')
+        self.clear_systemd_calls()
+        msg = self.assert_rc_error('Failed', 'SetWeight', (APP_ID, 400), '(st)')
+        self.assertIn(failing, msg)
+        self.assertIn('Mock systemd failure', msg)
+        changed = [c[0] for c in self.unit_property_calls() if c[0] != failing]
+        for unit in changed:
+            self.assertIn(unit, msg, 'the error must name the instances already changed')
+            self.assertEqual(self.cgroup_file(unit, 'cpu.weight'), '400')  # no rollback
+        self.assertEqual(self.cgroup_file(failing, 'cpu.weight'), '100')
+
+    def test_requests_for_one_unit_keep_their_order(self):
+        # the first systemd call is slow and the second fast: only a daemon that
+        # waits for the first before sending the second ends with the second's value
+        self.mock('SetDelays', ('SetUnitProperties', [800, 0]), '(sau)')
+        first = self.call_async('SetWeight', (APP, 200), '(st)')
+        second = self.call_async('SetWeight', (APP, 300), '(st)')
+        self.wait_pending(first)
+        self.wait_pending(second)
+        self.assertIsNone(first.error)
+        self.assertIsNone(second.error)
+        self.assertEqual([c[2]['CPUWeight'] for c in self.unit_property_calls()], [200, 300])
+        self.assertEqual(self.cgroup_file(APP, 'cpu.weight'), '300')
+        self.assertLessEqual(first.finished_at, second.finished_at)
+
+    def test_systemd_calls_do_not_auto_start(self):
+        self.set_weight(APP, 300)
+        self.rc_call('Freeze', (APP,), '(s)')
+        self.rc_call('Thaw', (APP,), '(s)')
+        self.rc_call('ResetLimits', (APP,), '(s)')
+        flags = self.mock('GetAutoStartFlags')[0]
+        methods = {m for m, _ in flags}
+        self.assertTrue({'SetUnitProperties', 'FreezeUnit', 'ThawUnit'} <= methods, flags)
+        self.assertEqual([m for m, auto_start in flags if auto_start], [],
+                         'systemd calls without G_DBUS_CALL_FLAGS_NO_AUTO_START')
+
+    def test_hung_systemd_does_not_block_the_daemon(self):
+        self.mock('SetDelays', ('SetUnitProperties', [HANG]), '(sau)')
+        pending = self.call_async('SetWeight', (APP, 300), '(st)')
+        self.wait_until(lambda: self.mock('CountHung')[0] == 1, message='the hung systemd call')
+        start = time.monotonic()
+        self.assertEqual([a['Unit'] for a in self.list_apps()], [APP])
+        self.get_one(APP)
+        self.assertLess(time.monotonic() - start, h.scaled(1.0))
+        self.assertFalse(pending.done)
+        self.mock('ReleaseHung', ('SetUnitProperties',), '(s)')
+        self.wait_pending(pending)
+        self.assertIsNone(pending.error)
+        self.assertEqual(self.cgroup_file(APP, 'cpu.weight'), '300')
+
+
+#
+# Bad input, missing and protected apps
+#
+
+BAD_NAMES = [
+    '', ' ', 'foo bar', 'foo/bar', '../etc/passwd', 'org.example.Tab\tApp', 'a' * 256,
+    'app-gnome-' + 'a' * 240 + '-1.scope', '-', '.scope', 'org..example', 'org.example.App\n',
+    '*', 'app-*.scope',
+]
+
+
+class BadInputTest(Base):
+
+    def setUp(self):
+        super().setUp()
+        self.add_app(APP, controllers='cpu io memory pids')
+        self.clear_systemd_calls()
+
+    def test_bad_input_table(self):
+        n = online_cpus()
+        sl = '(sa{sv}a{sv})'
+        table = [(m, '(s)', (name,), 'InvalidArgument')
+                 for m in ('GetApp', 'ResetLimits', 'Freeze', 'Thaw') for name in BAD_NAMES]
+        table += [('SetWeight', '(st)', (name, 100), 'InvalidArgument') for name in BAD_NAMES]
+        table += [('SetLimits', sl, (name, {'CPUWeight': t(100)}, {}), 'InvalidArgument')
+                  for name in BAD_NAMES[:4]]
+        table += [
+            ('SetWeight', '(st)', (APP, 0), 'InvalidArgument'),
+            ('SetWeight', '(st)', (APP, 10001), 'InvalidArgument'),
+            ('SetWeight', '(st)', (APP, UINT64_MAX), 'InvalidArgument'),
+            ('SetMemoryLimit', '(st)', (APP, 0), 'InvalidArgument'),
+            ('SetMemoryLimit', '(st)', (APP, 16 * MIB - 1), 'InvalidArgument'),
+            ('SetLimits', sl, (APP, {'CPUWeight': t(0)}, {}), 'InvalidArgument'),
+            ('SetLimits', sl, (APP, {'CPUWeight': t(10001)}, {}), 'InvalidArgument'),
+            ('SetLimits', sl, (APP, {'IOWeight': t(0)}, {}), 'InvalidArgument'),
+            ('SetLimits', sl, (APP, {'IOWeight': t(10001)}, {}), 'InvalidArgument'),
+            ('SetLimits', sl, (APP, {'CPUQuota': u(100 * n + 1)}, {}), 'InvalidArgument'),
+            ('SetLimits', sl, (APP, {'CPUQuota': u(2 ** 32 - 1)}, {}), 'InvalidArgument'),
+            ('SetLimits', sl, (APP, {'TasksMax': t(0)}, {}), 'InvalidArgument'),
+            ('SetLimits', sl, (APP, {'MemoryMax': t(1)}, {}), 'InvalidArgument'),
+            ('SetLimits', sl, (APP, {'MemoryMax': t(16 * MIB - 1)}, {'force': b(True)}), 'InvalidArgument'),
+            ('SetLimits', sl, (APP, {'MemoryHigh': t(16 * MIB - 1)}, {}), 'InvalidArgument'),
+            # mistyped and unknown keys
+            ('SetLimits', sl, (APP, {'CPUWeight': u(100)}, {}), 'InvalidArgument'),
+            ('SetLimits', sl, (APP, {'CPUWeight': s('100')}, {}), 'InvalidArgument'),
+            ('SetLimits', sl, (APP, {'CPUQuota': t(50)}, {}), 'InvalidArgument'),
+            ('SetLimits', sl, (APP, {'MemoryMax': GLib.Variant('i', 64)}, {}), 'InvalidArgument'),
+            ('SetLimits', sl, (APP, {'Nice': GLib.Variant('i', 5)}, {}), 'InvalidArgument'),
+            ('SetLimits', sl, (APP, {'cpuweight': t(100)}, {}), 'InvalidArgument'),
+            ('SetLimits', sl, (APP, {'CPUQuotaPerSecUSec': t(500000)}, {}), 'InvalidArgument'),
+            ('SetLimits', sl, (APP, {'CPUWeight': t(100), 'Bogus': t(1)}, {}), 'InvalidArgument'),
+            ('SetLimits', sl, (APP, {'CPUWeight': t(100)}, {'force': s('yes')}), 'InvalidArgument'),
+            ('SetLimits', sl, (APP, {'CPUWeight': t(100)}, {'Force': b(True)}), 'InvalidArgument'),
+            # a wrong signature is GDBus's to refuse
+            ('SetWeight', '(su)', (APP, 100), 'org.freedesktop.DBus.Error.InvalidArgs'),
+            ('SetWeight', '(s)', (APP,), 'org.freedesktop.DBus.Error.InvalidArgs'),
+            ('GetApp', '(i)', (5,), 'org.freedesktop.DBus.Error.InvalidArgs'),
+            ('GetApp', None, None, 'org.freedesktop.DBus.Error.InvalidArgs'),
+            ('SetLimits', '(sa{sv})', (APP, {'CPUWeight': t(100)}), 'org.freedesktop.DBus.Error.InvalidArgs'),
+        ]
+        for method, sig, args, error in table:
+            with self.subTest(method=method, args=args):
+                self.assert_rc_error(error, method, args, sig)
+        self.assert_no_writes_to_systemd()
+        self.assertEqual(self.cgroup_file(APP, 'cpu.weight'), '100')
+
+    def test_name_length_limit(self):
+        longest_id = 'org.example.' + 'a' * (255 - len('org.example.'))
+        longest_unit = 'app-gnome-' + 'b' * (255 - len('app-gnome--1.scope')) + '-1.scope'
+        self.assertEqual((len(longest_id), len(longest_unit)), (255, 255))
+        for name in (longest_id, longest_unit):
+            with self.subTest(length=len(name), name=name[:20]):
+                self.assert_rc_error('NoSuchApp', 'GetApp', (name,), '(s)')
+                self.assert_rc_error('InvalidArgument', 'GetApp', (name + 'x',), '(s)')
+
+    def test_no_such_app(self):
+        for name in ('org.example.NotRunning', 'app-gnome-org.example.NotRunning-1.scope',
+                     'app-org.example.NotRunning@x.service', 'firefox'):
+            for method, sig, args in [('GetApp', '(s)', (name,))] + self.write_methods(name) + \
+                    [('Thaw', '(s)', (name,))]:
+                with self.subTest(method=method, name=name):
+                    msg = self.assert_rc_error('NoSuchApp', method, args, sig)
+                    self.assertIn(name, msg)
+        self.assert_no_writes_to_systemd()
+
+    def test_inactive_unit_is_no_such_app(self):
+        unit = 'app-gnome-org.example.Inactive-1.scope'
+        self.add_app(unit, wait=False, active_state='inactive')
+        self.assert_rc_error('NoSuchApp', 'GetApp', (unit,), '(s)')
+        self.assert_rc_error('NoSuchApp', 'SetWeight', (unit, 300), '(st)')
+        self.assert_rc_error('NoSuchApp', 'SetWeight', ('org.example.Inactive', 300), '(st)')
+        self.assert_no_writes_to_systemd()
+
+    def test_protected_units(self):
+        units = [
+            ('session-2.scope', 'session.slice'),
+            ('dbus.service', 'session.slice'),
+            ('resource-control.service', 'session.slice'),
+            ('org.gnome.Shell@wayland.service', 'session.slice'),
+            # app-named, but not where apps live
+            ('app-gnome-org.example.InSession-1.scope', 'session.slice'),
+            ('app-gnome-org.example.Elsewhere-1.scope', 'other.slice'),
+        ]
+        for unit, slice_name in units:
+            self.add_app(unit, slice_name, wait=False)
+        self.add_app('app-gnome-org.example.Sync-1.scope')
+        for unit, _ in units:
+            for method, sig, args in self.write_methods(unit):
+                with self.subTest(unit=unit, method=method):
+                    msg = self.assert_rc_error('Protected', method, args, sig)
+                    self.assertIn(unit, msg)
+        self.assert_no_writes_to_systemd()
+
+    def test_get_app_of_a_non_app_unit_is_protected(self):
+        for unit in ('session-2.scope', 'dbus.service'):
+            self.add_app(unit, 'session.slice', wait=False)
+        self.add_app('app-gnome-org.example.Sync-1.scope')
+        for unit in ('session-2.scope', 'dbus.service'):
+            with self.subTest(unit=unit):
+                self.assert_rc_error('Protected', 'GetApp', (unit,), '(s)')
+
+    def needs_delegated_cgroup(self):
+        if not os.environ.get('RC_TEST_CGROUP_DIR'):
+            self.fail('no writable cgroup v2 hierarchy to give the caller a cgroup of its own '
+                      '(the root harness prints why)')
+
+    def test_unit_holding_the_caller_is_protected(self):
+        self.needs_delegated_cgroup()
+        unit = 'app-gnome-org.gnome.Terminal-77.scope'
+        self.add_app(unit, control_group=own_cgroup(), pids=[os.getpid()])
+        for method, sig, args in self.write_methods(unit):
+            with self.subTest(method=method):
+                self.assert_rc_error('Protected', method, args, sig)
+        self.assert_rc_error('Protected', 'Freeze', ('org.gnome.Terminal',), '(s)')
+        self.assert_no_writes_to_systemd()
+        # reading is fine
+        self.assertEqual(self.get_one(unit)['Unit'], unit)
+
+    def test_unit_holding_the_daemon_is_protected(self):
+        self.needs_delegated_cgroup()
+        unit = 'app-gnome-org.example.Daemon-78.scope'
+        self.add_app(unit, control_group=own_cgroup(self.daemon.pid), pids=[self.daemon.pid])
+        for method, sig, args in self.write_methods(unit):
+            with self.subTest(method=method):
+                self.assert_rc_error('Protected', method, args, sig)
+        self.assert_no_writes_to_systemd()
+
+
+#
+# Authorization
+#
+
+class AuthorizationTest(Base):
+
+    def setUp(self):
+        super().setUp()
+        self.add_app(APP)
+        self.clear_systemd_calls()
+
+    def test_policy_defaults(self):
+        out = subprocess.run(['pkaction'], capture_output=True, text=True, check=True).stdout
+        ours = sorted(a for a in out.split() if a.startswith(h.ACTION_PREFIX))
+        self.assertEqual(ours, sorted(h.ACTION_PREFIX + a for a in ACTIONS))
+        for action in ACTIONS:
+            out = subprocess.run(['pkaction', '--verbose', '--action-id', h.ACTION_PREFIX + action],
+                                 capture_output=True, text=True, check=True).stdout
+            implicit = {k.strip(): v.strip() for k, v in
+                        (line.split(':', 1) for line in out.splitlines()
+                         if line.strip().startswith('implicit '))}
+            want = 'yes' if action == 'thaw' else 'auth_self_keep'
+            with self.subTest(action=action):
+                self.assertEqual(implicit, {'implicit any': want, 'implicit inactive': want,
+                                            'implicit active': 'yes'})
+
+    def test_policy_defaults_without_rules(self):
+        self.set_rules('none')
+        # no logind session here: allow_any (auth_self_keep) decides, no agent answers
+        for method, sig, args in self.write_methods(APP):
+            with self.subTest(method=method):
+                self.assert_rc_error('NotAuthorized', method, args, sig)
+        self.assert_no_writes_to_systemd()
+        self.assertEqual(len(self.list_apps()), 1)
+        self.assertEqual(len(self.get_app(APP)), 1)
+        self.mock('SetFreezerState', (APP, 'frozen'), '(ss)')
+        self.rc_call('Thaw', (APP,), '(s)')  # thawing is allowed to everyone
+        self.assertIn('frozen 0', self.cgroup_file(APP, 'cgroup.events'))
+
+    def test_deny_one_action(self):
+        self.set_rules('deny-set-weight')
+        self.assert_rc_error('NotAuthorized', 'SetWeight', (APP, 300), '(st)')
+        self.assertEqual(self.unit_property_calls(), [])
+        self.set_memory_limit(APP, 512 * MIB)
+        self.set_limits(APP, {'CPUWeight': t(300)})
+        self.assertEqual(self.cgroup_file(APP, 'cpu.weight'), '300')
+
+    def test_deny_all(self):
+        self.set_rules('deny-all')
+        self.mock('SetFreezerState', (APP, 'frozen'), '(ss)')
+        for method, sig, args in self.write_methods(APP) + [('Thaw', '(s)', (APP,))]:
+            with self.subTest(method=method):
+                self.assert_rc_error('NotAuthorized', method, args, sig)
+        self.assert_no_writes_to_systemd()
+        self.assertEqual(len(self.list_apps()), 1)
+
+    def test_decisions_are_not_cached(self):
+        self.set_weight(APP, 200)
+        self.set_rules('deny-all')
+        self.assert_rc_error('NotAuthorized', 'SetWeight', (APP, 300), '(st)')
+        self.set_rules('allow-all')
+        self.set_weight(APP, 400)
+        self.assertEqual([c[2]['CPUWeight'] for c in self.unit_property_calls()], [200, 400])
+
+    def test_subject_is_the_calling_process(self):
+        self.set_rules(body=f'''
+            if (subject.pid == {os.getpid()} && subject.user == "{h.TEST_USER}")
+                return polkit.Result.YES;
+            return polkit.Result.NO;''')
+        self.set_weight(APP, 300)
+        self.set_rules(body=f'''
+            if (subject.pid == {self.daemon.pid})
+                return polkit.Result.YES;
+            return polkit.Result.NO;''')
+        self.assert_rc_error('NotAuthorized', 'SetWeight', (APP, 400), '(st)')
+        self.assertEqual(self.cgroup_file(APP, 'cpu.weight'), '300')
+
+    def test_auth_self_without_agent(self):
+        self.set_rules('auth-self')
+        start = time.monotonic()
+        self.assert_rc_error('NotAuthorized', 'SetWeight', (APP, 300), '(st)')
+        self.assert_rc_error('NotAuthorized', 'SetWeight', (APP, 300), '(st)',
+                             flags=Gio.DBusCallFlags.ALLOW_INTERACTIVE_AUTHORIZATION)
+        self.assertLess(time.monotonic() - start, h.scaled(5))
+        self.assert_no_writes_to_systemd()
+
+    def test_polkitd_stopped_fails_closed(self):
+        self.stop_polkitd()
+        for method, sig, args in self.write_methods(APP) + [('Thaw', '(s)', (APP,))]:
+            with self.subTest(method=method):
+                msg = self.assert_rc_error('NotAuthorized', method, args, sig)
+                self.assertRegex(msg, r'(?i)authorization service (is )?unavailable')
+        self.assert_no_writes_to_systemd()
+        self.assertEqual(len(self.list_apps()), 1)
+        self.start_polkitd()
+        self.set_rules('allow-all')
+        self.set_weight(APP, 300)
+        self.assertEqual(self.cgroup_file(APP, 'cpu.weight'), '300')
+
+    def test_daemon_started_while_polkitd_is_down(self):
+        self.stop_daemon()
+        self.stop_polkitd()
+        self.start_daemon()
+        self.assertEqual(len(self.list_apps()), 1)
+        self.assert_rc_error('NotAuthorized', 'SetWeight', (APP, 300), '(st)')
+        self.start_polkitd()
+        self.set_rules('allow-all')
+        self.set_weight(APP, 300)
+        self.assertEqual(self.cgroup_file(APP, 'cpu.weight'), '300')
+
+    def test_hung_polkitd_times_out(self):
+        self.pause_polkitd()
+        start = time.monotonic()
+        pending = self.call_async('SetWeight', (APP, 300), '(st)')
+        self.iterate(0.2)
+        self.assertEqual(len(self.list_apps()), 1, 'reads must not wait for polkit')
+        self.wait_pending(pending, timeout=25)
+        elapsed = pending.finished_at - start
+        self.assertIsNotNone(pending.error, 'SetWeight succeeded with polkitd stopped')
+        self.assertEqual(h.dbus_error_name(pending.error), h.RC_ERROR + 'NotAuthorized')
+        self.assertGreaterEqual(elapsed, 9)
+        self.assertLess(elapsed, h.scaled(15))
+        self.resume_polkitd()
+        self.assert_no_writes_to_systemd()
+
+    def test_caller_with_another_uid_is_refused(self):
+        res = self.run_as_foreign_user(['gdbus', 'call', '--session', '--dest', h.RC_NAME,
+                                        '--object-path', h.RC_PATH, '--method',
+                                        h.RC_IFACE + '.SetWeight', APP, '300'])
+        self.assertNotEqual(res['rc'], 0, res['stdout'])
+        self.assertIn(h.RC_ERROR + 'NotAuthorized', res['stderr'])
+        self.assert_no_writes_to_systemd()
+
+
+#
+# A cgroup v1/hybrid host
+#
+
+class HybridHostTest(Base):
+    cgroup_layout = 'hybrid'
+
+    def test_freeze_not_supported(self):
+        self.add_app(APP)
+        self.assertIs(self.get_property('FreezeSupported'), False)
+        self.clear_systemd_calls()
+        self.assert_rc_error('NotSupported', 'Freeze', (APP,), '(s)')
+        self.assert_no_writes_to_systemd()
+
+    def test_limits_read_as_max(self):
+        self.add_app(APP)
+        rec = self.get_one(APP)
+        for key in ('CPUWeight', 'IOWeight', 'MemoryLow', 'MemoryHigh', 'MemoryMax', 'TasksMax',
+                    'MemoryCurrent', 'CPUUsageNSec', 'TasksCurrent'):
+            self.assertEqual(rec[key], UINT64_MAX, key)
+
+
+#
+# resourcectl, the command-line client, against the same daemon
+#
+
+class ClientTest(Base):
+
+    def setUp(self):
+        super().setUp()
+        self.assertTrue(self.client_path and os.access(self.client_path, os.X_OK),
+                        f'RC_CLIENT ({self.client_path}) is not an executable')
+        self.add_app(APP, pids=[4242])
+        self.clear_systemd_calls()
+
+    def client_ok(self, *args):
+        proc = self.run_client(*args)
+        self.assertEqual(proc.returncode, 0, f'resourcectl {" ".join(args)}: {proc.stderr}')
+        return proc.stdout
+
+    def test_list_and_show_json(self):
+        apps = json.loads(self.client_ok('list', '--json'))
+        self.assertEqual([(a['Unit'], a['AppId'], a['Name']) for a in apps],
+                         [(APP, APP_ID, 'Test Editor')])
+        self.assertIsNone(apps[0]['MemoryMax'], 'G_MAXUINT64 ("max") should be null in JSON')
+        self.assertEqual(apps[0]['CPUWeight'], 100)
+        shown = json.loads(self.client_ok('show', APP_ID, '--json'))
+        self.assertEqual([a['Unit'] for a in shown], [APP])
+
+    def test_list_and_show_text(self):
+        self.assertIn(APP_ID, self.client_ok('list'))
+        out = self.client_ok('show', APP)
+        self.assertIn(f'Unit: {APP}', out)
+        self.assertIn('Name: Test Editor', out)
+
+    def test_set_weight(self):
+        self.client_ok('set-weight', APP_ID, '300')
+        self.assertEqual(self.unit_property_calls(), [(APP, True, {'CPUWeight': 300})])
+        self.assertEqual(self.cgroup_file(APP, 'cpu.weight'), '300')
+
+    def test_set_memory_limit_with_size_suffix(self):
+        self.client_ok('set-memory-limit', APP, '512M')
+        self.assertEqual(self.unit_property_calls(),
+                         [(APP, True, {'MemoryMax': 512 * MIB, 'MemoryHigh': 448 * MIB})])
+        self.client_ok('set-memory-limit', APP, 'infinity')
+        self.assertEqual(self.unit_property_calls()[-1][2],
+                         {'MemoryMax': UINT64_MAX, 'MemoryHigh': UINT64_MAX})
+
+    def test_set_memory_limit_force(self):
+        self.mock('SetMemoryCurrent', (APP, 200 * MIB), '(st)')
+        proc = self.run_client('set-memory-limit', APP, '128M')
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertTrue(proc.stderr.strip())
+        self.assertEqual(self.unit_property_calls(), [])
+        self.client_ok('set-memory-limit', '--force', APP, '128M')
+        self.assertEqual(self.unit_property_calls(),
+                         [(APP, True, {'MemoryMax': 128 * MIB, 'MemoryHigh': 112 * MIB})])
+        self.assertEqual(self.cgroup_file(APP, 'memory.max'), str(128 * MIB))
+
+    def test_set_several_limits(self):
+        self.client_ok('set', APP, 'CPUWeight=200', 'CPUQuota=50%', 'MemoryMax=1G',
+                       'TasksMax=infinity')
+        self.assertEqual(self.unit_property_calls(), [(APP, True, {
+            'CPUWeight': 200, 'CPUQuotaPerSecUSec': 500000, 'MemoryMax': 1024 * MIB,
+            'TasksMax': UINT64_MAX})])
+
+    def test_reset_freeze_thaw(self):
+        self.client_ok('set-weight', APP, '300')
+        self.client_ok('reset', APP)
+        self.assertEqual(self.cgroup_file(APP, 'cpu.weight'), '100')
+        self.client_ok('freeze', APP)
+        self.assertIn('frozen 1', self.cgroup_file(APP, 'cgroup.events'))
+        self.client_ok('thaw', APP)
+        self.assertIn('frozen 0', self.cgroup_file(APP, 'cgroup.events'))
+
+    def test_daemon_errors_exit_1(self):
+        for args in [('set-weight', 'org.example.NotRunning', '100'),
+                     ('show', 'org.example.NotRunning'),
+                     ('set-weight', 'session-2.scope', '100'),
+                     ('set', APP, 'IOWeight=200')]:
+            with self.subTest(args=args):
+                proc = self.run_client(*args)
+                self.assertEqual(proc.returncode, 1, proc.stdout + proc.stderr)
+                self.assertTrue(proc.stderr.strip(), 'an error without a message')
+        self.set_rules('deny-all')
+        proc = self.run_client('set-weight', APP, '100')
+        self.assertEqual(proc.returncode, 1)
+        self.assertEqual(self.unit_property_calls(), [])
+
+    def test_usage_errors_exit_2(self):
+        for args in [(), ('bogus',), ('set-weight', APP), ('set-weight', APP, 'heavy'),
+                     ('set-weight', APP, '100', 'extra'), ('set-memory-limit', APP, '12Q'),
+                     ('set', APP, 'NoSuchKey=1'), ('set', APP, 'CPUWeight')]:
+            with self.subTest(args=args):
+                proc = self.run_client(*args)
+                self.assertEqual(proc.returncode, 2, proc.stdout + proc.stderr)
+                self.assertTrue(proc.stderr.strip())
+        self.assertEqual(self.unit_property_calls(), [])
+
+    def test_daemon_not_running(self):
+        self.stop_daemon()
+        proc = self.run_client('list')
+        self.assertEqual(proc.returncode, 1)
+        self.assertIn('not running', proc.stderr)
+
+    def test_monitor_prints_events(self):
+        # pylint: disable=consider-using-with
+        proc = subprocess.Popen([self.client_path, 'monitor'], env=self.bus_env,
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.addCleanup(proc.stdout.close)
+        self.addCleanup(self._terminate, proc)
+        os.set_blocking(proc.stdout.fileno(), False)
+        out = bytearray()
+        other = 'app-gnome-org.example.Monitored-5.scope'
+
+        def mentions():
+            out.extend(proc.stdout.read() or b'')
+            return out.count(other.encode())
+        # monitor subscribes before it prints anything; give it a moment
+        self.iterate(0.5)
+        self.add_app(other)
+        self.wait_until(lambda: mentions() >= 1, message='monitor output for a new app '
+                        '(is stdout flushed when it is a pipe?)')
+        self.stop_app(other)
+        self.wait_until(lambda: mentions() >= 2, message='monitor output for a removed app')
+
+if __name__ == '__main__':
+    sys.exit(h.main())

@@ -1,0 +1,944 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+'''Harness for resource-controld's host integration tests (DESIGN.md section 6, tier 2).
+
+Started as root (CI), the test program splits in two:
+
+* a root supervisor: creates the test user, starts a private system bus and a real
+  polkitd in its own mount namespace that sees only the project's .policy (plus one
+  test-only action used to tell when a rules rewrite has been loaded) and the test's
+  .rules folder; it stops, pauses and restarts polkitd when a test asks, and runs
+  commands as another user;
+* the tests themselves, re-executed as the unprivileged test user: they start a
+  private session bus, the mock systemd user manager (mock_systemd.py) with its fake
+  cgroupfs, and the daemon from the build folder, all as that same user, and talk to
+  the daemon as that user, the way a desktop session would.
+
+Environment: RC_DAEMON, RC_CLIENT (built binaries), RC_POLICY_DIR (folder holding the
+.policy files), RC_DAEMON_WRAPPER (e.g. "valgrind --error-exitcode=1"),
+RC_TEST_TIMEOUT_MULTIPLIER (for slow setups).
+'''
+
+import fcntl
+import glob
+import json
+import os
+import pwd
+import shlex
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+import gi
+gi.require_version('Gio', '2.0')
+gi.require_version('GLib', '2.0')
+from gi.repository import Gio, GLib  # noqa: E402 pylint: disable=wrong-import-position
+
+TEST_USER = 'rctest'
+FOREIGN_USER = 'nobody'
+HERE = os.path.dirname(os.path.abspath(__file__))
+SOURCE_ROOT = os.path.dirname(os.path.dirname(HERE))
+
+RC_NAME = 'org.example.ResourceControl'
+RC_PATH = '/org/example/ResourceControl'
+RC_IFACE = 'org.example.ResourceControl'
+RC_ERROR = 'org.example.ResourceControl.Error.'
+SYSTEMD_NAME = 'org.freedesktop.systemd1'
+SYSTEMD_PATH = '/org/freedesktop/systemd1'
+MOCK_IFACE = 'org.example.MockSystemd'
+DBUSMOCK_IFACE = 'org.freedesktop.DBus.Mock'
+POLKIT_NAME = 'org.freedesktop.PolicyKit1'
+ACTION_PREFIX = 'org.example.ResourceControl.'
+# Test-only action: its rule flips between YES and NO with every rules rewrite, so
+# a pkcheck tells when polkitd has loaded the new file.
+GENERATION_ACTION = 'org.example.ResourceControlTest.generation'
+
+UINT64_MAX = 2 ** 64 - 1
+MIB = 1024 * 1024
+HANG = 2 ** 32 - 1
+
+TIMEOUT_MULTIPLIER = float(os.environ.get('RC_TEST_TIMEOUT_MULTIPLIER', '1'))
+
+
+def scaled(seconds):
+    return seconds * TIMEOUT_MULTIPLIER
+
+
+#
+# Root side
+#
+
+def _ensure_user(name):
+    try:
+        return pwd.getpwnam(name)
+    except KeyError:
+        pass
+    # tests run in parallel: only one useradd at a time
+    with open('/tmp/.rc-integration-useradd.lock', 'w', encoding='ascii') as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            return pwd.getpwnam(name)
+        except KeyError:
+            subprocess.run(['useradd', '--system', '--user-group', '--no-create-home',
+                            '--home-dir', '/nonexistent', '--shell', '/usr/sbin/nologin', name],
+                           check=True)
+            return pwd.getpwnam(name)
+
+
+def _write_existing(path, text):
+    # cgroupfs files: no O_CREAT/O_TRUNC games
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        os.write(fd, text.encode())
+    finally:
+        os.close(fd)
+
+
+def own_cgroup(pid='self'):
+    '''The unified-hierarchy cgroup of a process, from /proc/PID/cgroup.'''
+    with open(f'/proc/{pid}/cgroup', encoding='utf-8') as f:
+        for line in f:
+            if line.startswith('0::'):
+                return line[3:].strip()
+    return None
+
+
+def _write(path, text, mode=0o644):
+    with open(path, 'w', encoding='utf-8') as f:
+        f.write(text)
+    os.chmod(path, mode)
+
+
+SYSTEM_BUS_CONF = '''<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path={socket}</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/>
+    <allow own="*"/>
+    <allow send_destination="*"/>
+    <allow receive_sender="*"/>
+  </policy>
+</busconfig>
+'''
+
+
+class RootSupervisor:
+    '''Runs as root: the private system bus, polkitd and the unprivileged test run.'''
+
+    def __init__(self, argv):
+        self.argv = argv
+        self.user = _ensure_user(TEST_USER)
+        self.topdir = tempfile.mkdtemp(prefix='rc-integration-')
+        os.chmod(self.topdir, 0o755)
+        os.chown(self.topdir, self.user.pw_uid, self.user.pw_gid)
+        self.pkdir = os.path.join(self.topdir, 'polkit')
+        self.actions_dir = os.path.join(self.pkdir, 'actions')
+        self.rules_dir = os.path.join(self.pkdir, 'rules')
+        self.empty_dir = os.path.join(self.pkdir, 'empty')
+        self.polkitd_log = os.path.join(self.pkdir, 'polkitd.log')
+        self.bus = None
+        self.bus_address = None
+        self.polkitd = None
+        self.cgroup_home = None
+        self.cgroup_dir = None
+
+    def _delegate_cgroup(self):
+        '''A real cgroup v2 subtree owned by the test user, or None.
+
+        The daemon finds "the unit that contains the caller" (and itself) through
+        /proc/PID/cgroup, which no mock can fake. With a delegated subtree the
+        tests put themselves and the daemon into distinct real cgroups and give
+        mock units those ControlGroup paths.
+        '''
+        mount = None
+        with open('/proc/self/mountinfo', encoding='utf-8') as f:
+            for line in f:
+                left, _, right = line.partition(' - ')
+                if right.split()[0] == 'cgroup2':
+                    mount = left.split()[4]
+                    break
+        own = None
+        with open('/proc/self/cgroup', encoding='utf-8') as f:
+            for line in f:
+                if line.startswith('0::'):
+                    own = line[3:].strip()
+        if mount is None or own is None:
+            return
+        home = os.path.join(mount, own.lstrip('/'))
+        path = os.path.join(home, f'rc-integration-{os.getpid()}')
+        try:
+            os.mkdir(path)
+            os.mkdir(os.path.join(path, 'tests'))
+            for entry in ['', 'cgroup.procs', 'cgroup.threads', 'cgroup.subtree_control']:
+                os.chown(os.path.join(path, entry), self.user.pw_uid, self.user.pw_gid)
+            # the child inherits the cgroup; it cannot move itself out of ours
+            _write_existing(os.path.join(path, 'tests', 'cgroup.procs'), str(os.getpid()))
+        except OSError as e:
+            print(f'note: no delegated cgroup ({e}); tests that need one will fail', file=sys.stderr)
+            if os.path.isdir(path):
+                for d in (os.path.join(path, 'tests'), path):
+                    try:
+                        os.rmdir(d)
+                    except OSError:
+                        pass
+            return
+        self.cgroup_home = home
+        self.cgroup_dir = path
+
+    def _undelegate_cgroup(self):
+        if self.cgroup_dir is None:
+            return
+        try:
+            _write_existing(os.path.join(self.cgroup_home, 'cgroup.procs'), str(os.getpid()))
+        except OSError:
+            pass
+        for d in sorted(glob.glob(os.path.join(self.cgroup_dir, '*', '')), reverse=True) + [self.cgroup_dir]:
+            try:
+                os.rmdir(d)
+            except OSError as e:
+                print(f'note: cannot remove test cgroup {d}: {e}', file=sys.stderr)
+
+    def _prepare_polkit_dirs(self):
+        for d in (self.pkdir, self.actions_dir, self.rules_dir, self.empty_dir):
+            os.makedirs(d, exist_ok=True)
+            os.chmod(d, 0o755)
+        policy_dir = os.environ.get('RC_POLICY_DIR', os.path.join(SOURCE_ROOT, 'data', 'polkit'))
+        policies = sorted(glob.glob(os.path.join(policy_dir, '*.policy')))
+        if not policies:
+            raise RuntimeError(f'no .policy file in {policy_dir} (set RC_POLICY_DIR)')
+        for p in policies + [os.path.join(HERE, 'org.example.ResourceControlTest.policy')]:
+            shutil.copy(p, self.actions_dir)
+            os.chmod(os.path.join(self.actions_dir, os.path.basename(p)), 0o644)
+        # the tests rewrite the rules, as the test user
+        os.chown(self.rules_dir, self.user.pw_uid, self.user.pw_gid)
+        _write(self.polkitd_log, '')
+
+    def start_system_bus(self):
+        conf = os.path.join(self.pkdir, 'system.conf')
+        _write(conf, SYSTEM_BUS_CONF.format(socket=os.path.join(self.pkdir, 'system_bus_socket')))
+        with open(os.path.join(self.pkdir, 'system-bus.log'), 'wb') as log:
+            # pylint: disable=consider-using-with
+            self.bus = subprocess.Popen(['dbus-daemon', '--config-file', conf, '--nofork',
+                                         '--print-address=1'], stdout=subprocess.PIPE, stderr=log)
+        self.bus_address = self.bus.stdout.readline().decode().strip()
+        if not self.bus_address:
+            raise RuntimeError('private system bus did not start')
+
+    def start_polkitd(self):
+        if self.polkitd is not None and self.polkitd.poll() is None:
+            return
+        script = (f'mount --bind {shlex.quote(self.actions_dir)} /usr/share/polkit-1/actions && '
+                  f'mount --bind {shlex.quote(self.rules_dir)} /etc/polkit-1/rules.d && ')
+        if os.path.isdir('/usr/share/polkit-1/rules.d'):
+            script += f'mount --bind {shlex.quote(self.empty_dir)} /usr/share/polkit-1/rules.d && '
+        script += 'exec /usr/lib/polkit-1/polkitd --no-debug'
+        env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=self.bus_address)
+        # pylint: disable=consider-using-with
+        log = open(self.polkitd_log, 'ab')
+        log.write(f'--- polkitd started at {time.time():.3f}\n'.encode())
+        log.flush()
+        self.polkitd = subprocess.Popen(['unshare', '--mount', '--propagation', 'private',
+                                         'sh', '-c', script],
+                                        env=env, stdout=log, stderr=subprocess.STDOUT,
+                                        start_new_session=True)
+        log.close()
+        rc = subprocess.run(['gdbus', 'wait', '--system', '--timeout', str(int(scaled(20))),
+                             POLKIT_NAME], env=env, check=False).returncode
+        if rc != 0 or self.polkitd.poll() is not None:
+            raise RuntimeError('polkitd did not start; see ' + self.polkitd_log)
+
+    def stop_polkitd(self):
+        if self.polkitd is None:
+            return
+        if self.polkitd.poll() is None:
+            os.kill(self.polkitd.pid, signal.SIGCONT)
+            self.polkitd.terminate()
+            try:
+                self.polkitd.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.polkitd.kill()
+                self.polkitd.wait()
+        self.polkitd = None
+        # the name must be gone before the test goes on, or it tests nothing
+        env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=self.bus_address)
+        deadline = time.monotonic() + scaled(10)
+        while time.monotonic() < deadline:
+            out = subprocess.run(['gdbus', 'call', '--system', '--dest', 'org.freedesktop.DBus',
+                                  '--object-path', '/org/freedesktop/DBus', '--method',
+                                  'org.freedesktop.DBus.NameHasOwner', POLKIT_NAME],
+                                 env=env, capture_output=True, text=True, check=False).stdout
+            if 'false' in out:
+                return
+            time.sleep(0.02)
+        raise RuntimeError('polkitd still owns its name after being stopped')
+
+    def _signal_polkitd(self, signum):
+        if self.polkitd is None or self.polkitd.poll() is not None:
+            raise RuntimeError('polkitd is not running')
+        os.kill(self.polkitd.pid, signum)
+
+    def _run_as(self, request):
+        user = pwd.getpwnam(request['user'])
+        env = dict(request.get('env', {}))
+        env.setdefault('PATH', '/usr/sbin:/usr/bin:/sbin:/bin')
+        proc = subprocess.run(request['argv'], env=env, capture_output=True, text=True,
+                              user=user.pw_uid, group=user.pw_gid, extra_groups=[],
+                              timeout=request.get('timeout', 30), check=False, cwd='/')
+        return {'rc': proc.returncode, 'stdout': proc.stdout, 'stderr': proc.stderr}
+
+    def _handle(self, request):
+        op = request.get('op')
+        if op == 'polkit-stop':
+            self.stop_polkitd()
+        elif op == 'polkit-start':
+            self.start_polkitd()
+        elif op == 'polkit-pause':
+            self._signal_polkitd(signal.SIGSTOP)
+        elif op == 'polkit-resume':
+            self._signal_polkitd(signal.SIGCONT)
+        elif op == 'run-as':
+            return self._run_as(request)
+        else:
+            raise RuntimeError(f'unknown request {op!r}')
+        return {}
+
+    def _serve(self, sock):
+        with sock.makefile('rw', encoding='utf-8') as f:
+            for line in f:
+                try:
+                    reply = self._handle(json.loads(line))
+                    reply['ok'] = True
+                except Exception as e:  # pylint: disable=broad-except
+                    reply = {'ok': False, 'error': f'{type(e).__name__}: {e}'}
+                f.write(json.dumps(reply) + '\n')
+                f.flush()
+
+    def run(self):
+        parent_sock, child_sock = socket.socketpair()
+        try:
+            self._prepare_polkit_dirs()
+            self.start_system_bus()
+            self.start_polkitd()
+            self._delegate_cgroup()
+            env = dict(os.environ)
+            env.update({
+                'RC_TEST_CHILD': '1',
+                'RC_TEST_CONTROL_FD': str(child_sock.fileno()),
+                'RC_TEST_TOPDIR': self.topdir,
+                'RC_TEST_RULES_DIR': self.rules_dir,
+                'RC_TEST_POLKITD_LOG': self.polkitd_log,
+                'DBUS_SYSTEM_BUS_ADDRESS': self.bus_address,
+                'HOME': self.topdir,
+                'USER': TEST_USER,
+                'LOGNAME': TEST_USER,
+                'PYTHONDONTWRITEBYTECODE': '1',
+            })
+            if self.cgroup_dir:
+                env['RC_TEST_CGROUP_DIR'] = self.cgroup_dir
+            for var in ('DBUS_SESSION_BUS_ADDRESS', 'XDG_RUNTIME_DIR', 'DISPLAY', 'WAYLAND_DISPLAY'):
+                env.pop(var, None)
+            with subprocess.Popen([sys.executable, '-B', os.path.abspath(self.argv[0])] + self.argv[1:],
+                                  env=env, pass_fds=[child_sock.fileno()], cwd=self.topdir,
+                                  user=self.user.pw_uid, group=self.user.pw_gid,
+                                  extra_groups=[]) as child:
+                child_sock.close()
+                self._serve(parent_sock)
+                rc = child.wait()
+        finally:
+            parent_sock.close()
+            self.stop_polkitd()
+            if self.bus is not None:
+                self.bus.terminate()
+                self.bus.wait()
+                self.bus.stdout.close()
+            self._undelegate_cgroup()
+            shutil.rmtree(self.topdir, ignore_errors=True)
+        return rc
+
+
+class RootControl:
+    '''The test side's line to the root supervisor.'''
+
+    def __init__(self, fd):
+        self.sock = socket.socket(fileno=fd)
+        self.file = self.sock.makefile('rw', encoding='utf-8')
+
+    def request(self, op, **kwargs):
+        kwargs['op'] = op
+        self.file.write(json.dumps(kwargs) + '\n')
+        self.file.flush()
+        reply = json.loads(self.file.readline())
+        if not reply.pop('ok'):
+            raise RuntimeError(f'root supervisor: {op}: {reply["error"]}')
+        return reply
+
+
+_root_control = None
+
+
+def root_control():
+    global _root_control  # pylint: disable=global-statement
+    if _root_control is None:
+        _root_control = RootControl(int(os.environ['RC_TEST_CONTROL_FD']))
+    return _root_control
+
+
+def main():
+    '''Entry point of the test program.'''
+    if '--list' in sys.argv[1:]:
+        # one meson test per test case
+        loader = unittest.TestLoader()
+        suite = loader.loadTestsFromModule(sys.modules['__main__'])
+
+        def walk(s):
+            for t in s:
+                if isinstance(t, unittest.TestSuite):
+                    yield from walk(t)
+                else:
+                    yield t
+        for t in walk(suite):
+            print(t.id().split('.', 1)[1])
+        return 0
+    if os.environ.get('RC_TEST_CHILD') == '1':
+        prog = unittest.main(module='__main__', exit=False, verbosity=2)
+        result = prog.result
+        if _root_control is not None:
+            _root_control.file.close()
+            _root_control.sock.close()
+        if not result.wasSuccessful():
+            return 1
+        if result.skipped:
+            for test, reason in result.skipped:
+                print(f'SKIPPED {test.id()}: {reason}', file=sys.stderr)
+            # meson's "skipped" when nothing ran; CI fails on skips
+            if len(result.skipped) == result.testsRun:
+                return 77
+        return 0
+    if os.getuid() != 0:
+        print('SKIP: the host integration tests need root: they create the test user '
+              f'{TEST_USER!r} and run polkitd in its own mount namespace', file=sys.stderr)
+        return 77
+    return RootSupervisor(sys.argv).run()
+
+
+#
+# Test side (runs as the test user)
+#
+
+DESKTOP_FILES = {
+    'org.example.Editor.desktop': {'Name': 'Test Editor', 'Icon': 'accessories-text-editor'},
+    'org.example.Real.desktop': {'Name': 'The Real App', 'Icon': 'org.example.Real'},
+    'org.example.Multi.desktop': {'Name': 'Multi Window', 'Icon': 'org.example.Multi'},
+}
+
+RULES_PRELUDE = '''// generated by the integration tests (scenario {scenario}, generation {generation})
+polkit.addRule(function(action, subject) {{
+    if (action.id == "{gen_action}")
+        return polkit.Result.{gen_result};
+    return polkit.Result.NOT_HANDLED;
+}});
+'''
+
+# Scenario name -> body of a rule function(action, subject) for our actions.
+RULES = {
+    'none': '',
+    'allow-all': 'return polkit.Result.YES;',
+    'deny-all': 'return polkit.Result.NO;',
+    'auth-self': 'return polkit.Result.AUTH_SELF;',
+    'deny-set-weight': '''
+        if (action.id == "org.example.ResourceControl.set-weight")
+            return polkit.Result.NO;
+        return polkit.Result.YES;''',
+}
+
+
+class PendingCall:
+    '''An asynchronous D-Bus call a test waits for later.'''
+
+    def __init__(self):
+        self.done = False
+        self.result = None
+        self.error = None
+        self.finished_at = None
+
+    def callback(self, conn, res):
+        try:
+            self.result = conn.call_finish(res)
+        except GLib.Error as e:
+            self.error = e
+        self.done = True
+        self.finished_at = time.monotonic()
+
+
+def dbus_error_name(error):
+    return Gio.DBusError.get_remote_error(error) or ''
+
+
+def dbus_error_message(error):
+    '''The message without GDBus's "GDBus.Error:<name>: " prefix.'''
+    message = error.message
+    prefix = f'GDBus.Error:{dbus_error_name(error)}: '
+    return message[len(prefix):] if message.startswith(prefix) else message
+
+
+class RcTestCase(unittest.TestCase):  # pylint: disable=too-many-public-methods
+    '''Private session bus + mock systemd + the daemon, per test.'''
+
+    rules = 'allow-all'
+    cgroup_layout = 'unified'
+    start_daemon_in_setup = True
+
+    daemon_path = os.environ.get('RC_DAEMON')
+    client_path = os.environ.get('RC_CLIENT')
+
+    def setUp(self):
+        self.topdir = os.environ['RC_TEST_TOPDIR']
+        name = self.id().rsplit('.', 1)[-1][:40]
+        self.workdir = tempfile.mkdtemp(prefix=name + '-', dir=self.topdir)
+        os.chmod(self.workdir, 0o755)
+        self.cgroup_root = os.path.join(self.workdir, 'cgroup')
+        self.signals = []
+        self.daemon = None
+        self.daemon_logs = []
+        self._stopped_polkitd = False
+        self._paused_polkitd = False
+
+        self._make_xdg_dirs()
+        self.set_rules(self.rules)
+        self._start_session_bus()
+        self._start_mock()
+        self.conn.signal_subscribe(None, RC_IFACE, None, RC_PATH, None,
+                                   Gio.DBusSignalFlags.NONE, self._on_signal)
+        if self.start_daemon_in_setup:
+            self.start_daemon()
+
+    def tearDown(self):
+        try:
+            self._restore_polkitd()
+            if self.daemon is not None:
+                self.stop_daemon()
+        finally:
+            if self._failed():
+                self._dump_logs()
+
+    #
+    # environment
+    #
+
+    def _make_xdg_dirs(self):
+        share = os.path.join(self.workdir, 'share')
+        self.applications_dir = os.path.join(share, 'applications')
+        os.makedirs(self.applications_dir)
+        for filename, keys in DESKTOP_FILES.items():
+            _write(os.path.join(self.applications_dir, filename),
+                   '[Desktop Entry]\nType=Application\nExec=/bin/true\n' +
+                   ''.join(f'{k}={v}\n' for k, v in keys.items()))
+        self.home = os.path.join(self.workdir, 'home')
+        os.makedirs(os.path.join(self.home, '.local', 'share'))
+        os.makedirs(os.path.join(self.home, '.config'))
+        self.runtime_dir = os.path.join(self.workdir, 'runtime')
+        os.makedirs(self.runtime_dir, mode=0o700)
+        self.xdg_env = {
+            'HOME': self.home,
+            'XDG_DATA_HOME': os.path.join(self.home, '.local', 'share'),
+            'XDG_CONFIG_HOME': os.path.join(self.home, '.config'),
+            'XDG_DATA_DIRS': share,
+            'XDG_CONFIG_DIRS': os.path.join(self.workdir, 'etc-xdg'),
+            'XDG_RUNTIME_DIR': self.runtime_dir,
+            'GSETTINGS_BACKEND': 'memory',
+            'GIO_USE_VFS': 'local',
+            'NO_AT_BRIDGE': '1',
+            'LANG': 'C.UTF-8',
+            'PATH': '/usr/sbin:/usr/bin:/sbin:/bin',
+        }
+
+    def _start_session_bus(self):
+        socket_path = os.path.join(self.workdir, 'session_bus_socket')
+        conf = os.path.join(self.workdir, 'session.conf')
+        # allow any user so that a foreign caller can reach the daemon and be refused
+        _write(conf, f'''<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>session</type>
+  <listen>unix:path={socket_path}</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/>
+    <allow own="*"/>
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+  </policy>
+</busconfig>
+''')
+        # pylint: disable=consider-using-with
+        self.bus = subprocess.Popen(['dbus-daemon', '--config-file', conf, '--nofork',
+                                     '--print-address=1'],
+                                    stdout=subprocess.PIPE, env=self.xdg_env)
+        self.addCleanup(self.bus.stdout.close)
+        self.addCleanup(self._terminate, self.bus)
+        self.bus_address = self.bus.stdout.readline().decode().strip()
+        self.assertTrue(self.bus_address, 'the session bus did not start')
+        os.chmod(socket_path, 0o777)
+        self.conn = Gio.DBusConnection.new_for_address_sync(
+            self.bus_address,
+            Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT |
+            Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)
+        self.addCleanup(self.conn.close_sync, None)
+        self.bus_env = dict(self.xdg_env,
+                            DBUS_SESSION_BUS_ADDRESS=self.bus_address,
+                            DBUS_SYSTEM_BUS_ADDRESS=os.environ['DBUS_SYSTEM_BUS_ADDRESS'])
+
+    def _start_mock(self):
+        self.mock_log = os.path.join(self.workdir, 'mock-systemd.log')
+        params = json.dumps({'cgroup_root': self.cgroup_root,
+                             'cgroup_layout': self.cgroup_layout,
+                             'default_tasks_max': 4915})
+        with open(self.mock_log + '.err', 'wb') as err:
+            # pylint: disable=consider-using-with
+            self.mock_proc = subprocess.Popen(
+                [sys.executable, '-B', '-m', 'dbusmock', '--session', '--template',
+                 os.path.join(HERE, 'mock_systemd.py'), '-l', self.mock_log, '-p', params],
+                env=self.bus_env, stdout=subprocess.DEVNULL, stderr=err)
+        self.addCleanup(self._terminate, self.mock_proc)
+        self.wait_for_name(SYSTEMD_NAME, self.mock_proc, 'mock systemd')
+        # dbusmock owns the name before it loads the template (and makes the fake
+        # cgroupfs); a reply to a template method means loading is done
+        self.mock('CountHung')
+
+    @staticmethod
+    def _terminate(proc):
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+    def daemon_env(self):
+        return dict(self.bus_env,
+                    G_DEBUG='fatal-criticals',
+                    RC_CGROUP_ROOT=self.cgroup_root,
+                    G_MESSAGES_DEBUG='all')
+
+    def start_daemon(self, args=('--verbose',), wait=True):
+        '''Start resource-controld on the private buses; wait until it owns its name.'''
+        self.assertTrue(self.daemon_path and os.access(self.daemon_path, os.X_OK),
+                        f'RC_DAEMON ({self.daemon_path}) is not an executable; '
+                        'run through meson test or set RC_DAEMON')
+        log_path = os.path.join(self.workdir, f'daemon-{len(self.daemon_logs)}.log')
+        self.daemon_logs.append(log_path)
+        wrapper = shlex.split(os.environ.get('RC_DAEMON_WRAPPER', ''))
+        preexec = None
+        delegated = os.environ.get('RC_TEST_CGROUP_DIR')
+        if delegated:
+            # the daemon gets a real cgroup of its own, apart from its callers
+            cg = os.path.join(delegated, f'daemon-{os.getpid()}-{len(self.daemon_logs)}')
+            os.makedirs(cg, exist_ok=True)
+
+            def preexec():
+                _write_existing(os.path.join(cg, 'cgroup.procs'), '0')
+        with open(log_path, 'wb') as log:
+            # pylint: disable=consider-using-with
+            proc = subprocess.Popen(wrapper + [self.daemon_path] + list(args),
+                                    env=self.daemon_env(), stdout=log, stderr=subprocess.STDOUT,
+                                    preexec_fn=preexec)
+        self.daemon = proc
+        if wait:
+            self.wait_for_name(RC_NAME, proc, 'resource-controld')
+        return proc
+
+    def stop_daemon(self, proc=None):
+        '''SIGTERM; the daemon must exit cleanly and not have crashed before.'''
+        proc = proc or self.daemon
+        rc = proc.poll()
+        self.assertIsNone(rc, f'resource-controld died during the test (exit status {rc})')
+        proc.send_signal(signal.SIGTERM)
+        try:
+            rc = proc.wait(timeout=scaled(10))
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            self.fail('resource-controld did not exit within 10 s of SIGTERM')
+        if proc is self.daemon:
+            self.daemon = None
+        self.assertIn(rc, (0, -signal.SIGTERM),
+                      f'resource-controld exited with status {rc} on SIGTERM')
+
+    def wait_for_name(self, name, proc, what, timeout=10):
+        deadline = time.monotonic() + scaled(timeout)
+        while time.monotonic() < deadline:
+            if self.name_has_owner(name):
+                return
+            if proc is not None and proc.poll() is not None:
+                self.fail(f'{what} exited with status {proc.returncode} before owning {name}')
+            time.sleep(0.02)
+        self.fail(f'{what} did not own {name} within {timeout} s')
+
+    def name_has_owner(self, name):
+        return self.conn.call_sync('org.freedesktop.DBus', '/org/freedesktop/DBus',
+                                   'org.freedesktop.DBus', 'NameHasOwner',
+                                   GLib.Variant('(s)', (name,)), GLib.VariantType('(b)'),
+                                   Gio.DBusCallFlags.NONE, -1, None).unpack()[0]
+
+    def _failed(self):
+        outcome = getattr(self, '_outcome', None)
+        result = getattr(outcome, 'result', None)
+        if result is None:
+            return False
+        for test, _ in result.errors + result.failures:
+            if test is self or getattr(test, 'test_case', None) is self:
+                return True
+        return False
+
+    def _dump_logs(self):
+        def dump(title, path, tail=None):
+            try:
+                with open(path, encoding='utf-8', errors='replace') as f:
+                    lines = f.readlines()
+            except OSError:
+                return
+            if tail:
+                lines = lines[-tail:]
+            sys.stderr.write(f'\n----- {title} ({path}) -----\n' + ''.join(lines))
+        for p in self.daemon_logs:
+            dump('resource-controld log', p)
+        dump('mock systemd log', self.mock_log, 200)
+        dump('mock systemd stderr', self.mock_log + '.err', 50)
+        dump('polkitd log', os.environ['RC_TEST_POLKITD_LOG'], 50)
+        sys.stderr.flush()
+
+    #
+    # polkit
+    #
+
+    def set_rules(self, scenario=None, body=None, wait=True):
+        '''Rewrite the test .rules file: a named scenario or a JS rule body.'''
+        if body is None:
+            body = RULES[scenario]
+        RcTestCase._generation = getattr(RcTestCase, '_generation', 0) + 1
+        generation = RcTestCase._generation
+        text = RULES_PRELUDE.format(scenario=scenario or 'custom', generation=generation,
+                                    gen_action=GENERATION_ACTION,
+                                    gen_result='YES' if generation % 2 else 'NO')
+        if body:
+            text += ('polkit.addRule(function(action, subject) {\n'
+                     f'    if (action.id.indexOf("{ACTION_PREFIX}") != 0)\n'
+                     '        return polkit.Result.NOT_HANDLED;\n'
+                     f'{body}\n'
+                     '    return polkit.Result.NOT_HANDLED;\n'
+                     '});\n')
+        rules_dir = os.environ['RC_TEST_RULES_DIR']
+        tmp = os.path.join(rules_dir, '.50-test.rules.tmp')
+        _write(tmp, text)
+        os.rename(tmp, os.path.join(rules_dir, '50-test.rules'))
+        if wait:
+            self.wait_rules_loaded(generation)
+
+    def pkcheck(self, action, pid=None, env=None):
+        '''pkcheck exit status: 0 yes, 1 no, 2 challenge, 3 dismissed, 4 error.'''
+        pid = pid or os.getpid()
+        return subprocess.run(['pkcheck', '--action-id', action, '--process', str(pid)],
+                              env=env or dict(os.environ), capture_output=True,
+                              check=False).returncode
+
+    def wait_rules_loaded(self, generation):
+        want = 0 if generation % 2 else 1
+        deadline = time.monotonic() + scaled(10)
+        rc = None
+        while time.monotonic() < deadline:
+            rc = self.pkcheck(GENERATION_ACTION)
+            if rc == want:
+                return
+            time.sleep(0.05)
+        self.fail(f'polkitd did not load rules generation {generation} (pkcheck {rc})')
+
+    def stop_polkitd(self):
+        root_control().request('polkit-stop')
+        self._stopped_polkitd = True
+
+    def start_polkitd(self):
+        root_control().request('polkit-start')
+        self._stopped_polkitd = False
+
+    def pause_polkitd(self):
+        root_control().request('polkit-pause')
+        self._paused_polkitd = True
+
+    def resume_polkitd(self):
+        root_control().request('polkit-resume')
+        self._paused_polkitd = False
+
+    def _restore_polkitd(self):
+        if self._paused_polkitd:
+            self.resume_polkitd()
+        if self._stopped_polkitd:
+            self.start_polkitd()
+
+    def run_as_foreign_user(self, argv):
+        return root_control().request('run-as', user=FOREIGN_USER, argv=argv,
+                                      env={'DBUS_SESSION_BUS_ADDRESS': self.bus_address})
+
+    #
+    # D-Bus helpers
+    #
+
+    def _on_signal(self, _conn, _sender, _path, _iface, name, params):
+        self.signals.append((name, params.unpack(), params))
+
+    def iterate(self, seconds=0.0):
+        ctx = GLib.MainContext.default()
+        deadline = time.monotonic() + seconds
+        while True:
+            while ctx.iteration(False):
+                pass
+            if time.monotonic() >= deadline:
+                return
+            time.sleep(0.005)
+
+    def wait_until(self, predicate, timeout=5, message='condition'):
+        deadline = time.monotonic() + scaled(timeout)
+        while time.monotonic() < deadline:
+            self.iterate()
+            value = predicate()
+            if value:
+                return value
+            time.sleep(0.01)
+        self.iterate()
+        value = predicate()
+        if not value:
+            self.fail(f'timed out after {timeout} s waiting for {message}')
+        return value
+
+    def wait_signal(self, name, unit=None, predicate=None, timeout=5):
+        '''Wait for (and consume) a daemon signal; returns its unpacked arguments.'''
+        def find():
+            for i, (sname, args, _) in enumerate(self.signals):
+                if sname != name or (unit is not None and args[0] != unit):
+                    continue
+                if predicate is not None and not predicate(args):
+                    continue
+                del self.signals[i]
+                return (args,)
+            return None
+        return self.wait_until(find, timeout, f'signal {name} {unit or ""}')[0]
+
+    def assert_no_signal(self, name, unit=None, wait=0.3):
+        self.iterate(wait)
+        found = [s for s in self.signals if s[0] == name and (unit is None or s[1][0] == unit)]
+        self.assertEqual(found, [], f'unexpected {name} signal')
+
+    def call_async(self, method, args=None, sig=None, flags=Gio.DBusCallFlags.NONE,
+                   timeout_ms=30000, conn=None):
+        pending = PendingCall()
+        params = GLib.Variant(sig, args) if sig is not None else None
+        (conn or self.conn).call(RC_NAME, RC_PATH, RC_IFACE, method, params, None, flags,
+                                 timeout_ms, None, pending.callback)
+        return pending
+
+    def wait_pending(self, pending, timeout=30):
+        self.wait_until(lambda: pending.done, timeout, 'a D-Bus reply')
+        return pending
+
+    def rc_call(self, method, args=None, sig=None, **kwargs):
+        '''Call the daemon; returns the unpacked reply or raises GLib.Error.'''
+        pending = self.wait_pending(self.call_async(method, args, sig, **kwargs),
+                                    kwargs.get('timeout_ms', 30000) / 1000 + 5)
+        if pending.error is not None:
+            raise pending.error
+        return pending.result.unpack()
+
+    def assert_rc_error(self, error, method, args=None, sig=None, **kwargs):
+        '''Call and expect a D-Bus error (short name for ours, full name otherwise).'''
+        name = error if '.' in error else RC_ERROR + error
+        try:
+            reply = self.rc_call(method, args, sig, **kwargs)
+        except GLib.Error as e:
+            self.assertEqual(dbus_error_name(e), name,
+                             f'{method}{args}: wrong error: {e.message}')
+            message = dbus_error_message(e)
+            self.assertTrue(message.strip(), f'{method}{args}: {name} without a message')
+            return message
+        self.fail(f'{method}{args} succeeded ({reply}), expected {name}')
+        return None
+
+    def list_apps(self):
+        return self.rc_call('ListApps')[0]
+
+    def get_app(self, app):
+        return self.rc_call('GetApp', (app,), '(s)')[0]
+
+    def get_one(self, unit):
+        apps = self.get_app(unit)
+        self.assertEqual(len(apps), 1, f'GetApp({unit}) gave {len(apps)} records')
+        return apps[0]
+
+    def set_weight(self, app, weight):
+        return self.rc_call('SetWeight', (app, weight), '(st)')
+
+    def set_memory_limit(self, app, value):
+        return self.rc_call('SetMemoryLimit', (app, value), '(st)')
+
+    def set_limits(self, app, limits, options=None):
+        return self.rc_call('SetLimits', (app, limits, options or {}), '(sa{sv}a{sv})')
+
+    def get_property(self, name):
+        return self.conn.call_sync(RC_NAME, RC_PATH, 'org.freedesktop.DBus.Properties', 'Get',
+                                   GLib.Variant('(ss)', (RC_IFACE, name)), None,
+                                   Gio.DBusCallFlags.NONE, -1, None).unpack()[0]
+
+    # the mock
+
+    def mock(self, method, args=None, sig=None, iface=MOCK_IFACE):
+        params = GLib.Variant(sig, args) if sig is not None else None
+        return self.conn.call_sync(SYSTEMD_NAME, SYSTEMD_PATH, iface, method, params, None,
+                                   Gio.DBusCallFlags.NONE, 10000, None).unpack()
+
+    def add_app(self, unit, slice_name='app.slice', wait=True, **options):
+        '''Start a unit in the mock; wait for AppAdded unless wait is False.'''
+        typed = {
+            'slice': GLib.Variant('s', slice_name),
+        }
+        types = {'source_path': 's', 'aliases': 'as', 'pids': 'au', 'controllers': 's',
+                 'memory_current': 't', 'active_state': 's', 'sub_state': 's',
+                 'description': 's', 'announce': 'b', 'make_cgroup': 'b',
+                 'control_group': 's'}
+        for key, value in options.items():
+            typed[key] = GLib.Variant(types[key], value)
+        self.mock('AddAppFull', (unit, typed), '(sa{sv})')
+        if wait:
+            return self.wait_signal('AppAdded', unit)
+        return None
+
+    def stop_app(self, unit):
+        self.mock('StopApp', (unit,), '(s)')
+
+    def systemd_calls(self, method):
+        '''[args] of every call of a mock systemd method, in arrival order.'''
+        calls = self.mock('GetMethodCalls', (method,), '(s)', iface=DBUSMOCK_IFACE)[0]
+        return [list(args) for _, args in calls]
+
+    def clear_systemd_calls(self):
+        self.mock('ClearCalls', iface=DBUSMOCK_IFACE)
+
+    def cgroup_dir(self, unit):
+        return self.mock('GetCgroupDir', (unit,), '(s)')[0]
+
+    def cgroup_file(self, unit, name):
+        with open(os.path.join(self.cgroup_dir(unit), name), encoding='ascii') as f:
+            return f.read().strip()
+
+    def write_cgroup_file(self, unit, name, text):
+        _write(os.path.join(self.cgroup_dir(unit), name), text + '\n')
+
+    def run_client(self, *args, check=False):
+        '''resourcectl as the test user on the private buses.'''
+        return subprocess.run([self.client_path] + list(args), env=self.bus_env,
+                              capture_output=True, text=True, timeout=scaled(30), check=check)
