@@ -50,7 +50,7 @@ stage "build" setup build
 stage "unit + host integration tests" mtest build testlog --suite unit --suite integration
 stage "valgrind: unit tests" mtest build testlog --setup=valgrind --suite unit
 stage "valgrind: the daemon in the host integration tests" \
-  mtest build testlog --setup=valgrind-daemon --suite integration
+  mtest build testlog --setup=memcheck --suite integration
 stage "ASan+UBSan build" setup build-sanitizers -Db_sanitize=address,undefined -Db_lundef=false \
   -Dbuildtype=debug
 stage "ASan+UBSan: unit + host integration tests" \
