@@ -152,12 +152,14 @@ parse_options (GVariant  *options,
   g_variant_iter_init (&iter, options);
   while (g_variant_iter_next (&iter, "{&sv}", &key, &value))
     {
-      g_autoptr(GVariant) owned = value;
+      g_autoptr(GVariant) owned G_GNUC_UNUSED = value;   /* frees value */
 
       if (!g_str_equal (key, "force"))
         {
+          g_autofree char *shown = g_utf8_make_valid (key, MIN (strlen (key), 64));
+
           g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
-                       "Unknown option “%s”: the only option is force (b)", key);
+                       "Unknown option “%s”: the only option is force (b)", shown);
           return FALSE;
         }
       if (seen)
@@ -195,7 +197,7 @@ rc_limits_parse (GVariant  *limits,
   g_variant_iter_init (&iter, limits);
   while (g_variant_iter_next (&iter, "{&sv}", &key, &value))
     {
-      g_autoptr(GVariant) owned = value;
+      g_autoptr(GVariant) owned G_GNUC_UNUSED = value;   /* frees value */
       RcLimit limit;
 
       if (!lookup_limit (key, &limit))

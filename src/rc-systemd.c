@@ -210,13 +210,14 @@ rc_systemd_get_unit_properties_async (RcSystemd          *self,
   const char *interfaces[] = { SYSTEMD_UNIT_INTERFACE, type_interface };
   GTask *task = g_task_new (self, cancellable, callback, user_data);
   GetAllData *data = g_new0 (GetAllData, 1);
+  guint n_calls = type_interface != NULL ? 2 : 1;
 
   g_task_set_source_tag (task, rc_systemd_get_unit_properties_async);
   g_variant_dict_init (&data->dict, NULL);
-  data->pending = type_interface != NULL ? 2 : 1;
+  data->pending = n_calls;
   g_task_set_task_data (task, data, (GDestroyNotify) get_all_data_free);
 
-  for (guint i = 0; i < data->pending; i++)
+  for (guint i = 0; i < n_calls; i++)
     g_dbus_connection_call (self->connection, SYSTEMD_DBUS_NAME, object_path,
                             DBUS_PROPERTIES_INTERFACE, "GetAll",
                             g_variant_new ("(s)", interfaces[i]),

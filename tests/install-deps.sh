@@ -16,6 +16,8 @@ packages=(
   python3 python3-gi python3-dbusmock libxml2-utils desktop-file-utils
   # memory checking
   valgrind clang libclang-rt-14-dev
+  # fuzzing and static analysis
+  cppcheck clang-tools-14
   # VM system tests
   qemu-system-x86 busybox-static kmod bc jq
 )

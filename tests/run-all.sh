@@ -55,6 +55,8 @@ stage "ASan+UBSan build" setup build-sanitizers -Db_sanitize=address,undefined -
   -Dbuildtype=debug
 stage "ASan+UBSan: unit + host integration tests" \
   mtest build-sanitizers testlog --setup=sanitizers --suite unit --suite integration
+stage "fuzzing (libFuzzer, ASan+UBSan)" bash tests/fuzz/run-fuzzers.sh
+stage "static analysis (cppcheck, scan-build)" bash tests/static-analysis.sh
 if [ "${RC_SKIP_VM:-0}" = 1 ] && [ "${CI:-}" != true ]; then
   echo; echo "=== VM system tests: not run (RC_SKIP_VM=1) ==="
 else

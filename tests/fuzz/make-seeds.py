@@ -1,0 +1,103 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Writes the seed corpora: corpus/<target>/<name>. Run it again after
+# editing a list; the files are checked in so fuzzing needs no Python.
+import hashlib
+import os
+import shutil
+
+from gi.repository import GLib
+
+here = os.path.dirname(os.path.abspath(__file__))
+
+unit_names = [
+    # systemd's desktop naming, as seen on GNOME, KDE and flatpak systems
+    'app-gnome-org.gnome.Nautilus-3189.scope',
+    'app-org.kde.dolphin@0a1b2c3d.service',
+    'app-org.kde.konsole-7b3f9c2e1d.scope',
+    'app-flatpak-org.mozilla.firefox-51412.scope',
+    'app-gnome-google\\x2dchrome-565343.scope',
+    'app-gnome-caf\\xc3\\xa9-12.scope',
+    'app-gnome-org.gnome.Nautilus.desktop-3189.scope',
+    'app-org.gnome.Terminal.service',
+    'app-KDE-org.kde.kate-x-y@a1.service',
+    # the older forms
+    'flatpak-org.gnome.Builder-4242.scope',
+    'gnome-launched-firefox.desktop-1234.scope',
+    # units that are not apps, and AppIDs
+    'session-2.scope',
+    'dbus.service',
+    'user@1000.service',
+    'app.slice',
+    'org.gnome.Calculator',
+    'org.mozilla.firefox',
+    # invalid ones
+    'app-foo@.service',
+    'app-foo\\x2fbar-1.scope',
+    'app-foo\\xff-1.scope',
+    'app-foo\\x2-1.scope',
+    '..foo',
+    '-foo',
+    'foo bar.scope',
+]
+
+sizes = [
+    '0', '512', '4096B', '512M', '512MiB', '1.5G', '1.5GiB', '2T', '0.1K',
+    '16E', '15.99999999999E', '18446744073709551615', '18446744073709551616',
+    'infinity', 'MAX', '1.', '.5G', '1.5', '10 M', '1Q', '-1',
+]
+
+def vardict(d):
+    return GLib.Variant('a{sv}', d)
+
+t = lambda v: GLib.Variant('t', v)
+u = lambda v: GLib.Variant('u', v)
+b = lambda v: GLib.Variant('b', v)
+MiB = 1024 * 1024
+
+limits = [
+    ({'CPUWeight': t(300)}, {}),
+    ({'CPUWeight': t(1), 'IOWeight': t(10000)}, {}),
+    ({'CPUQuota': u(50)}, {}),
+    ({'CPUQuota': u(0)}, {'force': b(True)}),
+    ({'MemoryMax': t(512 * MiB), 'MemoryHigh': t(448 * MiB)}, {}),
+    ({'MemoryMax': t(2**64 - 1)}, {'force': b(False)}),
+    ({'MemoryLow': t(0)}, {}),
+    ({'TasksMax': t(1)}, {'force': b(True)}),
+    ({'CPUWeight': t(100), 'IOWeight': t(100), 'CPUQuota': u(0), 'MemoryLow': t(0),
+      'MemoryHigh': t(2**64 - 1), 'MemoryMax': t(2**64 - 1), 'TasksMax': t(4915)}, {}),
+    # invalid
+    ({}, {}),
+    ({'CPUWeight': t(0)}, {}),
+    ({'CPUWeight': u(300)}, {}),
+    ({'CPUQuota': t(10)}, {}),
+    ({'CPUQuota': u(201)}, {}),
+    ({'MemoryMax': t(1)}, {}),
+    ({'TasksMax': t(0)}, {}),
+    ({'Nice': GLib.Variant('i', 5)}, {}),
+    ({'CPUWeight': GLib.Variant('s', '300')}, {}),
+    ({'CPUWeight': t(300)}, {'force': GLib.Variant('s', 'yes')}),
+    ({'CPUWeight': t(300)}, {'dry-run': b(True)}),
+]
+
+def write(target, blobs):
+    folder = os.path.join(here, 'corpus', target)
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    # Named by content, as libFuzzer names what it finds.
+    for blob in blobs:
+        with open(os.path.join(folder, hashlib.sha1(blob).hexdigest()), 'wb') as f:
+            f.write(blob)
+
+write('unit-name', [n.encode() for n in unit_names])
+write('size', [s.encode() for s in sizes])
+write('limits', [GLib.Variant('(a{sv}a{sv})', (l, o)).get_data_as_bytes().get_data()
+                 for l, o in limits])
+# A duplicate key cannot be written as a Python dict: build the array by hand.
+dup = GLib.Variant.new_tuple(
+    GLib.Variant.new_array(GLib.VariantType('{sv}'), [
+        GLib.Variant.new_dict_entry(GLib.Variant('s', 'CPUWeight'), GLib.Variant('v', t(1))),
+        GLib.Variant.new_dict_entry(GLib.Variant('s', 'CPUWeight'), GLib.Variant('v', t(2)))]),
+    vardict({}))
+with open(os.path.join(here, 'corpus', 'limits', 'duplicate-key'), 'wb') as f:
+    f.write(dup.get_data_as_bytes().get_data())

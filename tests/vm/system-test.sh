@@ -1,0 +1,798 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# System tests (DESIGN.md section 6, tier 3). Runs as root inside the test VM (run-in-vm.sh), where real
+# systemd is PID 1 on pure cgroup v2 and the test user (uid 1000) has its own systemd --user manager.
+# Normally started by run-system-tests.sh; it is self-contained because run-in-vm.sh copies it into the VM.
+#
+# usage: system-test.sh --stage DIR [--only "SECTION..."] [--skip "SECTION..."]
+#   --stage DIR   a `meson install --destdir` tree of a --prefix=/usr build; copied over the guest's /
+#                 (a tmpfs overlay: the host is not touched)
+#   --only/--skip run only / leave out these sections (names below, without the sec_ prefix); install,
+#                 apps and activate always run since everything else needs them
+#
+# Every check prints "PASS name (value)" or "FAIL name: expected 'x' got 'y'"; the last line is
+# "N passed, M failed" and the exit status is non-zero when anything failed.
+# Apps are real processes in `systemd-run --user` units; every effect is read from the kernel's cgroup
+# files. The daemon is D-Bus activated, as on a desktop. All D-Bus calls are made as the test user
+# through /mnt/vmshare/as-user (its processes are in system.slice, not in a login session).
+set -u
+
+STAGE=
+ONLY=
+SKIP=
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --stage) STAGE=$2; shift ;;
+    --only) ONLY=$2; shift ;;
+    --skip) SKIP=$2; shift ;;
+    *) echo "system-test: unknown argument $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+U=${VM_TEST_UID:-1000}
+TUSER=${VM_TEST_USER:-$(getent passwd "$U" | cut -d: -f1)}
+THOME=${VM_TEST_HOME:-$(getent passwd "$U" | cut -d: -f6)}
+OUT=${VM_OUT:-/tmp}
+AU=/mnt/vmshare/as-user
+UM=/sys/fs/cgroup/user.slice/user-$U.slice/user@$U.service
+APPS_DIR=$THOME/.local/share/applications
+
+RC_NAME=org.example.ResourceControl
+RC_PATH=/org/example/ResourceControl
+RC_IFACE=org.example.ResourceControl
+RC_ERR=org.example.ResourceControl.Error.
+UINT64_MAX=18446744073709551615
+MiB=1048576
+
+# The apps. Scopes are started the way GNOME Shell does it, the service the way KDE does it.
+C1='app-gnome-org.gnome.Calculator-4711.scope'     # desktop file, two instances of one AppID
+C2='app-gnome-org.gnome.Calculator-4712.scope'
+K='app-org.kde.krita@3f2a.service'                 # a service app, desktop file
+G='app-gnome-google\x2dchrome-5653.scope'          # escaped AppID, no desktop file: the untouched neighbour
+NA='rc-not-an-app-1.scope'                         # not an app by name
+SS='app-gnome-org.example.InSession-7.scope'       # app name, but in session.slice: never controllable
+W='app-gnome-org.gnome.Weather-77.scope'           # comes and goes (AppAdded/AppRemoved)
+P='app-gnome-org.example.Painter-1.scope'          # 1 busy process
+D='app-flatpak-com.discordapp.Discord-2.scope'     # 4 busy processes (Flatpak launcher form)
+H1='app-gnome-org.example.Hog-1.scope'             # memory hog, limited and pushed past MemoryMax
+H2='app-gnome-org.example.Hog-2.scope'             # its neighbour (same AppID, no limit)
+KNOB_APPS=("$C1" "$C2" "$K" "$G")
+
+# ---------------------------------------------------------------------------------------------------
+# reporting
+
+PASSED=0
+FAILED=0
+FAILS=()
+check () { # check NAME EXPECTED ACTUAL
+  if [ "$2" = "$3" ]; then
+    echo "PASS $1 ($3)"; PASSED=$((PASSED + 1))
+  else
+    echo "FAIL $1: expected '$2' got '$3'"; FAILED=$((FAILED + 1)); FAILS+=("$1")
+  fi
+}
+check_range () { # check_range NAME LOW HIGH ACTUAL: LOW <= ACTUAL <= HIGH (numbers, may be fractions)
+  if awk -v v="$4" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v != "" && v + 0 == v && v >= lo && v <= hi) }'; then
+    echo "PASS $1 ($4 in [$2, $3])"; PASSED=$((PASSED + 1))
+  else
+    echo "FAIL $1: expected in [$2, $3] got '$4'"; FAILED=$((FAILED + 1)); FAILS+=("$1")
+  fi
+}
+check_has () { # check_has NAME NEEDLE HAYSTACK: HAYSTACK contains NEEDLE (fixed string)
+  case "$3" in
+    *"$2"*) echo "PASS $1 (has '$2')"; PASSED=$((PASSED + 1)) ;;
+    *) echo "FAIL $1: '$2' not in '$(printf '%s' "$3" | head -c 400)'"; FAILED=$((FAILED + 1)); FAILS+=("$1") ;;
+  esac
+}
+note () { echo "  .. $*"; }
+now () { cut -d' ' -f1 /proc/uptime; }
+
+# ---------------------------------------------------------------------------------------------------
+# helpers: the test user's systemd, cgroups, waiting
+
+usc () { "$AU" systemctl --user "$@"; }
+
+declare -A CG
+cg () { # cg UNIT: the unit's cgroup folder (cached: ControlGroup never changes while a unit runs)
+  if [ -z "${CG[$1]:-}" ]; then
+    local p
+    p=$(usc show -P ControlGroup -- "$1")
+    [ -n "$p" ] && CG[$1]=/sys/fs/cgroup$p
+  fi
+  echo "${CG[$1]:-/nonexistent}"
+}
+
+wait_for () { # wait_for SECONDS CMD...: poll CMD every 0.2 s until it succeeds
+  local end
+  end=$(awk -v n="$(now)" -v t="$1" 'BEGIN { print n + t }'); shift
+  until "$@"; do
+    awk -v n="$(now)" -v e="$end" 'BEGIN { exit !(n > e) }' && return 1
+    sleep 0.2
+  done
+}
+
+all_active () { # all_active UNIT...: one systemctl call for all
+  local s
+  s=$(usc is-active -- "$@" 2>/dev/null | sort -u)
+  [ "$s" = active ]
+}
+
+start_scope () { # start_scope UNIT [systemd-run options --] CMD...: a scope started by the user, in the background
+  local unit=$1; shift
+  local opts=()
+  if printf '%s\n' "$@" | grep -qx -- --; then
+    while [ "$1" != -- ]; do opts+=("$1"); shift; done
+    shift
+  fi
+  "$AU" systemd-run --user --scope --quiet -u "$unit" "${opts[@]}" "$@" \
+    > "$OUT/app-$(printf '%s' "$unit" | tr -c 'A-Za-z0-9.@-' _).log" 2>&1 < /dev/null &
+}
+
+usage_us () { awk '$1 == "usage_usec" { print $2 }' "$1/cpu.stat" 2>/dev/null; }
+
+frozen_of () { awk '$1 == "frozen" { print $2 }' "$(cg "$1")/cgroup.events" 2>/dev/null; }
+
+# The knobs the daemon may change, as one comparable line. io.weight is "-" when the app's cgroup has no
+# io controller (stock Debian delegation).
+snap () {
+  local d
+  d=$(cg "$1")
+  local w max low high mx pids io fz
+  w=$(cat "$d/cpu.weight" 2>/dev/null || echo '?')
+  max=$(tr ' ' _ < "$d/cpu.max" 2>/dev/null || echo '?')
+  low=$(cat "$d/memory.low" 2>/dev/null || echo '?')
+  high=$(cat "$d/memory.high" 2>/dev/null || echo '?')
+  mx=$(cat "$d/memory.max" 2>/dev/null || echo '?')
+  pids=$(cat "$d/pids.max" 2>/dev/null || echo '?')
+  if [ -e "$d/io.weight" ]; then io=$(awk '$1 == "default" { print $2 }' "$d/io.weight"); else io=-; fi
+  fz=$(frozen_of "$1")
+  echo "cpu.weight=$w cpu.max=$max memory.low=$low memory.high=$high memory.max=$mx pids.max=$pids io.weight=$io frozen=${fz:-?}"
+}
+
+# Expected knob state per app: BASE is what the app started with, EXP what it should be now.
+declare -A BASE EXP
+exp_set () { # exp_set UNIT key=value...: change the expectation of UNIT
+  local unit=$1 kv key line; shift
+  line=${EXP[$unit]}
+  for kv in "$@"; do
+    key=${kv%%=*}
+    line=$(printf '%s\n' "$line" | tr ' ' '\n' | awk -v k="$key" -v kv="$kv" -F= '$1 == k { print kv; next } { print }' | paste -sd' ')
+  done
+  EXP[$unit]=$line
+}
+exp_reset () { local u; for u in "$@"; do EXP[$u]=${BASE[$u]}; done; }
+verify () { # verify LABEL UNIT...: every listed app's knob files are exactly as expected
+  local label=$1 u; shift
+  for u in "$@"; do check "$label: files of $u" "${EXP[$u]}" "$(snap "$u")"; done
+}
+
+# ---------------------------------------------------------------------------------------------------
+# helpers: the daemon's D-Bus API, called as the test user
+
+# rc METHOD ARGS...: gdbus call; prints OK or the D-Bus error name without the project prefix, and
+# keeps the whole reply or error text in $OUT/last-call.txt.
+rc () {
+  local m=$1; shift
+  local out rcode
+  out=$("$AU" gdbus call --session --timeout 25 --dest "$RC_NAME" --object-path "$RC_PATH" \
+          --method "$RC_IFACE.$m" "$@" 2>&1)
+  rcode=$?
+  printf '%s %s\n%s\n' "$m" "$*" "$out" > "$OUT/last-call.txt"
+  printf '%s %s -> %s\n' "$m" "$*" "$out" >> "$OUT/calls.log"
+  if [ $rcode = 0 ]; then echo OK; return; fi
+  local name
+  name=$(printf '%s\n' "$out" | sed -n 's/^Error: GDBus\.Error:\([^:]*\):.*/\1/p' | head -1)
+  name=${name#"$RC_ERR"}
+  echo "${name:-$(printf '%s' "$out" | head -1 | cut -c1-120)}"
+}
+last_message () { sed -n '2,$p' "$OUT/last-call.txt"; }
+
+# call NAME EXPECTED METHOD ARGS...: one check on the reply, the daemon's message shown on failure
+call () {
+  local name=$1 expected=$2; shift 2
+  local got
+  got=$(rc "$@")
+  check "$name" "$expected" "$got"
+  [ "$got" = "$expected" ] || note "reply: $(last_message | head -3)"
+}
+
+# rc_json METHOD [SIGNATURE ARGS...]: busctl's JSON reply (easier to parse than GVariant text)
+rc_json () {
+  "$AU" busctl --user --json=short --timeout=30 call "$RC_NAME" "$RC_PATH" "$RC_IFACE" "$@" 2> "$OUT/busctl.err"
+}
+
+# flatten an aa{sv} JSON reply into "Unit<TAB>Key<TAB>Value" lines; "max" for G_MAXUINT64, sorted
+# comma-joined Pids (jq holds numbers as doubles: only G_MAXUINT64 is that large)
+JQ_FLAT='def norm: if type == "array" then (map(tonumber) | sort | map(tostring) | join(","))
+                   elif type == "number" then (if . >= 1.8e19 then "max" else tostring end)
+                   elif type == "boolean" then tostring else . end;
+         .data[0][] | . as $r | to_entries[] | "\($r.Unit.data)\t\(.key)\t\(.value.data | norm)"'
+flat () { jq -r "$JQ_FLAT" 2>/dev/null; }
+field () { # field FLATFILE UNIT KEY
+  FU=$2 FK=$3 awk -F'\t' '$1 == ENVIRON["FU"] && $2 == ENVIRON["FK"] { print $3; exit }' "$1"
+}
+units_in () { cut -f1 "$1" | sort -u | paste -sd' '; }
+
+monitor_has () { grep -qF -- "$1" "$OUT/monitor.log" 2>/dev/null; }
+monitor_has_signal () { # monitor_has_signal SIGNAL UNIT
+  grep -F -- ".$1 ('$2'" "$OUT/monitor.log" >/dev/null 2>&1
+}
+
+# CPU time of two cgroups over SECS seconds; sets DA DB (microseconds) and RATIO (A / B)
+measure () {
+  local a0 b0 a1 b1
+  a0=$(usage_us "$1"); b0=$(usage_us "$2")
+  sleep "$3"
+  a1=$(usage_us "$1"); b1=$(usage_us "$2")
+  DA=$((a1 - a0)); DB=$((b1 - b0))
+  RATIO=$(awk -v a="$DA" -v b="$DB" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "inf" }')
+}
+
+polkit_rule () { # polkit_rule ACTION-SUFFIX RESULT | polkit_rule none: one test rule for the test user
+  local f=/etc/polkit-1/rules.d/10-rc-systemtest.rules
+  if [ "$1" = none ]; then rm -f "$f"; return; fi
+  mkdir -p /etc/polkit-1/rules.d
+  cat > "$f" <<EOF
+// written by tests/vm/system-test.sh
+polkit.addRule(function(action, subject) {
+    if (action.id == "org.example.ResourceControl.$1" && subject.user == "$TUSER")
+        return polkit.Result.$2;
+    return polkit.Result.NOT_HANDLED;
+});
+EOF
+}
+# wait until polkitd answers EXPECTED (pkcheck: 0 yes, 1 no, 2 challenge) for ACTION and a test-user
+# process: polkitd reloads rules on its own, a little later
+polkit_wait () {
+  local action=org.example.ResourceControl.$1 want=$2 pid
+  pid=$(head -1 "$(cg "$C1")/cgroup.procs")
+  wait_for 10 sh -c "pkcheck --action-id $action --process $pid >/dev/null 2>&1; [ \$? = $want ]"
+}
+
+# ---------------------------------------------------------------------------------------------------
+# sections
+
+sec_install () {
+  if [ -z "$STAGE" ] || [ ! -d "$STAGE/usr" ]; then
+    check "staged install tree present" yes no
+    return
+  fi
+  cp -a "$STAGE"/. /
+  check "daemon installed" yes "$([ -x /usr/libexec/resource-controld ] && echo yes || echo no)"
+  check "resourcectl installed" yes "$([ -x /usr/bin/resourcectl ] && echo yes || echo no)"
+  check "D-Bus service file installed" yes \
+    "$(grep -qx 'SystemdService=resource-control.service' /usr/share/dbus-1/services/$RC_NAME.service 2>/dev/null && echo yes || echo no)"
+  check "polkit policy installed" yes "$([ -f /usr/share/polkit-1/actions/$RC_NAME.policy ] && echo yes || echo no)"
+  check "fair-by-default drop-ins installed" "yes yes" \
+    "$(for d in scope service; do [ -f /usr/lib/systemd/user/app-.$d.d/10-resource-control.conf ] && echo yes || echo no; done | paste -sd' ')"
+
+  # test-only: criticals abort the daemon (the NRestarts check catches it); its debug log goes to the journal
+  mkdir -p /etc/systemd/user/resource-control.service.d
+  printf '[Service]\nEnvironment=G_DEBUG=fatal-criticals G_MESSAGES_DEBUG=all\n' \
+    > /etc/systemd/user/resource-control.service.d/90-systemtest.conf
+
+  # desktop files: Name and Icon must come from them
+  mkdir -p "$APPS_DIR"
+  printf '[Desktop Entry]\nType=Application\nName=Calculator\nIcon=accessories-calculator\nExec=/usr/bin/sleep 1000\n' \
+    > "$APPS_DIR/org.gnome.Calculator.desktop"
+  printf '[Desktop Entry]\nType=Application\nName=Krita\nIcon=krita\nExec=/usr/bin/sleep 1000\n' \
+    > "$APPS_DIR/org.kde.krita.desktop"
+  chown -R "$TUSER:" "$THOME/.local"
+
+  # as after a package install: the running user manager and session bus pick up the new files
+  usc daemon-reload
+  "$AU" busctl --user call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus ReloadConfig
+  check "user unit known after daemon-reload" /usr/lib/systemd/user/resource-control.service \
+    "$(usc show -P FragmentPath resource-control.service)"
+}
+
+sec_apps () {
+  start_scope "$C1" sleep 1000
+  start_scope "$C2" sleep 1000
+  start_scope "$G" sleep 1000
+  start_scope "$NA" sleep 1000
+  start_scope "$SS" --slice=session.slice -- sleep 1000
+  "$AU" systemd-run --user --quiet -u "$K" sleep 1000
+  check "service app started" 0 $?
+  wait_for 30 all_active "$C1" "$C2" "$G" "$NA" "$SS" "$K"
+  check "all apps active" "active active active active active active" \
+    "$(usc is-active -- "$C1" "$C2" "$G" "$NA" "$SS" "$K" | paste -sd' ')"
+  local u
+  for u in "${KNOB_APPS[@]}"; do
+    check "cgroup of $u exists" yes "$([ -d "$(cg "$u")" ] && echo yes || echo no)"
+  done
+  # fair by default: each app unit has its own cpu weight from the shipped drop-in
+  check_has "scope sees the fair-by-default drop-in" app-.scope.d/10-resource-control.conf "$(usc show -P DropInPaths -- "$C1")"
+  check_has "service sees the fair-by-default drop-in" app-.service.d/10-resource-control.conf "$(usc show -P DropInPaths -- "$K")"
+  check_has "cpu controller enabled in app.slice" cpu "$(cat "$UM/app.slice/cgroup.subtree_control")"
+  check "cpu.weight of a scope app" 100 "$(cat "$(cg "$C1")/cpu.weight" 2>&1)"
+  check "cpu.weight of a service app" 100 "$(cat "$(cg "$K")/cpu.weight" 2>&1)"
+  note "user@$U.service controllers: $(cat "$UM/cgroup.controllers"); app.slice: $(cat "$UM/app.slice/cgroup.controllers")"
+  for u in "${KNOB_APPS[@]}"; do BASE[$u]=$(snap "$u"); EXP[$u]=${BASE[$u]}; note "base $u: ${BASE[$u]}"; done
+}
+
+DAEMON_PID=
+DAEMON_UP=0
+sec_activate () {
+  check "daemon not running before the first call" inactive "$(usc is-active resource-control.service)"
+  local t0 t1 v
+  t0=$(now)
+  v=$("$AU" busctl --user --timeout=30 get-property "$RC_NAME" "$RC_PATH" "$RC_IFACE" Version 2>&1)
+  t1=$(now)
+  check_has "Version property (activates the daemon)" 's "' "$v"
+  note "activation + first call: $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s"
+  check "daemon active through D-Bus activation" active "$(usc is-active resource-control.service)"
+  case "$v" in
+    's "'*) DAEMON_UP=1 ;;
+    *)
+      note "the daemon did not come up:"
+      usc status --no-pager -l resource-control.service 2>&1 | head -12 | sed 's/^/  | /'
+      journalctl --no-pager -o cat _SYSTEMD_USER_UNIT=resource-control.service USER_UNIT=resource-control.service 2>&1 \
+        | tail -12 | sed 's/^/  | /'
+      dmesg | grep 'type=1326' | tail -2 | sed 's/^/  | seccomp: /'
+      ;;
+  esac
+  local cgp
+  cgp=$(usc show -P ControlGroup resource-control.service)
+  check "daemon runs in session.slice" "session.slice/resource-control.service" "${cgp#*user@"$U".service/}"
+  DAEMON_PID=$(usc show -P MainPID resource-control.service)
+  check "daemon binary" /usr/libexec/resource-controld "$(readlink "/proc/$DAEMON_PID/exe" 2>&1)"
+  check "daemon runs as the test user" "$U" "$(stat -c %u "/proc/$DAEMON_PID" 2>&1)"
+  check "FreezeSupported on cgroup v2" "b true" \
+    "$("$AU" busctl --user get-property "$RC_NAME" "$RC_PATH" "$RC_IFACE" FreezeSupported 2>&1)"
+}
+
+# one app record against systemctl show and cgroupfs
+check_record () { # check_record FLATFILE UNIT APPID LAUNCHER NAME ICON DESKTOPFILE
+  local f=$1 u=$2 d show
+  d=$(cg "$u")
+  check "$u AppId" "$3" "$(field "$f" "$u" AppId)"
+  check "$u Launcher" "$4" "$(field "$f" "$u" Launcher)"
+  check "$u Name" "$5" "$(field "$f" "$u" Name)"
+  [ "$6" = '*' ] || check "$u Icon" "$6" "$(field "$f" "$u" Icon)"
+  check "$u DesktopFile" "$7" "$(field "$f" "$u" DesktopFile)"
+  show=$(usc show -p Slice -p ActiveState -p FreezerState -- "$u")
+  check "$u Slice" "$(printf '%s\n' "$show" | sed -n 's/^Slice=//p')" "$(field "$f" "$u" Slice)"
+  check "$u ActiveState" "$(printf '%s\n' "$show" | sed -n 's/^ActiveState=//p')" "$(field "$f" "$u" ActiveState)"
+  check "$u FreezerState" "$(printf '%s\n' "$show" | sed -n 's/^FreezerState=//p')" "$(field "$f" "$u" FreezerState)"
+  check "$u Pids = cgroup.procs" "$(sort -n "$d/cgroup.procs" | paste -sd,)" "$(field "$f" "$u" Pids)"
+  check "$u CPUWeight = cpu.weight" "$(cat "$d/cpu.weight")" "$(field "$f" "$u" CPUWeight)"
+  local io=max
+  [ -e "$d/io.weight" ] && io=$(awk '$1 == "default" { print $2 }' "$d/io.weight")
+  check "$u IOWeight = io.weight" "$io" "$(field "$f" "$u" IOWeight)"
+  check "$u CPUQuota = cpu.max" "$(awk '{ print ($1 == "max") ? 0 : int($1 * 100 / $2) }' "$d/cpu.max")" "$(field "$f" "$u" CPUQuota)"
+  check "$u MemoryLow = memory.low" "$(cat "$d/memory.low")" "$(field "$f" "$u" MemoryLow)"
+  check "$u MemoryHigh = memory.high" "$(cat "$d/memory.high")" "$(field "$f" "$u" MemoryHigh)"
+  check "$u MemoryMax = memory.max" "$(cat "$d/memory.max")" "$(field "$f" "$u" MemoryMax)"
+  check "$u TasksMax = pids.max" "$(cat "$d/pids.max")" "$(field "$f" "$u" TasksMax)"
+  check "$u TasksCurrent = pids.current" "$(cat "$d/pids.current")" "$(field "$f" "$u" TasksCurrent)"
+}
+
+# usage keys are read at call time: bracket them between two cgroupfs reads
+check_usage () { # check_usage UNIT FLATFILE_VAR-producing-command...
+  local u=$1 d m0 m1 c0 c1 f; shift
+  d=$(cg "$u")
+  m0=$(cat "$d/memory.current"); c0=$(usage_us "$d")
+  f=$OUT/usage.flat
+  "$@" | flat > "$f"
+  m1=$(cat "$d/memory.current"); c1=$(usage_us "$d")
+  local lo hi
+  lo=$(( (m0 < m1 ? m0 : m1) - MiB )); hi=$(( (m0 > m1 ? m0 : m1) + MiB ))
+  check_range "$u MemoryCurrent ~ memory.current" "$lo" "$hi" "$(field "$f" "$u" MemoryCurrent)"
+  check_range "$u CPUUsageNSec within cpu.stat usage_usec reads" "$((c0 * 1000))" "$((c1 * 1000 + 999))" \
+    "$(field "$f" "$u" CPUUsageNSec)"
+}
+
+sec_list () {
+  local f=$OUT/listapps.flat
+  rc_json ListApps > "$OUT/listapps.json"
+  check "ListApps answers" 0 $?
+  flat < "$OUT/listapps.json" > "$f"
+  # every app instance, nothing else (the session.slice app is left out of this comparison: the contract
+  # says it is never controllable, not whether it is listed)
+  local listed
+  listed=$(cut -f1 "$f" | sort -u | grep -vxF -- "$SS" | paste -sd' ')
+  check "ListApps lists exactly the running app units" \
+    "$(printf '%s\n' "${KNOB_APPS[@]}" | sort | paste -sd' ')" "$listed"
+  check "the daemon's own unit is not an app" "" "$(cut -f1 "$f" | grep -xF resource-control.service)"
+  check "a non-app unit is not listed" "" "$(cut -f1 "$f" | grep -xF -- "$NA")"
+  check "record keys" \
+    "ActiveState AppId CPUQuota CPUUsageNSec CPUWeight DesktopFile FreezerState IOWeight Icon Launcher MemoryCurrent MemoryHigh MemoryLow MemoryMax Name Pids Slice TasksCurrent TasksMax Unit" \
+    "$(FU="$C1" awk -F'\t' '$1 == ENVIRON["FU"] { print $2 }' "$f" | sort | paste -sd' ')"
+  check_record "$f" "$C1" org.gnome.Calculator gnome Calculator accessories-calculator "$APPS_DIR/org.gnome.Calculator.desktop"
+  check_record "$f" "$C2" org.gnome.Calculator gnome Calculator accessories-calculator "$APPS_DIR/org.gnome.Calculator.desktop"
+  check_record "$f" "$K" org.kde.krita "" Krita krita "$APPS_DIR/org.kde.krita.desktop"
+  # no desktop file: Name is the AppID (the contract leaves Icon open)
+  check_record "$f" "$G" google-chrome gnome google-chrome '*' ""
+  check_usage "$C1" rc_json ListApps
+  check_usage "$K" rc_json GetApp s "$K"
+}
+
+sec_getapp () {
+  local f=$OUT/getapp.flat
+  rc_json GetApp s "$C1" | flat > "$f"
+  check "GetApp by scope unit" "$C1" "$(units_in "$f")"
+  check "GetApp by unit: AppId" org.gnome.Calculator "$(field "$f" "$C1" AppId)"
+  rc_json GetApp s "$K" | flat > "$f"
+  check "GetApp by service unit" "$K" "$(units_in "$f")"
+  rc_json GetApp s org.gnome.Calculator | flat > "$f"
+  check "GetApp by AppID: both instances" "$(printf '%s\n' "$C1" "$C2" | sort | paste -sd' ')" "$(units_in "$f")"
+  rc_json GetApp s org.kde.krita | flat > "$f"
+  check "GetApp by AppID of a service app" "$K" "$(units_in "$f")"
+  rc_json GetApp s google-chrome | flat > "$f"
+  check "GetApp by unescaped AppID" "$G" "$(units_in "$f")"
+  call "GetApp unknown AppID" NoSuchApp GetApp org.example.NotRunning
+  call "GetApp unknown unit" NoSuchApp GetApp app-gnome-org.example.Gone-1.scope
+  call "GetApp invalid name" InvalidArgument GetApp 'not an app!'
+  call "GetApp name longer than 255 bytes" InvalidArgument GetApp "$(printf 'a%.0s' $(seq 300))"
+}
+
+MONITOR_PID=
+sec_signals () {
+  # a separate client watching the daemon's signals for the rest of the run
+  : > "$OUT/monitor.log"; chmod 666 "$OUT/monitor.log"
+  "$AU" stdbuf -oL gdbus monitor --session --dest "$RC_NAME" >> "$OUT/monitor.log" 2>&1 &
+  MONITOR_PID=$!
+  wait_for 10 monitor_has "is owned by"
+  check "monitor client attached" 0 $?
+  start_scope "$W" sleep 1000
+  wait_for 20 monitor_has_signal AppAdded "$W"
+  check "AppAdded seen by a separate client" yes "$(monitor_has_signal AppAdded "$W" && echo yes || echo no)"
+  check_has "AppAdded carries the app record" "'AppId': <'org.gnome.Weather'>" "$(grep -F "AppAdded ('$W'" "$OUT/monitor.log" | head -1)"
+  usc stop -- "$W"
+  wait_for 20 monitor_has_signal AppRemoved "$W"
+  check "AppRemoved seen by a separate client" yes "$(monitor_has_signal AppRemoved "$W" && echo yes || echo no)"
+  call "GetApp of the stopped app" NoSuchApp GetApp "$W"
+}
+
+sec_cli () {
+  local out
+  out=$("$AU" resourcectl list 2>&1)
+  check "resourcectl list exit status" 0 $?
+  printf '%s\n' "$out" | sed 's/^/  | /'
+  check_has "resourcectl list shows Calculator" org.gnome.Calculator "$out"
+  check_has "resourcectl list shows Krita" org.kde.krita "$out"
+  check_has "resourcectl list shows google-chrome" google-chrome "$out"
+  out=$("$AU" resourcectl list --json 2>&1)
+  check "resourcectl list --json is JSON" 0 "$(printf '%s' "$out" | jq -e . >/dev/null 2>&1; echo $?)"
+  out=$("$AU" resourcectl show org.gnome.Calculator 2>&1)
+  check "resourcectl show exit status" 0 $?
+  check_has "resourcectl show AppID: instance 1" 4711 "$out"
+  check_has "resourcectl show AppID: instance 2" 4712 "$out"
+}
+
+SESSION_OK=0
+sec_polkit_default () {
+  # no login session yet: the test user is "any" to polkit, and the shipped policy wants auth_self_keep
+  # for changes; with no agent that is a refusal. Thaw is allowed to everyone.
+  check "no display session yet" "" "$(loginctl show-user "$TUSER" -P Display 2>/dev/null)"
+  call "no session: SetWeight refused by the default policy" NotAuthorized SetWeight "$C1" 200
+  call "no session: Freeze refused by the default policy" NotAuthorized Freeze "$C1"
+  call "no session: Thaw allowed to everyone" OK Thaw "$C1"
+  verify "no session, refused" "$C1"
+
+  polkit_rule set-weight YES; polkit_wait set-weight 0
+  call "rule YES: SetWeight allowed" OK SetWeight "$C1" 200
+  exp_set "$C1" cpu.weight=200; verify "rule YES" "$C1"
+  call "rule YES: SetWeight back to 100" OK SetWeight "$C1" 100
+  exp_set "$C1" cpu.weight=100
+  polkit_rule set-weight NO; polkit_wait set-weight 1
+  call "rule NO: SetWeight refused" NotAuthorized SetWeight "$C1" 300
+  verify "rule NO, knob unchanged" "$C1"
+  polkit_rule none
+
+  # an active local session on tty1, as after a console or display-manager login. polkit gives a process
+  # outside any session (our callers, apps in app.slice) the user's display session (sd_uid_get_display).
+  cat > /etc/pam.d/rc-systemtest <<'EOF'
+account required pam_permit.so
+session required pam_loginuid.so
+session required pam_systemd.so
+EOF
+  systemd-run --quiet --unit=rc-systemtest-login -p PAMName=rc-systemtest -p User="$TUSER" -p TTYPath=/dev/tty1 \
+    -p StandardInput=tty-force -p StandardOutput=journal sleep infinity
+  local sid=
+  wait_for 15 sh -c "[ -n \"\$(loginctl show-user $TUSER -P Display 2>/dev/null)\" ]"
+  sid=$(loginctl show-user "$TUSER" -P Display 2>/dev/null)
+  check "active local session for the test user" "Active=yes Seat=seat0 Type=tty" \
+    "$(loginctl show-session "$sid" -p Active -p Type -p Seat 2>&1 | sort | paste -sd' ')"
+  if polkit_wait set-weight 0; then
+    SESSION_OK=1
+  else
+    # stand-in so the write-path sections can run; the check above already failed
+    note "no active session: a rules file grants all actions to the test user instead"
+    cat > /etc/polkit-1/rules.d/20-rc-systemtest-standin.rules <<EOF
+polkit.addRule(function(action, subject) {
+    if (action.id.indexOf("org.example.ResourceControl.") == 0 && subject.user == "$TUSER")
+        return polkit.Result.YES;
+});
+EOF
+    polkit_wait set-weight 0
+  fi
+  call "active session: SetWeight allowed by the default policy" OK SetWeight "$C1" 150
+  call "active session: Freeze allowed by the default policy" OK Freeze "$C1"
+  call "active session: Thaw" OK Thaw "$C1"
+  call "active session: SetWeight back" OK SetWeight "$C1" 100
+  verify "active session" "$C1"
+
+  # a rule still wins over the session: deny one action, the others keep working
+  polkit_rule set-memory-limit NO; polkit_wait set-memory-limit 1
+  call "active session + rule NO: SetMemoryLimit refused" NotAuthorized SetMemoryLimit "$C1" $((512 * MiB))
+  call "active session + rule NO: other actions still allowed" OK SetWeight "$C1" 100
+  verify "rule NO, memory.max unchanged" "$C1"
+  polkit_rule none; polkit_wait set-memory-limit 0
+}
+
+BUSY1="while :; do :; done"
+BUSY4="for i in 1 2 3 4; do (while :; do :; done) & done; wait"
+sec_fair () {
+  # Krita against Discord: 1 busy process against 4, all pinned to CPU 0, no API call made
+  start_scope "$P" taskset -c 0 sh -c "$BUSY1"
+  start_scope "$D" taskset -c 0 sh -c "$BUSY4"
+  wait_for 30 all_active "$P" "$D"
+  check "busy apps active" yes "$(all_active "$P" "$D" && echo yes || echo no)"
+  wait_for 10 sh -c "[ \$(wc -l < '$(cg "$D")/cgroup.procs') -ge 5 ]"
+  sleep 1
+  measure "$(cg "$P")" "$(cg "$D")" 6
+  note "equal weight, 6 s: 1-process app ${DA} us, 4-process app ${DB} us, ratio $RATIO (without fair-by-default: ~0.25)"
+  # tolerance +-25 %: seen 0.97-1.03 in this VM
+  check_range "equal weight: 1-process vs 4-process CPU share ~1:1" 0.75 1.33 "$RATIO"
+}
+
+sec_weight () {
+  call "SetWeight busy app 300" OK SetWeight "$P" 300
+  check "cpu.weight of the busy app" 300 "$(cat "$(cg "$P")/cpu.weight")"
+  check "cpu.weight of the other busy app" 100 "$(cat "$(cg "$D")/cpu.weight")"
+  sleep 0.5
+  measure "$(cg "$P")" "$(cg "$D")" 6
+  note "weight 300 vs 100, 6 s: ${DA} us vs ${DB} us, ratio $RATIO"
+  # tolerance +-25 % around 3: seen 2.94 in this VM
+  check_range "SetWeight(A, 300): CPU share ~3:1" 2.25 3.75 "$RATIO"
+  usc daemon-reload
+  check "cpu.weight 300 survives systemctl --user daemon-reload" 300 "$(cat "$(cg "$P")/cpu.weight")"
+}
+
+sec_freeze_effect () {
+  call "Freeze busy app" OK Freeze "$P"
+  check "busy app cgroup.events frozen" 1 "$(frozen_of "$P")"
+  check "busy app FreezerState" frozen "$(usc show -P FreezerState -- "$P")"
+  measure "$(cg "$P")" "$(cg "$D")" 3
+  note "frozen, 3 s: ${DA} us vs ${DB} us"
+  check_range "frozen app's CPU usage stops growing (us in 3 s)" 0 1000 "$DA"
+  check_range "its neighbour gets CPU 0 (us in 3 s)" 2000000 4000000 "$DB"
+  local f=$OUT/frozen.flat
+  rc_json GetApp s "$P" | flat > "$f"
+  check "GetApp FreezerState of the frozen app" frozen "$(field "$f" "$P" FreezerState)"
+  call "Thaw busy app" OK Thaw "$P"
+  check "busy app cgroup.events thawed" 0 "$(frozen_of "$P")"
+  measure "$(cg "$P")" "$(cg "$D")" 3
+  note "thawed, 3 s: ${DA} us vs ${DB} us"
+  check_range "thawed app's CPU usage grows again (us in 3 s)" 1000000 4000000 "$DA"
+  wait_for 10 monitor_has_signal AppChanged "$P"
+  check "AppChanged seen for the changed app" yes "$(monitor_has_signal AppChanged "$P" && echo yes || echo no)"
+  usc stop -- "$P" "$D"
+}
+
+sec_knobs () {
+  # Each method changes the right kernel file of the right app and nothing else: all four apps' knob
+  # files are compared after every call (by unit and by AppID; scope and service; G is never named).
+  local A=("${KNOB_APPS[@]}")
+  call "SetWeight scope by unit" OK SetWeight "$C1" 250
+  exp_set "$C1" cpu.weight=250; verify "SetWeight unit" "${A[@]}"
+  call "SetWeight by AppID (2 instances)" OK SetWeight org.gnome.Calculator 400
+  exp_set "$C1" cpu.weight=400; exp_set "$C2" cpu.weight=400; verify "SetWeight AppID" "${A[@]}"
+  call "SetWeight service by unit" OK SetWeight "$K" 50
+  exp_set "$K" cpu.weight=50; verify "SetWeight service" "${A[@]}"
+  wait_for 10 monitor_has_signal AppChanged "$K"
+  check "AppChanged after SetWeight" yes "$(monitor_has_signal AppChanged "$K" && echo yes || echo no)"
+
+  call "SetMemoryLimit scope by unit" OK SetMemoryLimit "$C1" $((256 * MiB))
+  exp_set "$C1" memory.max=$((256 * MiB)) memory.high=$((224 * MiB)); verify "SetMemoryLimit unit" "${A[@]}"
+  call "SetMemoryLimit by AppID" OK SetMemoryLimit org.gnome.Calculator $((512 * MiB))
+  exp_set "$C1" memory.max=$((512 * MiB)) memory.high=$((448 * MiB))
+  exp_set "$C2" memory.max=$((512 * MiB)) memory.high=$((448 * MiB)); verify "SetMemoryLimit AppID" "${A[@]}"
+  call "SetMemoryLimit service" OK SetMemoryLimit "$K" $((128 * MiB))
+  exp_set "$K" memory.max=$((128 * MiB)) memory.high=$((112 * MiB)); verify "SetMemoryLimit service" "${A[@]}"
+  call "SetMemoryLimit G_MAXUINT64 removes both" OK SetMemoryLimit "$C1" $UINT64_MAX
+  exp_set "$C1" memory.max=max memory.high=max; verify "SetMemoryLimit max" "${A[@]}"
+
+  call "SetLimits service: all keys but IOWeight" OK SetLimits "$K" \
+    "{'CPUWeight': <uint64 150>, 'CPUQuota': <uint32 10>, 'MemoryLow': <uint64 $((32 * MiB))>, 'MemoryHigh': <uint64 $((200 * MiB))>, 'MemoryMax': <uint64 $((300 * MiB))>, 'TasksMax': <uint64 64>}" '@a{sv} {}'
+  exp_set "$K" cpu.weight=150 cpu.max=10000_100000 memory.low=$((32 * MiB)) memory.high=$((200 * MiB)) \
+    memory.max=$((300 * MiB)) pids.max=64
+  verify "SetLimits service" "${A[@]}"
+  call "SetLimits by AppID" OK SetLimits org.gnome.Calculator "{'CPUQuota': <uint32 50>, 'TasksMax': <uint64 32>}" '@a{sv} {}'
+  exp_set "$C1" cpu.max=50000_100000 pids.max=32; exp_set "$C2" cpu.max=50000_100000 pids.max=32
+  verify "SetLimits AppID" "${A[@]}"
+  call "SetLimits CPUQuota 0 removes the quota" OK SetLimits "$C2" "{'CPUQuota': <uint32 0>}" '@a{sv} {}'
+  exp_set "$C2" cpu.max=max_100000; verify "SetLimits CPUQuota 0" "${A[@]}"
+  call "SetLimits TasksMax G_MAXUINT64" OK SetLimits "$C2" "{'TasksMax': <uint64 $UINT64_MAX>}" '@a{sv} {}'
+  exp_set "$C2" pids.max=max; verify "SetLimits TasksMax max" "${A[@]}"
+
+  call "Freeze scope by unit" OK Freeze "$C1"
+  exp_set "$C1" frozen=1; verify "Freeze unit" "${A[@]}"
+  check "FreezerState after Freeze" frozen "$(usc show -P FreezerState -- "$C1")"
+  call "Thaw scope by unit" OK Thaw "$C1"
+  exp_set "$C1" frozen=0; verify "Thaw unit" "${A[@]}"
+  call "Freeze by AppID" OK Freeze org.gnome.Calculator
+  exp_set "$C1" frozen=1; exp_set "$C2" frozen=1; verify "Freeze AppID" "${A[@]}"
+  call "Thaw by AppID" OK Thaw org.gnome.Calculator
+  exp_set "$C1" frozen=0; exp_set "$C2" frozen=0; verify "Thaw AppID" "${A[@]}"
+  call "Freeze service" OK Freeze "$K"
+  exp_set "$K" frozen=1; verify "Freeze service" "${A[@]}"
+  call "Thaw service" OK Thaw "$K"
+  exp_set "$K" frozen=0; verify "Thaw service" "${A[@]}"
+
+  call "ResetLimits service" OK ResetLimits "$K"
+  exp_reset "$K"; verify "ResetLimits service" "${A[@]}"
+  call "ResetLimits by AppID" OK ResetLimits org.gnome.Calculator
+  exp_reset "$C1" "$C2"; verify "ResetLimits AppID" "${A[@]}"
+  check "neighbour never named, never changed" "${BASE[$G]}" "$(snap "$G")"
+}
+
+sec_errors () {
+  call "SetWeight 0" InvalidArgument SetWeight "$C1" 0
+  call "SetWeight 10001" InvalidArgument SetWeight "$C1" 10001
+  call "SetWeight invalid app name" InvalidArgument SetWeight 'bad name!' 100
+  call "SetMemoryLimit below 16 MiB" InvalidArgument SetMemoryLimit "$C1" $((8 * MiB))
+  call "SetLimits below 16 MiB even with force" InvalidArgument SetLimits "$C1" \
+    "{'MemoryMax': <uint64 $((8 * MiB))>}" "{'force': <true>}"
+  call "SetLimits unknown key" InvalidArgument SetLimits "$C1" "{'CPUWeigth': <uint64 100>}" '@a{sv} {}'
+  call "SetLimits mistyped value" InvalidArgument SetLimits "$C1" "{'CPUWeight': <'100'>}" '@a{sv} {}'
+  call "SetLimits CPUQuota above 100 x CPUs" InvalidArgument SetLimits "$C1" "{'CPUQuota': <uint32 $((100 * $(nproc) + 1))>}" '@a{sv} {}'
+  call "SetLimits unknown option" InvalidArgument SetLimits "$C1" "{'CPUWeight': <uint64 100>}" "{'frobnicate': <true>}"
+  local out
+  out=$("$AU" dbus-send --session --print-reply --dest="$RC_NAME" "$RC_PATH" "$RC_IFACE.SetWeight" string:"$C1" string:x 2>&1)
+  check_has "wrong D-Bus signature rejected by GDBus" org.freedesktop.DBus.Error.InvalidArgs "$out"
+  call "SetWeight AppID not running" NoSuchApp SetWeight org.example.NotRunning 100
+  call "Freeze unit not running" NoSuchApp Freeze app-gnome-org.example.Gone-1.scope
+  call "SetWeight the daemon's own unit" Protected SetWeight resource-control.service 100
+  call "Freeze the session bus" Protected Freeze dbus.service
+  call "SetWeight a non-app unit" Protected SetWeight "$NA" 100
+  call "SetWeight an app in session.slice" Protected SetWeight "$SS" 100
+  call "Freeze an app in session.slice" Protected Freeze "$SS"
+  check "session.slice app not frozen" running "$(usc show -P FreezerState -- "$SS")"
+  # a caller inside the app it wants to freeze would lock itself out
+  out=$("$AU" systemd-run --user --scope --quiet -u app-gnome-org.example.Shell-9.scope \
+          gdbus call --session --timeout 30 --dest "$RC_NAME" --object-path "$RC_PATH" \
+          --method "$RC_IFACE.Freeze" app-gnome-org.example.Shell-9.scope 2>&1)
+  check_has "Freeze the caller's own app" "${RC_ERR}Protected" "$out"
+  # stock Debian 12 delegation (cpu memory pids): no io controller for apps
+  check "no io controller delegated (stock Debian)" "" "$(tr ' ' '\n' < "$UM/cgroup.controllers" | grep -x io)"
+  call "SetLimits IOWeight without io" NotSupported SetLimits "$C1" "{'IOWeight': <uint64 200>}" '@a{sv} {}'
+  verify "after refused calls" "${KNOB_APPS[@]}"
+}
+
+HOG_PY='
+import mmap, os, sys, time
+def grab(mib):
+    return mmap.mmap(-1, mib << 20, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | getattr(mmap, "MAP_POPULATE", 0x8000))
+keep = [grab(48)]
+go = sys.argv[1]
+while not os.path.exists(go):
+    time.sleep(0.2)
+for i in range(64):
+    keep.append(grab(16))
+    print("holding", 48 + 16 * (i + 1), "MiB", flush=True)
+time.sleep(1000)
+'
+sec_oom () {
+  local go=/run/user/$U/rc-systemtest-hog-go
+  rm -f "$go"
+  start_scope "$H1" /usr/bin/python3 -c "$HOG_PY" "$go"
+  start_scope "$H2" /usr/bin/python3 -c "$HOG_PY" /nonexistent
+  wait_for 30 all_active "$H1" "$H2"
+  wait_for 30 sh -c "[ \$(cat '$(cg "$H1")/memory.current') -gt $((48 * MiB)) ]"
+  local cur
+  cur=$(cat "$(cg "$H1")/memory.current")
+  note "hog memory.current: $cur"
+  call "SetMemoryLimit below current use" WouldKill SetMemoryLimit "$H1" $((32 * MiB))
+  call "SetLimits MemoryHigh below current use" WouldKill SetLimits "$H1" "{'MemoryHigh': <uint64 $((32 * MiB))>}" '@a{sv} {}'
+  check "memory.max unchanged after WouldKill" max "$(cat "$(cg "$H1")/memory.max")"
+  check "memory.high unchanged after WouldKill" max "$(cat "$(cg "$H1")/memory.high")"
+  # MemoryMax alone: with SetMemoryLimit's MemoryHigh (7/8) the kernel throttles the hog at MemoryHigh
+  # for minutes instead of killing it (seen in this VM), which is the point of MemoryHigh but not this test
+  call "SetLimits MemoryMax 128 MiB" OK SetLimits "$H1" "{'MemoryMax': <uint64 $((128 * MiB))>}" '@a{sv} {}'
+  check "hog memory.max" $((128 * MiB)) "$(cat "$(cg "$H1")/memory.max")"
+  touch "$go"
+  wait_for 60 sh -c "[ \"\$($AU systemctl --user is-active -- '$H1')\" != active ]"
+  check "hog stopped by the kernel: Result" oom-kill "$(usc show -P Result -- "$H1")"
+  wait_for 15 monitor_has_signal AppRemoved "$H1"
+  check "AppRemoved for the killed app" yes "$(monitor_has_signal AppRemoved "$H1" && echo yes || echo no)"
+  check "its neighbour (same AppID) lives" active "$(usc is-active -- "$H2")"
+  check "the other apps live" "active active active active" "$(usc is-active -- "${KNOB_APPS[@]}" | paste -sd' ')"
+  call "GetApp of the killed app" NoSuchApp GetApp "$H1"
+  # force: the caller insists; the kernel then reclaims and kills at once (no swap here)
+  call "SetLimits below current use with force" OK SetLimits "$H2" "{'MemoryMax': <uint64 $((32 * MiB))>}" "{'force': <true>}"
+  wait_for 30 sh -c "[ \"\$($AU systemctl --user is-active -- '$H2')\" != active ]"
+  check "forced limit below use: Result" oom-kill "$(usc show -P Result -- "$H2")"
+}
+
+sec_polkit_down () {
+  # polkitd absent: masked (else the daemon's call would D-Bus activate it again), then stopped
+  systemctl mask --runtime --quiet polkit.service
+  systemctl stop polkit.service
+  check "polkitd stopped" inactive "$(systemctl is-active polkit.service)"
+  call "polkitd down: SetWeight" NotAuthorized SetWeight "$C1" 500
+  check_has "polkitd down: message says so" unavailable "$(last_message)"
+  call "polkitd down: SetMemoryLimit" NotAuthorized SetMemoryLimit "$C1" $((512 * MiB))
+  call "polkitd down: SetLimits" NotAuthorized SetLimits "$C1" "{'CPUWeight': <uint64 500>}" '@a{sv} {}'
+  call "polkitd down: ResetLimits" NotAuthorized ResetLimits "$C1"
+  call "polkitd down: Freeze" NotAuthorized Freeze "$C1"
+  call "polkitd down: Thaw" NotAuthorized Thaw "$C1"
+  verify "polkitd down, nothing changed" "${KNOB_APPS[@]}"
+  systemctl unmask --runtime --quiet polkit.service
+  call "polkitd back (D-Bus activated): SetWeight" OK SetWeight "$C1" 100
+}
+
+sec_health () {
+  check "daemon still active" active "$(usc is-active resource-control.service)"
+  # G_DEBUG=fatal-criticals (sec_install): a critical would have aborted it and systemd restarted it
+  check "daemon never restarted" "MainPID=$DAEMON_PID NRestarts=0" \
+    "$(usc show -p MainPID -p NRestarts resource-control.service | sort | paste -sd' ')"
+  note "daemon warnings: $(journalctl --no-pager -o cat -p warning _SYSTEMD_USER_UNIT=resource-control.service 2>&1 | sort | uniq -c | head -5)"
+}
+
+sec_io () {
+  # last: restarts the user manager with io delegated (what the README's user@.service drop-in does)
+  kill "$MONITOR_PID" 2>/dev/null
+  mkdir -p /etc/systemd/system/user@.service.d
+  printf '[Service]\nDelegate=cpu cpuset io memory pids\n' > /etc/systemd/system/user@.service.d/90-rc-systemtest-io.conf
+  systemctl daemon-reload
+  systemctl restart "user@$U.service"
+  wait_for 30 test -S "/run/user/$U/bus"
+  check_has "io delegated to the user manager" io "$(cat "$UM/cgroup.controllers")"
+  local I=app-gnome-org.gnome.Maps-31.scope
+  unset "CG[$I]"
+  start_scope "$I" sleep 1000
+  wait_for 30 all_active "$I"
+  local f=$OUT/io.flat
+  rc_json GetApp s "$I" | flat > "$f"
+  check "daemon activated again after the user manager restart" "$I" "$(units_in "$f")"
+  call "SetLimits IOWeight with io delegated" OK SetLimits "$I" "{'IOWeight': <uint64 500>}" '@a{sv} {}'
+  check "io.weight" "default 500" "$(head -1 "$(cg "$I")/io.weight" 2>&1)"
+  rc_json GetApp s "$I" | flat > "$f"
+  check "GetApp IOWeight" 500 "$(field "$f" "$I" IOWeight)"
+  call "ResetLimits with io delegated" OK ResetLimits "$I"
+  check "io.weight after ResetLimits" "default 100" "$(head -1 "$(cg "$I")/io.weight" 2>&1)"
+  check "cpu.weight after ResetLimits" 100 "$(cat "$(cg "$I")/cpu.weight")"
+}
+
+# ---------------------------------------------------------------------------------------------------
+
+SECTIONS="install apps activate list getapp signals cli polkit_default fair weight freeze_effect knobs errors oom polkit_down health io"
+ALWAYS="install apps activate"
+NO_DAEMON="install apps activate fair"
+echo "== system test: kernel $(uname -r), systemd $(systemctl --version | head -1 | cut -d' ' -f2), user $TUSER ($U), $(nproc) CPUs"
+declare -A TOOK
+T_START=$(now)
+for s in $SECTIONS; do
+  case " $ALWAYS " in
+    *" $s "*) ;;
+    *)
+      if [ -n "$ONLY" ] && [[ " $ONLY " != *" $s "* ]]; then continue; fi
+      if [[ " $SKIP " == *" $s "* ]]; then continue; fi
+      ;;
+  esac
+  t0=$(now)
+  echo "== $s (t=$t0)"
+  if [ "$DAEMON_UP" = 0 ] && [[ " $NO_DAEMON " != *" $s "* ]]; then
+    check "section $s: the daemon is reachable" yes no
+    continue
+  fi
+  "sec_$s"
+  TOOK[$s]=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
+done
+[ -n "$MONITOR_PID" ] && kill "$MONITOR_PID" 2>/dev/null
+journalctl --no-pager -o cat _SYSTEMD_USER_UNIT=resource-control.service > "$OUT/daemon.log" 2>&1
+
+echo "== timings (s): $(for s in $SECTIONS; do [ -n "${TOOK[$s]:-}" ] && printf '%s=%s ' "$s" "${TOOK[$s]}"; done)total=$(awk -v a="$T_START" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')"
+if [ "$FAILED" -gt 0 ]; then
+  echo "== failed checks:"
+  printf '  %s\n' "${FAILS[@]}"
+  echo "== daemon log (tail):"
+  tail -40 "$OUT/daemon.log" | sed 's/^/  | /'
+fi
+echo "$PASSED passed, $FAILED failed"
+[ "$FAILED" = 0 ]
