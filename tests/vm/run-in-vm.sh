@@ -59,7 +59,9 @@ if [ -z "$OUT" ]; then mkdir -p "$RC_VMDIR/runs"; RUN=$(mktemp -d "$RC_VMDIR/run
 rm -rf "$RUN/out"; mkdir -p "$RUN/out" "$RUN/units"; chmod 1777 "$RUN/out"
 if [ -n "$CMD" ]; then printf '%s\n' "$CMD" > "$RUN/payload"; else cp "$1" "$RUN/payload"; shift; fi
 printf '%q ' "$@" > "$RUN/args"
-printf 'USERMODE=%s\nUSERMGR=%s\n' "$USERMODE" "$USERMGR" > "$RUN/config"
+# the payload gets less time than the VM, so that the journal and the result still come back
+PAYLOAD_TIMEOUT=$((TIMEOUT > 180 ? TIMEOUT - 90 : TIMEOUT / 2))
+printf 'USERMODE=%s\nUSERMGR=%s\nPAYLOAD_TIMEOUT=%s\n' "$USERMODE" "$USERMGR" "$PAYLOAD_TIMEOUT" > "$RUN/config"
 if [ -n "$DELEGATE" ]; then
   printf '[Service]\nDelegate=%s\n' "$DELEGATE" > "$RUN/delegate.conf"
 else
@@ -141,13 +143,14 @@ export VM_TEST_UID VM_TEST_USER VM_TEST_HOME VM_OUT=$O
 if [ "$USERMODE" = 1 ]; then
   $S/as-user systemd-run --user --quiet --wait --pipe --collect -u vmtest-payload.service \
      -E VM_OUT=$O -E VM_TEST_USER -E VM_TEST_UID -E HOME=$VM_TEST_HOME -p WorkingDirectory=$VM_TEST_HOME \
-     /bin/bash $S/payload "${ARGS[@]}" < /dev/null > $O/output.log 2>&1
+     timeout -k 5 $PAYLOAD_TIMEOUT /bin/bash $S/payload "${ARGS[@]}" < /dev/null > $O/output.log 2>&1
   rc=$?
 else
-  (cd / && /bin/bash $S/payload "${ARGS[@]}") < /dev/null > $O/output.log 2>&1
+  (cd / && timeout -k 5 $PAYLOAD_TIMEOUT /bin/bash $S/payload "${ARGS[@]}") < /dev/null > $O/output.log 2>&1
   rc=$?
 fi
 echo "payload rc=$rc at uptime $(cut -d' ' -f1 /proc/uptime)"
+[ $rc = 124 ] && echo "run-in-vm: payload TIMEOUT after ${PAYLOAD_TIMEOUT}s (guest side)" >> $O/output.log
 journalctl -b --no-pager -o short-monotonic > $O/journal.txt 2>&1
 echo $rc > $O/rc
 sync

@@ -15,7 +15,8 @@
 # "N passed, M failed" and the exit status is non-zero when anything failed.
 # Apps are real processes in `systemd-run --user` units; every effect is read from the kernel's cgroup
 # files. The daemon is D-Bus activated, as on a desktop. All D-Bus calls are made as the test user
-# through /mnt/vmshare/as-user (its processes are in system.slice, not in a login session).
+# through /mnt/vmshare/as-user from inside a non-app scope of the user's manager (like a terminal on a
+# desktop: polkit finds the user, and later the user's display session, from the caller's cgroup).
 set -u
 
 STAGE=
@@ -93,6 +94,19 @@ now () { cut -d' ' -f1 /proc/uptime; }
 # helpers: the test user's systemd, cgroups, waiting
 
 usc () { "$AU" systemctl --user "$@"; }
+
+# Clients of the daemon run as the test user inside CLIENT, a plain (non-app) scope of the user's
+# manager. Left in the payload's system.slice cgroup, a caller has no owner uid for sd-login, and
+# polkit cannot give it the user's display session.
+CLIENT=rc-systemtest-client.scope
+CLIENT_CG=
+client_up () {
+  "$AU" systemd-run --user --scope --quiet -u "$CLIENT" sleep infinity > /dev/null 2>&1 < /dev/null &
+  wait_for 30 all_active "$CLIENT"
+  unset "CG[$CLIENT]"
+  CLIENT_CG=$(cg "$CLIENT")
+}
+cl () { ( echo "$BASHPID" > "$CLIENT_CG/cgroup.procs" && exec "$AU" "$@" ); }
 
 declare -A CG
 cg () { # cg UNIT: the unit's cgroup folder (cached: ControlGroup never changes while a unit runs)
@@ -176,11 +190,12 @@ verify () { # verify LABEL UNIT...: every listed app's knob files are exactly as
 rc () {
   local m=$1; shift
   local out rcode
-  out=$("$AU" gdbus call --session --timeout 25 --dest "$RC_NAME" --object-path "$RC_PATH" \
+  local t0=$(now)
+  out=$(cl gdbus call --session --timeout 25 --dest "$RC_NAME" --object-path "$RC_PATH" \
           --method "$RC_IFACE.$m" "$@" 2>&1)
   rcode=$?
   printf '%s %s\n%s\n' "$m" "$*" "$out" > "$OUT/last-call.txt"
-  printf '%s %s -> %s\n' "$m" "$*" "$out" >> "$OUT/calls.log"
+  printf '%s..%s %s %s -> %s\n' "$t0" "$(now)" "$m" "$*" "$out" >> "$OUT/calls.log"
   if [ $rcode = 0 ]; then echo OK; return; fi
   local name
   name=$(printf '%s\n' "$out" | sed -n 's/^Error: GDBus\.Error:\([^:]*\):.*/\1/p' | head -1)
@@ -200,7 +215,7 @@ call () {
 
 # rc_json METHOD [SIGNATURE ARGS...]: busctl's JSON reply (easier to parse than GVariant text)
 rc_json () {
-  "$AU" busctl --user --json=short --timeout=30 call "$RC_NAME" "$RC_PATH" "$RC_IFACE" "$@" 2> "$OUT/busctl.err"
+  cl busctl --user --json=short --timeout=30 call "$RC_NAME" "$RC_PATH" "$RC_IFACE" "$@" 2> "$OUT/busctl.err"
 }
 
 # flatten an aa{sv} JSON reply into "Unit<TAB>Key<TAB>Value" lines; "max" for G_MAXUINT64, sorted
@@ -289,6 +304,8 @@ sec_install () {
 }
 
 sec_apps () {
+  client_up
+  check "client scope for the test's D-Bus calls" yes "$([ -d "$CLIENT_CG" ] && echo yes || echo no)"
   start_scope "$C1" sleep 1000
   start_scope "$C2" sleep 1000
   start_scope "$G" sleep 1000
@@ -319,7 +336,7 @@ sec_activate () {
   check "daemon not running before the first call" inactive "$(usc is-active resource-control.service)"
   local t0 t1 v
   t0=$(now)
-  v=$("$AU" busctl --user --timeout=30 get-property "$RC_NAME" "$RC_PATH" "$RC_IFACE" Version 2>&1)
+  v=$(cl busctl --user --timeout=30 get-property "$RC_NAME" "$RC_PATH" "$RC_IFACE" Version 2>&1)
   t1=$(now)
   check_has "Version property (activates the daemon)" 's "' "$v"
   note "activation + first call: $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s"
@@ -341,7 +358,7 @@ sec_activate () {
   check "daemon binary" /usr/libexec/resource-controld "$(readlink "/proc/$DAEMON_PID/exe" 2>&1)"
   check "daemon runs as the test user" "$U" "$(stat -c %u "/proc/$DAEMON_PID" 2>&1)"
   check "FreezeSupported on cgroup v2" "b true" \
-    "$("$AU" busctl --user get-property "$RC_NAME" "$RC_PATH" "$RC_IFACE" FreezeSupported 2>&1)"
+    "$(cl busctl --user get-property "$RC_NAME" "$RC_PATH" "$RC_IFACE" FreezeSupported 2>&1)"
 }
 
 # one app record against systemctl show and cgroupfs
@@ -433,7 +450,7 @@ MONITOR_PID=
 sec_signals () {
   # a separate client watching the daemon's signals for the rest of the run
   : > "$OUT/monitor.log"; chmod 666 "$OUT/monitor.log"
-  "$AU" stdbuf -oL gdbus monitor --session --dest "$RC_NAME" >> "$OUT/monitor.log" 2>&1 &
+  cl stdbuf -oL gdbus monitor --session --dest "$RC_NAME" >> "$OUT/monitor.log" 2>&1 &
   MONITOR_PID=$!
   wait_for 10 monitor_has "is owned by"
   check "monitor client attached" 0 $?
@@ -449,15 +466,15 @@ sec_signals () {
 
 sec_cli () {
   local out
-  out=$("$AU" resourcectl list 2>&1)
+  out=$(cl resourcectl list 2>&1)
   check "resourcectl list exit status" 0 $?
   printf '%s\n' "$out" | sed 's/^/  | /'
   check_has "resourcectl list shows Calculator" org.gnome.Calculator "$out"
   check_has "resourcectl list shows Krita" org.kde.krita "$out"
   check_has "resourcectl list shows google-chrome" google-chrome "$out"
-  out=$("$AU" resourcectl list --json 2>&1)
+  out=$(cl resourcectl list --json 2>&1)
   check "resourcectl list --json is JSON" 0 "$(printf '%s' "$out" | jq -e . >/dev/null 2>&1; echo $?)"
-  out=$("$AU" resourcectl show org.gnome.Calculator 2>&1)
+  out=$(cl resourcectl show org.gnome.Calculator 2>&1)
   check "resourcectl show exit status" 0 $?
   check_has "resourcectl show AppID: instance 1" 4711 "$out"
   check_has "resourcectl show AppID: instance 2" 4712 "$out"
@@ -532,6 +549,7 @@ sec_fair () {
   start_scope "$D" taskset -c 0 sh -c "$BUSY4"
   wait_for 30 all_active "$P" "$D"
   check "busy apps active" yes "$(all_active "$P" "$D" && echo yes || echo no)"
+  all_active "$P" "$D" || return
   wait_for 10 sh -c "[ \$(wc -l < '$(cg "$D")/cgroup.procs') -ge 5 ]"
   sleep 1
   measure "$(cg "$P")" "$(cg "$D")" 6
@@ -643,7 +661,7 @@ sec_errors () {
   call "SetLimits CPUQuota above 100 x CPUs" InvalidArgument SetLimits "$C1" "{'CPUQuota': <uint32 $((100 * $(nproc) + 1))>}" '@a{sv} {}'
   call "SetLimits unknown option" InvalidArgument SetLimits "$C1" "{'CPUWeight': <uint64 100>}" "{'frobnicate': <true>}"
   local out
-  out=$("$AU" dbus-send --session --print-reply --dest="$RC_NAME" "$RC_PATH" "$RC_IFACE.SetWeight" string:"$C1" string:x 2>&1)
+  out=$(cl dbus-send --session --print-reply --dest="$RC_NAME" "$RC_PATH" "$RC_IFACE.SetWeight" string:"$C1" string:x 2>&1)
   check_has "wrong D-Bus signature rejected by GDBus" org.freedesktop.DBus.Error.InvalidArgs "$out"
   call "SetWeight AppID not running" NoSuchApp SetWeight org.example.NotRunning 100
   call "Freeze unit not running" NoSuchApp Freeze app-gnome-org.example.Gone-1.scope
@@ -745,6 +763,7 @@ sec_io () {
   check_has "io delegated to the user manager" io "$(cat "$UM/cgroup.controllers")"
   local I=app-gnome-org.gnome.Maps-31.scope
   unset "CG[$I]"
+  client_up
   start_scope "$I" sleep 1000
   wait_for 30 all_active "$I"
   local f=$OUT/io.flat
@@ -785,6 +804,8 @@ for s in $SECTIONS; do
   TOOK[$s]=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
 done
 [ -n "$MONITOR_PID" ] && kill "$MONITOR_PID" 2>/dev/null
+echo "== busiest processes at the end:"
+ps -eo pid,user:10,pcpu,etime,args --sort=-pcpu | head -6 | cut -c1-150 | sed 's/^/  | /'
 journalctl --no-pager -o cat _SYSTEMD_USER_UNIT=resource-control.service > "$OUT/daemon.log" 2>&1
 
 echo "== timings (s): $(for s in $SECTIONS; do [ -n "${TOOK[$s]:-}" ] && printf '%s=%s ' "$s" "${TOOK[$s]}"; done)total=$(awk -v a="$T_START" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')"
