@@ -93,6 +93,18 @@ call_systemd_finish (RcSystemd    *self,
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
+/* For methods that return nothing. */
+static gboolean
+call_systemd_finish_empty (RcSystemd    *self,
+                           GAsyncResult *result,
+                           gpointer      source_tag,
+                           GError      **error)
+{
+  g_autoptr(GVariant) reply = call_systemd_finish (self, result, source_tag, error);
+
+  return reply != NULL;
+}
+
 static void
 call_manager (RcSystemd          *self,
               const char         *method,
@@ -122,9 +134,7 @@ rc_systemd_subscribe_finish (RcSystemd    *self,
                              GAsyncResult *result,
                              GError      **error)
 {
-  g_autoptr(GVariant) reply = call_systemd_finish (self, result, rc_systemd_subscribe_async, error);
-
-  return reply != NULL;
+  return call_systemd_finish_empty (self, result, rc_systemd_subscribe_async, error);
 }
 
 void
@@ -279,10 +289,7 @@ rc_systemd_set_unit_properties_finish (RcSystemd    *self,
                                        GAsyncResult *result,
                                        GError      **error)
 {
-  g_autoptr(GVariant) reply = call_systemd_finish (self, result,
-                                                   rc_systemd_set_unit_properties_async, error);
-
-  return reply != NULL;
+  return call_systemd_finish_empty (self, result, rc_systemd_set_unit_properties_async, error);
 }
 
 void
@@ -303,9 +310,7 @@ rc_systemd_freeze_unit_finish (RcSystemd    *self,
                                GAsyncResult *result,
                                GError      **error)
 {
-  g_autoptr(GVariant) reply = call_systemd_finish (self, result, rc_systemd_freeze_unit_async, error);
-
-  return reply != NULL;
+  return call_systemd_finish_empty (self, result, rc_systemd_freeze_unit_async, error);
 }
 
 void
