@@ -19,7 +19,17 @@ typedef struct {
   guint         generation;
   GCancellable *cancellable;
   RcApp        *app;
+  gboolean      queued;       /* waits in the registry's load queue */
+  gboolean      loading;      /* a GetAll is in flight */
+  gboolean      reload;       /* changed again while loading: load once more */
+  gboolean      counted;      /* part of the initial listing's count */
+  guint         retries;
 } Tracked;
+
+/* systemd under load answers slowly; a burst of thousands of GetAll calls
+ * would also hit the bus's limit of pending replies per connection. */
+#define MAX_LOADS_IN_FLIGHT 16
+#define MAX_LOAD_RETRIES 5
 
 struct _RcRegistry {
   GObject       parent_instance;
@@ -29,6 +39,8 @@ struct _RcRegistry {
   GCancellable *cancellable;
   guint         generation;
   guint         pending_loads;
+  GQueue        load_queue;   /* object paths */
+  guint         loads_in_flight;
   gboolean      syncing;
   gboolean      ready;
 };
@@ -98,6 +110,11 @@ static void
 untrack (RcRegistry *self,
          Tracked    *tracked)
 {
+  if (tracked->counted)
+    {
+      tracked->counted = FALSE;
+      load_done (self);
+    }
   drop_app (tracked);
   g_hash_table_remove (self->tracked, tracked->object_path);
 }
@@ -189,8 +206,63 @@ parse_any_name (const char  *id,
 typedef struct {
   RcRegistry *registry;
   char       *object_path;
-  gboolean    counted;      /* part of the initial listing's count */
 } LoadData;
+
+static LoadData *
+load_data_new (RcRegistry *self,
+               const char *object_path)
+{
+  LoadData *data = g_new0 (LoadData, 1);
+
+  data->registry = g_object_ref (self);
+  data->object_path = g_strdup (object_path);
+  return data;
+}
+
+static void
+load_data_free (LoadData *data)
+{
+  g_object_unref (data->registry);
+  g_free (data->object_path);
+  g_free (data);
+}
+
+static void pump_loads (RcRegistry *self);
+
+static gboolean
+retry_load_cb (gpointer user_data)
+{
+  LoadData *data = user_data;
+  Tracked *tracked = NULL;
+
+  if (data->registry->tracked != NULL)
+    tracked = g_hash_table_lookup (data->registry->tracked, data->object_path);
+  if (tracked != NULL)
+    load_unit (tracked);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+load_failed (RcRegistry *self,
+             Tracked    *tracked,
+             GError     *error)
+{
+  /* Gone for good, or tried often enough: forget the unit. */
+  if (g_error_matches (error, RC_ERROR, RC_ERROR_NO_SUCH_APP) ||
+      tracked->retries >= MAX_LOAD_RETRIES)
+    {
+      g_debug ("Unit %s is gone: %s", tracked->id, error->message);
+      untrack (self, tracked);
+      return;
+    }
+  /* A slow or busy systemd: try again, later each time. */
+  tracked->retries++;
+  g_debug ("Could not read unit %s (%s); retry %u", tracked->id, error->message,
+           tracked->retries);
+  g_timeout_add_seconds_full (G_PRIORITY_DEFAULT, tracked->retries, retry_load_cb,
+                              load_data_new (self, tracked->object_path),
+                              (GDestroyNotify) load_data_free);
+}
 
 static void
 load_unit_cb (GObject      *source,
@@ -204,46 +276,82 @@ load_unit_cb (GObject      *source,
   Tracked *tracked = NULL;
 
   props = rc_systemd_get_unit_properties_finish (RC_SYSTEMD (source), result, &error);
+  self->loads_in_flight--;
 
   /* Looked up by path: the Tracked that asked may be gone by now. */
   if (self->tracked != NULL && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     tracked = g_hash_table_lookup (self->tracked, data->object_path);
-  if (tracked != NULL && props != NULL)
-    apply_properties (tracked, props);
-  else if (tracked != NULL)
+  if (tracked != NULL)
     {
-      g_debug ("Unit %s is gone: %s", tracked->id, error->message);
-      untrack (self, tracked);
+      tracked->loading = FALSE;
+      if (props != NULL)
+        {
+          tracked->retries = 0;
+          apply_properties (tracked, props);
+        }
+      else
+        load_failed (self, tracked, error);
     }
-  if (data->counted)
-    load_done (self);
-
-  g_object_unref (data->registry);
-  g_free (data->object_path);
-  g_free (data);
+  /* apply_properties and load_failed may have untracked it. */
+  if (tracked != NULL && g_hash_table_lookup (self->tracked, data->object_path) == tracked)
+    {
+      if (tracked->reload)
+        {
+          tracked->reload = FALSE;
+          load_unit (tracked);
+        }
+      else if (tracked->counted && props != NULL)
+        {
+          tracked->counted = FALSE;
+          load_done (self);
+        }
+    }
+  if (self->tracked != NULL)
+    pump_loads (self);
+  load_data_free (data);
 }
 
+static void
+pump_loads (RcRegistry *self)
+{
+  while (self->loads_in_flight < MAX_LOADS_IN_FLIGHT && !g_queue_is_empty (&self->load_queue))
+    {
+      g_autofree char *path = g_queue_pop_head (&self->load_queue);
+      Tracked *tracked = g_hash_table_lookup (self->tracked, path);
+
+      if (tracked == NULL)
+        continue;
+      tracked->queued = FALSE;
+      tracked->loading = TRUE;
+      self->loads_in_flight++;
+      rc_systemd_get_unit_properties_async (self->systemd, tracked->object_path,
+                                            tracked->kind == RC_UNIT_KIND_SCOPE
+                                            ? SYSTEMD_SCOPE_INTERFACE : SYSTEMD_SERVICE_INTERFACE,
+                                            tracked->cancellable, load_unit_cb,
+                                            load_data_new (self, tracked->object_path));
+    }
+}
+
+/* Reads the unit's properties anew. A change while a read is in flight
+ * makes one more read after it, so the last state always wins. */
 static void
 load_unit (Tracked *tracked)
 {
   RcRegistry *self = tracked->registry;
-  LoadData *data = g_new0 (LoadData, 1);
 
-  /* A newer load supersedes an older one still in flight. */
-  if (tracked->cancellable != NULL)
-    g_cancellable_cancel (tracked->cancellable);
-  g_clear_object (&tracked->cancellable);
-  tracked->cancellable = g_cancellable_new ();
-
-  data->registry = g_object_ref (self);
-  data->object_path = g_strdup (tracked->object_path);
-  data->counted = self->syncing;
-  if (data->counted)
-    self->pending_loads++;
-  rc_systemd_get_unit_properties_async (self->systemd, tracked->object_path,
-                                        tracked->kind == RC_UNIT_KIND_SCOPE
-                                        ? SYSTEMD_SCOPE_INTERFACE : SYSTEMD_SERVICE_INTERFACE,
-                                        tracked->cancellable, load_unit_cb, data);
+  if (self->syncing && !tracked->counted)
+    {
+      tracked->counted = TRUE;
+      self->pending_loads++;
+    }
+  if (tracked->loading)
+    tracked->reload = TRUE;
+  else if (!tracked->queued)
+    {
+      tracked->queued = TRUE;
+      g_queue_push_tail (&self->load_queue, g_strdup (tracked->object_path));
+      pump_loads (self);
+    }
 }
 
 static void
@@ -292,6 +400,7 @@ track_parsed (RcRegistry       *self,
   tracked->launcher = g_strdup (parsed->launcher);
   tracked->kind = parsed->kind;
   tracked->generation = self->generation;
+  tracked->cancellable = g_cancellable_new ();
   g_hash_table_insert (self->tracked, tracked->object_path, tracked);
   /* Watch before loading so no state change falls between the two. */
   tracked->watch_id = rc_systemd_watch_unit (self->systemd, object_path, unit_changed_cb, self);
@@ -566,13 +675,22 @@ find_apps (RcRegistry *self,
            gboolean    by_unit)
 {
   GPtrArray *found = g_ptr_array_new_with_free_func ((GDestroyNotify) rc_app_unref);
-  g_autoptr(GPtrArray) all = rc_registry_get_apps (self);
+  g_autoptr(GPtrArray) all = NULL;
+  RcApp *match;
 
+  if (by_unit)
+    {
+      match = g_hash_table_lookup (self->apps, app);
+      if (match != NULL)
+        g_ptr_array_add (found, rc_app_ref (match));
+      return found;
+    }
+  all = rc_registry_get_apps (self);
   for (guint i = 0; i < all->len; i++)
     {
       RcApp *candidate = g_ptr_array_index (all, i);
 
-      if (g_str_equal (by_unit ? candidate->unit : candidate->app_id, app))
+      if (g_str_equal (candidate->app_id, app))
         g_ptr_array_add (found, rc_app_ref (candidate));
     }
   return found;
@@ -682,6 +800,7 @@ rc_registry_dispose (GObject *object)
   RcRegistry *self = RC_REGISTRY (object);
 
   g_cancellable_cancel (self->cancellable);
+  g_queue_clear_full (&self->load_queue, g_free);
   g_clear_pointer (&self->apps, g_hash_table_unref);
   g_clear_pointer (&self->tracked, g_hash_table_unref);
   g_clear_object (&self->systemd);

@@ -38,7 +38,8 @@ translate_error (GError *error)
 
   g_dbus_error_strip_remote_error (error);
   if (g_strcmp0 (remote, "org.freedesktop.systemd1.NoSuchUnit") == 0 ||
-      g_strcmp0 (remote, "org.freedesktop.systemd1.LoadFailed") == 0)
+      g_strcmp0 (remote, "org.freedesktop.systemd1.LoadFailed") == 0 ||
+      g_strcmp0 (remote, "org.freedesktop.DBus.Error.UnknownObject") == 0)
     translated = g_error_new (RC_ERROR, RC_ERROR_NO_SUCH_APP, "%s", error->message);
   else
     translated = g_error_new (RC_ERROR, RC_ERROR_FAILED, "systemd: %s", error->message);
