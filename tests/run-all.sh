@@ -55,6 +55,10 @@ stage "ASan+UBSan build" setup build-sanitizers -Db_sanitize=address,undefined -
   -Dbuildtype=debug
 stage "ASan+UBSan: unit + host integration tests" \
   mtest build-sanitizers testlog --setup=sanitizers --suite unit --suite integration
+stage "load test (50 clients, mock systemd, real polkitd)" \
+  env RC_DAEMON="$src/build/src/resource-controld" /usr/bin/python3 -B bench/load-test.py --quick
+stage "benchmark smoke (mock systemd; figures only, no timing goals)" \
+  bash bench/run.sh --quick --host-only --build-dir build
 stage "fuzzing (libFuzzer, ASan+UBSan)" bash tests/fuzz/run-fuzzers.sh
 stage "static analysis (cppcheck, scan-build)" bash tests/static-analysis.sh
 if [ "${RC_SKIP_VM:-0}" = 1 ] && [ "${CI:-}" != true ]; then

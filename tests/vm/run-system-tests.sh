@@ -20,6 +20,8 @@
 #   --delegate LIST   controllers user@.service delegates in the VM (default: Debian's stock cpu memory pids,
 #                     which the NotSupported checks rely on; the io section adds io itself later on)
 #   --console         stream the guest's serial console to stderr
+#   --payload SCRIPT  run SCRIPT --stage DIR in the guest instead of system-test.sh (tests/demo.sh uses
+#                     tests/vm/demo-guest.sh)
 #   -- ARGS           passed to system-test.sh (--only "SECTIONS", --skip "SECTIONS")
 # environment: RC_VMDIR (default /var/tmp/resource-control-vm): kernel, initramfs, build, staging and run
 # folders. Nothing is written to the source tree; the host's / is seen read-only by the guest, so nothing
@@ -34,11 +36,13 @@ export RC_VMDIR=${RC_VMDIR:-/var/tmp/resource-control-vm}
 BUILD=
 VMARGS=()
 TIMEOUT=800
+PAYLOAD=
 while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir) BUILD=$2; shift ;;
     --keep) VMARGS+=(--keep) ;;
     --console) VMARGS+=(--console) ;;
+    --payload) PAYLOAD=$2; shift ;;
     --timeout) TIMEOUT=$2; shift ;;
     --delegate) VMARGS+=(--delegate "$2"); shift ;;
     --) shift; break ;;
@@ -85,7 +89,7 @@ T1=$(date +%s)
 echo "run-system-tests: setup + build + staged install: $((T1 - T0)) s"
 
 set +e
-bash "$HERE/run-in-vm.sh" --timeout "$TIMEOUT" "${VMARGS[@]}" "$HERE/system-test.sh" --stage "$STAGE" "$@"
+bash "$HERE/run-in-vm.sh" --timeout "$TIMEOUT" "${VMARGS[@]}" "${PAYLOAD:-$HERE/system-test.sh}" --stage "$STAGE" "$@"
 RC=$?
 echo "run-system-tests: VM run $(( $(date +%s) - T1 )) s, exit status $RC"
 exit $RC
