@@ -185,6 +185,31 @@ rc_cgroup_has_controller (const char *control_group,
   return g_strv_contains ((const char * const *) names, controller);
 }
 
+/* A controller the user's manager may enable for its units: listed at the
+ * root of its delegated subtree (…/user@UID.service). An app's own
+ * cgroup.controllers lists only what its parent slice enabled so far, and
+ * systemd enables io there only once some unit asks for an IOWeight. */
+gboolean
+rc_cgroup_is_delegated (const char *control_group,
+                        const char *controller)
+{
+  g_auto(GStrv) parts = NULL;
+  g_autoptr(GString) path = g_string_new ("");
+
+  if (control_group == NULL)
+    return FALSE;
+  parts = g_strsplit (control_group, "/", -1);
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      if (*parts[i] == '\0')
+        continue;
+      g_string_append_printf (path, "/%s", parts[i]);
+      if (g_str_has_prefix (parts[i], "user@") && g_str_has_suffix (parts[i], ".service"))
+        return rc_cgroup_has_controller (path->str, controller);
+    }
+  return rc_cgroup_has_controller (control_group, controller);
+}
+
 gboolean
 rc_cgroup_freeze_supported (void)
 {

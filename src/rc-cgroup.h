@@ -32,6 +32,8 @@ void        rc_cgroup_read_stats (const char    *control_group,
 GArray     *rc_cgroup_read_pids (const char *control_group);
 gboolean    rc_cgroup_has_controller (const char *control_group,
                                       const char *controller);
+gboolean    rc_cgroup_is_delegated (const char *control_group,
+                                    const char *controller);
 gboolean    rc_cgroup_freeze_supported (void);
 char       *rc_cgroup_of_pid (guint32 pid);
 gboolean    rc_cgroup_path_contains (const char *parent,

@@ -282,7 +282,7 @@ rc_limits_check_app (const RcLimits *limits,
   guint64 current;
 
   if (rc_limits_has (limits, RC_LIMIT_IO_WEIGHT) &&
-      !rc_cgroup_has_controller (control_group, "io"))
+      !rc_cgroup_is_delegated (control_group, "io"))
     {
       g_set_error (error, RC_ERROR, RC_ERROR_NOT_SUPPORTED,
                    "IOWeight is not supported for %s: the io controller is not delegated to "

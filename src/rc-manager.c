@@ -211,7 +211,7 @@ request_limits_for_app (Request  *request,
   *out_limits = request->limits;
   /* Resetting must not fail where io is not delegated: there is nothing
    * to reset. */
-  if (request->kind == OP_RESET && !rc_cgroup_has_controller (app->control_group, "io"))
+  if (request->kind == OP_RESET && !rc_cgroup_is_delegated (app->control_group, "io"))
     out_limits->set &= ~(1u << RC_LIMIT_IO_WEIGHT);
 }
 

@@ -559,15 +559,6 @@ class WritesTest(Base):
         self.rc_call('Thaw', (APP_ID,), '(s)')
         self.assertEqual({r['FreezerState'] for r in self.get_app(APP_ID)}, {'running'})
 
-    def test_io_weight_needs_io_controller(self):
-        unit = 'app-gnome-org.example.NoIO-1.scope'
-        self.add_app(unit)  # stock Debian delegation: cpu memory pids
-        self.clear_systemd_calls()
-        msg = self.assert_rc_error('NotSupported', 'SetLimits',
-                                   (unit, {'IOWeight': t(200)}, {}), '(sa{sv}a{sv})')
-        self.assertIn('io', msg)
-        self.assert_no_writes_to_systemd()
-
     def test_would_kill(self):
         self.mock('SetMemoryCurrent', (APP, 200 * MIB), '(st)')
         # (method, args, expected error or None); memory is compared in whole pages
@@ -695,6 +686,19 @@ class WritesTest(Base):
         self.wait_pending(pending)
         self.assertIsNone(pending.error)
         self.assertEqual(self.cgroup_file(APP, 'cpu.weight'), '300')
+
+
+class StockDelegationTest(Base):
+    '''A user manager with Debian 12's stock delegation: cpu memory pids, no io.'''
+
+    def test_io_weight_needs_io_controller(self):
+        unit = 'app-gnome-org.example.NoIO-1.scope'
+        self.add_app(unit)
+        self.clear_systemd_calls()
+        msg = self.assert_rc_error('NotSupported', 'SetLimits',
+                                   (unit, {'IOWeight': t(200)}, {}), '(sa{sv}a{sv})')
+        self.assertIn('io', msg)
+        self.assert_no_writes_to_systemd()
 
 
 #

@@ -177,8 +177,11 @@ def _make_root(mock):
         return
     _write(os.path.join(root, 'cgroup.controllers'), 'cpuset cpu io memory hugetlb pids rdma misc\n')
     _write(os.path.join(root, 'cgroup.subtree_control'), 'cpuset cpu io memory pids\n')
-    for d in ('user.slice', f'user.slice/user-{mock.uid}.slice', mock.manager_cgroup.lstrip('/')):
+    for d in ('user.slice', f'user.slice/user-{mock.uid}.slice'):
         _make_group_dir(os.path.join(root, d), ['cpu', 'io', 'memory', 'pids'])
+    # Debian 12's stock user@.service delegates cpu, memory and pids; a unit
+    # added with io in its controllers stands for a host that delegates io too.
+    _make_group_dir(os.path.join(root, mock.manager_cgroup.lstrip('/')), ['cpu', 'memory', 'pids'])
 
 
 def _make_group_dir(path, controllers):
@@ -209,6 +212,9 @@ def _make_unit_dir(mock, unit, memory_current):
         unit.cgroup_dir = unified
         return
 
+    if 'io' in unit.controllers:
+        _write(os.path.join(mock.cgroup_root, mock.manager_cgroup.lstrip('/'), 'cgroup.controllers'),
+               'cpu io memory pids\n')
     parent = os.path.dirname(unit.cgroup)
     if parent.startswith(mock.manager_cgroup):
         # the slices between the user manager and the unit
