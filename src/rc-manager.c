@@ -287,7 +287,10 @@ apply_cb (GObject      *source,
       return;
     }
 
-  if (request->kind == OP_LIMITS || request->kind == OP_RESET)
+  if (request->kind == OP_FREEZE || request->kind == OP_THAW)
+    rc_registry_set_freezer_state (self->registry, app,
+                                   request->kind == OP_FREEZE ? "frozen" : "running");
+  else
     {
       RcLimits limits;
 

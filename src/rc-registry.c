@@ -373,16 +373,22 @@ unit_changed_cb (const char *object_path,
       return;
     }
 
-  if (tracked->app != NULL && g_variant_lookup (changed, "FreezerState", "&s", &freezer_state) &&
-      g_strcmp0 (freezer_state, tracked->app->freezer_state) != 0)
-    {
-      g_auto(GVariantDict) dict = G_VARIANT_DICT_INIT (NULL);
+  if (tracked->app != NULL && g_variant_lookup (changed, "FreezerState", "&s", &freezer_state))
+    rc_registry_set_freezer_state (self, tracked->app, freezer_state);
+}
 
-      set_field (&tracked->app->freezer_state, freezer_state);
-      g_variant_dict_insert (&dict, "FreezerState", "s", freezer_state);
-      g_signal_emit (self, signals[SIGNAL_APP_CHANGED], 0, tracked->app,
-                     g_variant_dict_end (&dict));
-    }
+void
+rc_registry_set_freezer_state (RcRegistry *self,
+                               RcApp      *app,
+                               const char *freezer_state)
+{
+  g_auto(GVariantDict) dict = G_VARIANT_DICT_INIT (NULL);
+
+  if (g_strcmp0 (freezer_state, app->freezer_state) == 0)
+    return;
+  set_field (&app->freezer_state, freezer_state);
+  g_variant_dict_insert (&dict, "FreezerState", "s", freezer_state);
+  g_signal_emit (self, signals[SIGNAL_APP_CHANGED], 0, app, g_variant_dict_end (&dict));
 }
 
 static void

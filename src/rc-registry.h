@@ -42,6 +42,12 @@ GPtrArray  *rc_registry_resolve_finish (RcRegistry   *self,
                                         GAsyncResult *result,
                                         GError      **error);
 
+/* systemd answered FreezeUnit/ThawUnit: the state is reached, whether or
+ * not its PropertiesChanged has arrived yet. Emits "app-changed". */
+void        rc_registry_set_freezer_state (RcRegistry *self,
+                                           RcApp      *app,
+                                           const char *freezer_state);
+
 /* Syntax only: is @app a unit name or an AppID a caller may pass? */
 gboolean    rc_registry_check_app_argument (const char *app,
                                             GError    **error);
