@@ -796,7 +796,7 @@ for s in $SECTIONS; do
     *" $s "*) ;;
     *)
       if [ -n "$ONLY" ] && [[ " $ONLY " != *" $s "* ]]; then continue; fi
-      if [[ " $SKIP " == *" $s "* ]]; then continue; fi
+      if [[ " $SKIP " == *" $s "* ]]; then echo "== $s: not run (--skip $SKIP)"; continue; fi
       ;;
   esac
   t0=$(now)
