@@ -494,7 +494,10 @@ unit_new_cb (RcSystemd  *systemd,
              const char *object_path,
              RcRegistry *self)
 {
-  track (self, id, object_path, TRUE);
+  /* No alias probe here: reading a unit object makes systemd load the
+   * unit, which sends UnitNew again, so probing every new non-app unit
+   * could keep systemd loading and collecting units for us. */
+  track (self, id, object_path, FALSE);
 }
 
 static void

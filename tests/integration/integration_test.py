@@ -325,11 +325,6 @@ class ListAppsTest(Base):
         self.assertEqual(rec['Name'], 'org.example.NoDesktop')
         self.assertEqual(rec['DesktopFile'], '')
 
-    def test_aliases_are_checked(self):
-        self.add_app('custom-tool.service', wait=False, aliases=['app-org.example.Aliased@1.service'])
-        self.wait_signal('AppAdded', predicate=lambda a: a[1].get('AppId') == 'org.example.Aliased')
-        self.assertEqual(len(self.get_app('org.example.Aliased')), 1)
-
     def test_aliases_are_checked_at_startup(self):
         self.stop_daemon()
         self.add_app('custom-tool.service', wait=False, announce=False,
