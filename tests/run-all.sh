@@ -58,7 +58,7 @@ stage "ASan+UBSan: unit + host integration tests" \
 stage "load test (50 clients, mock systemd, real polkitd)" \
   env RC_DAEMON="$src/build/src/resource-controld" /usr/bin/python3 -B bench/load-test.py --quick
 stage "benchmark smoke (mock systemd; figures only, no timing goals)" \
-  bash bench/run.sh --quick --host-only --build-dir build
+  bash bench/run.sh --quick --host-only --build-dir "$src/build"
 stage "fuzzing (libFuzzer, ASan+UBSan)" bash tests/fuzz/run-fuzzers.sh
 stage "static analysis (cppcheck, scan-build)" bash tests/static-analysis.sh
 if [ "${RC_SKIP_VM:-0}" = 1 ] || { [ "${CI:-}" = true ] && [ "${RC_VM:-0}" != 1 ]; }; then

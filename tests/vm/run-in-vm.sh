@@ -143,10 +143,10 @@ export VM_TEST_UID VM_TEST_USER VM_TEST_HOME VM_OUT=$O
 if [ "$USERMODE" = 1 ]; then
   $S/as-user systemd-run --user --quiet --wait --pipe --collect -u vmtest-payload.service \
      -E VM_OUT=$O -E VM_TEST_USER -E VM_TEST_UID -E HOME=$VM_TEST_HOME -p WorkingDirectory=$VM_TEST_HOME \
-     timeout -k 5 $PAYLOAD_TIMEOUT /bin/bash $S/payload "${ARGS[@]}" < /dev/null > $O/output.log 2>&1
+     timeout -k 30 $PAYLOAD_TIMEOUT /bin/bash $S/payload "${ARGS[@]}" < /dev/null > $O/output.log 2>&1
   rc=$?
 else
-  (cd / && timeout -k 5 $PAYLOAD_TIMEOUT /bin/bash $S/payload "${ARGS[@]}") < /dev/null > $O/output.log 2>&1
+  (cd / && timeout -k 30 $PAYLOAD_TIMEOUT /bin/bash $S/payload "${ARGS[@]}") < /dev/null > $O/output.log 2>&1
   rc=$?
 fi
 echo "payload rc=$rc at uptime $(cut -d' ' -f1 /proc/uptime)"

@@ -489,6 +489,38 @@ sec_cli () {
 }
 
 SESSION_OK=0
+# An active local session on tty1 for the test user, as after a console or display-manager login: the
+# shipped policy (allow_active=yes) then lets the user change limits. polkit gives a process outside any
+# session (our callers, apps in app.slice) the user's display session (sd_uid_get_display). Set up by
+# sec_polkit_default after its no-session checks, or by the first write section when that is skipped.
+login_session () {
+  [ "$SESSION_OK" = 0 ] || return 0
+  SESSION_OK=1
+  cat > /etc/pam.d/rc-systemtest <<'EOF'
+account required pam_permit.so
+session required pam_loginuid.so
+session required pam_systemd.so
+EOF
+  systemd-run --quiet --unit=rc-systemtest-login -p PAMName=rc-systemtest -p User="$TUSER" -p TTYPath=/dev/tty1 \
+    -p StandardInput=tty-force -p StandardOutput=journal sleep infinity
+  local sid=
+  wait_for 15 sh -c "[ -n \"\$(loginctl show-user $TUSER -P Display 2>/dev/null)\" ]"
+  sid=$(loginctl show-user "$TUSER" -P Display 2>/dev/null)
+  check "active local session for the test user" "Active=yes Seat=seat0 Type=tty" \
+    "$(loginctl show-session "$sid" -p Active -p Type -p Seat 2>&1 | sort | paste -sd' ')"
+  if ! polkit_wait set-weight 0; then
+    # stand-in so the write-path sections can run; the check above already failed
+    note "no active session: a rules file grants all actions to the test user instead"
+    cat > /etc/polkit-1/rules.d/20-rc-systemtest-standin.rules <<EOF
+polkit.addRule(function(action, subject) {
+    if (action.id.indexOf("org.example.ResourceControl.") == 0 && subject.user == "$TUSER")
+        return polkit.Result.YES;
+});
+EOF
+    polkit_wait set-weight 0
+  fi
+}
+
 sec_polkit_default () {
   # no login session yet: the test user is "any" to polkit, and the shipped policy wants auth_self_keep
   # for changes; with no agent that is a refusal. Thaw is allowed to everyone.
@@ -508,33 +540,7 @@ sec_polkit_default () {
   verify "rule NO, knob unchanged" "$C1"
   polkit_rule none
 
-  # an active local session on tty1, as after a console or display-manager login. polkit gives a process
-  # outside any session (our callers, apps in app.slice) the user's display session (sd_uid_get_display).
-  cat > /etc/pam.d/rc-systemtest <<'EOF'
-account required pam_permit.so
-session required pam_loginuid.so
-session required pam_systemd.so
-EOF
-  systemd-run --quiet --unit=rc-systemtest-login -p PAMName=rc-systemtest -p User="$TUSER" -p TTYPath=/dev/tty1 \
-    -p StandardInput=tty-force -p StandardOutput=journal sleep infinity
-  local sid=
-  wait_for 15 sh -c "[ -n \"\$(loginctl show-user $TUSER -P Display 2>/dev/null)\" ]"
-  sid=$(loginctl show-user "$TUSER" -P Display 2>/dev/null)
-  check "active local session for the test user" "Active=yes Seat=seat0 Type=tty" \
-    "$(loginctl show-session "$sid" -p Active -p Type -p Seat 2>&1 | sort | paste -sd' ')"
-  if polkit_wait set-weight 0; then
-    SESSION_OK=1
-  else
-    # stand-in so the write-path sections can run; the check above already failed
-    note "no active session: a rules file grants all actions to the test user instead"
-    cat > /etc/polkit-1/rules.d/20-rc-systemtest-standin.rules <<EOF
-polkit.addRule(function(action, subject) {
-    if (action.id.indexOf("org.example.ResourceControl.") == 0 && subject.user == "$TUSER")
-        return polkit.Result.YES;
-});
-EOF
-    polkit_wait set-weight 0
-  fi
+  login_session
   call "active session: SetWeight allowed by the default policy" OK SetWeight "$C1" "uint64 150"
   call "active session: Freeze allowed by the default policy" OK Freeze "$C1"
   call "active session: Thaw" OK Thaw "$C1"
@@ -567,6 +573,7 @@ sec_fair () {
 }
 
 sec_weight () {
+  login_session
   call "SetWeight busy app 300" OK SetWeight "$P" "uint64 300"
   check "cpu.weight of the busy app" 300 "$(cat "$(cg "$P")/cpu.weight")"
   check "cpu.weight of the other busy app" 100 "$(cat "$(cg "$D")/cpu.weight")"
@@ -580,6 +587,7 @@ sec_weight () {
 }
 
 sec_freeze_effect () {
+  login_session
   call "Freeze busy app" OK Freeze "$P"
   check "busy app cgroup.events frozen" 1 "$(frozen_of "$P")"
   check "busy app FreezerState" frozen "$(usc show -P FreezerState -- "$P")"
@@ -600,6 +608,7 @@ sec_freeze_effect () {
 }
 
 sec_knobs () {
+  login_session
   # Each method changes the right kernel file of the right app and nothing else: all four apps' knob
   # files are compared after every call (by unit and by AppID; scope and service; G is never named).
   local A=("${KNOB_APPS[@]}")
@@ -656,6 +665,7 @@ sec_knobs () {
 }
 
 sec_errors () {
+  login_session
   call "SetWeight 0" InvalidArgument SetWeight "$C1" "uint64 0"
   call "SetWeight 10001" InvalidArgument SetWeight "$C1" "uint64 10001"
   call "SetWeight invalid app name" InvalidArgument SetWeight 'bad name!' "uint64 100"
@@ -702,6 +712,7 @@ for i in range(64):
 time.sleep(1000)
 '
 sec_oom () {
+  login_session
   local go=/run/user/$U/rc-systemtest-hog-go
   rm -f "$go"
   start_scope "$H1" /usr/bin/python3 -c "$HOG_PY" "$go"
@@ -733,6 +744,7 @@ sec_oom () {
 }
 
 sec_polkit_down () {
+  login_session
   # polkitd absent: masked (else the daemon's call would D-Bus activate it again), then stopped
   systemctl mask --runtime --quiet polkit.service
   systemctl stop polkit.service
@@ -789,8 +801,25 @@ SECTIONS="install apps activate list getapp signals cli polkit_default fair weig
 ALWAYS="install apps activate"
 NO_DAEMON="install apps activate fair"
 echo "== system test: kernel $(uname -r), systemd $(systemctl --version | head -1 | cut -d' ' -f2), user $TUSER ($U), $(nproc) CPUs"
+finish () {
+  [ -n "$MONITOR_PID" ] && kill "$MONITOR_PID" 2>/dev/null
+  echo "== busiest processes at the end:"
+  ps -eo pid,user:10,pcpu,etime,args --sort=-pcpu | head -6 | cut -c1-150 | sed 's/^/  | /'
+  journalctl --no-pager -o cat _SYSTEMD_USER_UNIT=resource-control.service > "$OUT/daemon.log" 2>&1
+  echo "== timings (s): $(for s in $SECTIONS; do [ -n "${TOOK[$s]:-}" ] && printf '%s=%s ' "$s" "${TOOK[$s]}"; done)total=$(awk -v a="$T_START" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')"
+  if [ "$FAILED" -gt 0 ]; then
+    echo "== failed checks:"
+    printf '  %s\n' "${FAILS[@]}"
+    echo "== daemon log (tail):"
+    tail -40 "$OUT/daemon.log" | sed 's/^/  | /'
+  fi
+  echo "$PASSED passed, $FAILED failed"
+}
+
 declare -A TOOK
 T_START=$(now)
+CURRENT=
+trap 'echo "== TERMINATED (time limit) in section $CURRENT"; check "finished within the time limit" yes "no (in $CURRENT)"; finish; exit 124' TERM
 for s in $SECTIONS; do
   case " $ALWAYS " in
     *" $s "*) ;;
@@ -800,6 +829,7 @@ for s in $SECTIONS; do
       ;;
   esac
   t0=$(now)
+  CURRENT=$s
   echo "== $s (t=$t0)"
   if [ "$DAEMON_UP" = 0 ] && [[ " $NO_DAEMON " != *" $s "* ]]; then
     check "section $s: the daemon is reachable" yes no
@@ -808,17 +838,5 @@ for s in $SECTIONS; do
   "sec_$s"
   TOOK[$s]=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
 done
-[ -n "$MONITOR_PID" ] && kill "$MONITOR_PID" 2>/dev/null
-echo "== busiest processes at the end:"
-ps -eo pid,user:10,pcpu,etime,args --sort=-pcpu | head -6 | cut -c1-150 | sed 's/^/  | /'
-journalctl --no-pager -o cat _SYSTEMD_USER_UNIT=resource-control.service > "$OUT/daemon.log" 2>&1
-
-echo "== timings (s): $(for s in $SECTIONS; do [ -n "${TOOK[$s]:-}" ] && printf '%s=%s ' "$s" "${TOOK[$s]}"; done)total=$(awk -v a="$T_START" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')"
-if [ "$FAILED" -gt 0 ]; then
-  echo "== failed checks:"
-  printf '  %s\n' "${FAILS[@]}"
-  echo "== daemon log (tail):"
-  tail -40 "$OUT/daemon.log" | sed 's/^/  | /'
-fi
-echo "$PASSED passed, $FAILED failed"
+finish
 [ "$FAILED" = 0 ]
