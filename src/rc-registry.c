@@ -7,7 +7,14 @@
 #include <string.h>
 
 /* One unit that may be an app: every loaded unit whose name parses as one.
- * It becomes an RcApp while its ActiveState is active or reloading. */
+ * It becomes an RcApp while its ActiveState is active or reloading.
+ *
+ * A unit is read (GetAll) only while systemd says it is active or
+ * activating. Reading the object of a unit systemd has collected makes it
+ * load the unit again and send UnitNew; if UnitNew led to a read, the two
+ * would keep the user manager busy loading and collecting it for ever.
+ * So UnitNew only starts tracking, and the unit's own PropertiesChanged
+ * (which systemd sends right after UnitNew) says when it is worth a read. */
 typedef struct {
   RcRegistry   *registry;
   char         *id;
@@ -15,8 +22,8 @@ typedef struct {
   char         *app_id;
   char         *launcher;
   RcUnitKind    kind;
-  guint         watch_id;
   guint         generation;
+  gboolean      live;         /* active or activating, last we heard */
   GCancellable *cancellable;
   RcApp        *app;
   gboolean      queued;       /* waits in the registry's load queue */
@@ -97,7 +104,6 @@ tracked_free (Tracked *tracked)
   if (tracked->cancellable != NULL)
     g_cancellable_cancel (tracked->cancellable);
   g_clear_object (&tracked->cancellable);
-  rc_systemd_unwatch_unit (tracked->registry->systemd, tracked->watch_id);
   g_clear_pointer (&tracked->app, rc_app_unref);
   g_free (tracked->id);
   g_free (tracked->object_path);
@@ -123,6 +129,13 @@ static gboolean
 is_active_state (const char *state)
 {
   return g_strcmp0 (state, "active") == 0 || g_strcmp0 (state, "reloading") == 0;
+}
+
+/* A unit in these states exists for sure: reading it loads nothing. */
+static gboolean
+is_live_state (const char *state)
+{
+  return is_active_state (state) || g_strcmp0 (state, "activating") == 0;
 }
 
 static const char *
@@ -155,6 +168,7 @@ apply_properties (Tracked  *tracked,
 
   if (!is_active_state (active_state))
     {
+      tracked->live = is_live_state (active_state);
       drop_app (tracked);
       return;
     }
@@ -203,9 +217,12 @@ parse_any_name (const char  *id,
   return parsed;
 }
 
+/* One read of a unit object in flight: a load of a tracked unit, or (with
+ * an id) an alias probe of a unit not yet tracked. */
 typedef struct {
   RcRegistry *registry;
   char       *object_path;
+  char       *id;
 } LoadData;
 
 static LoadData *
@@ -224,6 +241,7 @@ load_data_free (LoadData *data)
 {
   g_object_unref (data->registry);
   g_free (data->object_path);
+  g_free (data->id);
   g_free (data);
 }
 
@@ -319,7 +337,7 @@ pump_loads (RcRegistry *self)
       g_autofree char *path = g_queue_pop_head (&self->load_queue);
       Tracked *tracked = g_hash_table_lookup (self->tracked, path);
 
-      if (tracked == NULL)
+      if (tracked == NULL || !tracked->queued)
         continue;
       tracked->queued = FALSE;
       tracked->loading = TRUE;
@@ -339,6 +357,8 @@ load_unit (Tracked *tracked)
 {
   RcRegistry *self = tracked->registry;
 
+  if (!tracked->live)
+    return;
   if (self->syncing && !tracked->counted)
     {
       tracked->counted = TRUE;
@@ -355,26 +375,44 @@ load_unit (Tracked *tracked)
 }
 
 static void
-unit_changed_cb (const char *object_path,
-                 GVariant   *changed,
-                 gpointer    user_data)
+set_live (Tracked  *tracked,
+          gboolean  live)
 {
-  RcRegistry *self = user_data;
-  Tracked *tracked = g_hash_table_lookup (self->tracked, object_path);
-  const char *freezer_state;
-
-  if (tracked == NULL)
-    return;
-
-  if (g_variant_lookup (changed, "ActiveState", "&s", NULL))
+  tracked->live = live;
+  if (live)
     {
       /* Slice and ControlGroup are set as the unit starts: read them anew. */
       load_unit (tracked);
       return;
     }
+  /* Stopping or gone: no read, it could come after systemd collected the unit. */
+  tracked->queued = FALSE;
+  tracked->reload = FALSE;
+  drop_app (tracked);
+}
 
-  if (tracked->app != NULL && g_variant_lookup (changed, "FreezerState", "&s", &freezer_state))
-    rc_registry_set_freezer_state (self, tracked->app, freezer_state);
+static void
+unit_changed_cb (RcSystemd  *systemd,
+                 const char *object_path,
+                 GVariant   *changed,
+                 RcRegistry *self)
+{
+  Tracked *tracked = g_hash_table_lookup (self->tracked, object_path);
+  const char *state;
+
+  if (tracked == NULL)
+    return;
+
+  if (tracked->app != NULL && g_variant_lookup (changed, "FreezerState", "&s", &state))
+    rc_registry_set_freezer_state (self, tracked->app, state);
+
+  /* systemd sends ActiveState with every change of the unit. */
+  if (!g_variant_lookup (changed, "ActiveState", "&s", &state))
+    return;
+  if (tracked->app != NULL && is_active_state (state))
+    set_field (&tracked->app->active_state, state);    /* still an app: nothing to read */
+  else
+    set_live (tracked, is_live_state (state));
 }
 
 void
@@ -395,7 +433,8 @@ static void
 track_parsed (RcRegistry       *self,
               const char       *id,
               const char       *object_path,
-              const RcUnitName *parsed)
+              const RcUnitName *parsed,
+              gboolean          live)
 {
   Tracked *tracked = g_new0 (Tracked, 1);
 
@@ -407,24 +446,17 @@ track_parsed (RcRegistry       *self,
   tracked->kind = parsed->kind;
   tracked->generation = self->generation;
   tracked->cancellable = g_cancellable_new ();
+  tracked->live = live;
   g_hash_table_insert (self->tracked, tracked->object_path, tracked);
-  /* Watch before loading so no state change falls between the two. */
-  tracked->watch_id = rc_systemd_watch_unit (self->systemd, object_path, unit_changed_cb, self);
   load_unit (tracked);
 }
-
-typedef struct {
-  RcRegistry *registry;
-  char       *id;
-  char       *object_path;
-} ProbeData;
 
 static void
 probe_aliases_cb (GObject      *source,
                   GAsyncResult *result,
                   gpointer      user_data)
 {
-  ProbeData *data = user_data;
+  LoadData *data = user_data;
   RcRegistry *self = data->registry;
   g_autoptr(GVariant) props = NULL;
   g_autoptr(RcUnitName) parsed = NULL;
@@ -438,14 +470,11 @@ probe_aliases_cb (GObject      *source,
       if (parsed != NULL)
         {
           g_debug ("Unit %s is an app through its alias %s", data->id, name);
-          track_parsed (self, data->id, data->object_path, parsed);
+          track_parsed (self, data->id, data->object_path, parsed, TRUE);
         }
     }
   load_done (self);
-  g_object_unref (self);
-  g_free (data->id);
-  g_free (data->object_path);
-  g_free (data);
+  load_data_free (data);
 }
 
 /* A unit whose own name is not an app's may have an alias that is
@@ -455,36 +484,36 @@ probe_aliases (RcRegistry *self,
                const char *id,
                const char *object_path)
 {
-  ProbeData *data = g_new0 (ProbeData, 1);
+  LoadData *data = load_data_new (self, object_path);
 
-  data->registry = g_object_ref (self);
   data->id = g_strdup (id);
-  data->object_path = g_strdup (object_path);
   self->pending_loads++;
   rc_systemd_get_unit_properties_async (self->systemd, object_path, NULL, self->cancellable,
                                         probe_aliases_cb, data);
 }
 
+/* A unit from the listing, with its ActiveState then. */
 static void
-track (RcRegistry *self,
-       const char *id,
-       const char *object_path,
-       gboolean    probe)
+track_listed (RcRegistry *self,
+              const char *id,
+              const char *object_path,
+              const char *active_state)
 {
   g_autoptr(RcUnitName) parsed = NULL;
   Tracked *tracked = g_hash_table_lookup (self->tracked, object_path);
+  gboolean live = is_live_state (active_state);
 
   if (tracked != NULL)
     {
       tracked->generation = self->generation;
-      load_unit (tracked);
+      set_live (tracked, live);
       return;
     }
 
   parsed = rc_unit_name_parse (id);
   if (parsed != NULL)
-    track_parsed (self, id, object_path, parsed);
-  else if (probe)
+    track_parsed (self, id, object_path, parsed, live);
+  else if (live)
     probe_aliases (self, id, object_path);
 }
 
@@ -494,10 +523,15 @@ unit_new_cb (RcSystemd  *systemd,
              const char *object_path,
              RcRegistry *self)
 {
-  /* No alias probe here: reading a unit object makes systemd load the
-   * unit, which sends UnitNew again, so probing every new non-app unit
-   * could keep systemd loading and collecting units for us. */
-  track (self, id, object_path, FALSE);
+  g_autoptr(RcUnitName) parsed = NULL;
+
+  /* No read here, not even an alias probe: see Tracked. Its
+   * PropertiesChanged, right after, tells whether it starts. */
+  if (g_hash_table_contains (self->tracked, object_path))
+    return;
+  parsed = rc_unit_name_parse (id);
+  if (parsed != NULL)
+    track_parsed (self, id, object_path, parsed, FALSE);
 }
 
 static void
@@ -541,8 +575,7 @@ list_units_cb (GObject      *source,
   g_variant_iter_init (&unit_iter, units);
   while (g_variant_iter_next (&unit_iter, "(&s&s&s&s&s&s&ou&s&o)", &id, NULL, NULL,
                               &active_state, NULL, NULL, &object_path, NULL, NULL, NULL))
-    track (self, id, object_path,
-           is_active_state (active_state) || g_str_equal (active_state, "activating"));
+    track_listed (self, id, object_path, active_state);
 
   /* Units that went away while systemd was gone (daemon-reexec). */
   g_hash_table_iter_init (&iter, self->tracked);
@@ -606,6 +639,7 @@ rc_registry_new (RcSystemd *systemd)
   g_signal_connect_object (systemd, "vanished", G_CALLBACK (systemd_vanished_cb), self, 0);
   g_signal_connect_object (systemd, "unit-new", G_CALLBACK (unit_new_cb), self, 0);
   g_signal_connect_object (systemd, "unit-removed", G_CALLBACK (unit_removed_cb), self, 0);
+  g_signal_connect_object (systemd, "unit-changed", G_CALLBACK (unit_changed_cb), self, 0);
   return self;
 }
 

@@ -13,6 +13,7 @@ struct _RcSystemd {
   guint            name_watch_id;
   guint            unit_new_id;
   guint            unit_removed_id;
+  guint            unit_changed_id;
   gboolean         present;
 };
 
@@ -21,6 +22,7 @@ enum {
   SIGNAL_VANISHED,
   SIGNAL_UNIT_NEW,
   SIGNAL_UNIT_REMOVED,
+  SIGNAL_UNIT_CHANGED,
   N_SIGNALS
 };
 static guint signals[N_SIGNALS];
@@ -350,11 +352,6 @@ rc_systemd_get_default_tasks_max_finish (RcSystemd    *self,
   return TRUE;
 }
 
-typedef struct {
-  RcUnitChangedFunc func;
-  gpointer          user_data;
-} WatchData;
-
 static void
 unit_properties_changed_cb (GDBusConnection *connection,
                             const char      *sender_name,
@@ -364,38 +361,22 @@ unit_properties_changed_cb (GDBusConnection *connection,
                             GVariant        *parameters,
                             gpointer         user_data)
 {
-  WatchData *data = user_data;
+  RcSystemd *self = user_data;
   g_autoptr(GVariant) changed = NULL;
 
   if (!g_variant_is_of_type (parameters, G_VARIANT_TYPE ("(sa{sv}as)")))
     return;
   changed = g_variant_get_child_value (parameters, 1);
-  data->func (object_path, changed, data->user_data);
+  g_signal_emit (self, signals[SIGNAL_UNIT_CHANGED], 0, object_path, changed);
 }
 
-guint
-rc_systemd_watch_unit (RcSystemd         *self,
-                       const char        *object_path,
-                       RcUnitChangedFunc  func,
-                       gpointer           user_data)
+static void
+unsubscribe (RcSystemd *self,
+             guint     *id)
 {
-  WatchData *data = g_new0 (WatchData, 1);
-
-  data->func = func;
-  data->user_data = user_data;
-  return g_dbus_connection_signal_subscribe (self->connection, SYSTEMD_DBUS_NAME,
-                                             DBUS_PROPERTIES_INTERFACE, "PropertiesChanged",
-                                             object_path, SYSTEMD_UNIT_INTERFACE,
-                                             G_DBUS_SIGNAL_FLAGS_NONE,
-                                             unit_properties_changed_cb, data, g_free);
-}
-
-void
-rc_systemd_unwatch_unit (RcSystemd *self,
-                         guint      watch_id)
-{
-  if (watch_id != 0)
-    g_dbus_connection_signal_unsubscribe (self->connection, watch_id);
+  if (*id != 0)
+    g_dbus_connection_signal_unsubscribe (self->connection, *id);
+  *id = 0;
 }
 
 static void
@@ -460,6 +441,13 @@ rc_systemd_new (GDBusConnection *connection)
     g_dbus_connection_signal_subscribe (connection, SYSTEMD_DBUS_NAME, SYSTEMD_MANAGER_INTERFACE,
                                         "UnitRemoved", SYSTEMD_DBUS_PATH, NULL,
                                         G_DBUS_SIGNAL_FLAGS_NONE, manager_signal_cb, self, NULL);
+  /* One match for every unit: a match per unit would come too late for a
+   * unit that starts right after its UnitNew. */
+  self->unit_changed_id =
+    g_dbus_connection_signal_subscribe (connection, SYSTEMD_DBUS_NAME, DBUS_PROPERTIES_INTERFACE,
+                                        "PropertiesChanged", NULL, SYSTEMD_UNIT_INTERFACE,
+                                        G_DBUS_SIGNAL_FLAGS_NONE, unit_properties_changed_cb,
+                                        self, NULL);
   /* "appeared" fires once systemd is (or comes) on the bus: the registry
    * subscribes and lists units then, and again after a daemon-reexec. */
   self->name_watch_id =
@@ -488,9 +476,9 @@ rc_systemd_dispose (GObject *object)
   g_clear_handle_id (&self->name_watch_id, g_bus_unwatch_name);
   if (self->connection != NULL)
     {
-      rc_systemd_unwatch_unit (self, self->unit_new_id);
-      rc_systemd_unwatch_unit (self, self->unit_removed_id);
-      self->unit_new_id = self->unit_removed_id = 0;
+      unsubscribe (self, &self->unit_new_id);
+      unsubscribe (self, &self->unit_removed_id);
+      unsubscribe (self, &self->unit_changed_id);
     }
   g_clear_object (&self->connection);
   G_OBJECT_CLASS (rc_systemd_parent_class)->dispose (object);
@@ -515,6 +503,9 @@ rc_systemd_class_init (RcSystemdClass *klass)
   signals[SIGNAL_UNIT_REMOVED] =
     g_signal_new ("unit-removed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                   NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_STRING);
+  signals[SIGNAL_UNIT_CHANGED] =
+    g_signal_new ("unit-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                  NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_VARIANT);
 }
 
 static void

@@ -15,15 +15,14 @@ G_BEGIN_DECLS
  *                                 was not there when the watch started
  *   "unit-new" (s id, s path)     UnitNew, after Subscribe
  *   "unit-removed" (s id, s path) UnitRemoved
+ *   "unit-changed" (s path, a{sv} changed)
+ *                                 PropertiesChanged of org.freedesktop.systemd1.Unit
+ *                                 on any unit object
  *
  * Errors: systemd's NoSuchUnit/LoadFailed become RC_ERROR_NO_SUCH_APP, any
  * other failure RC_ERROR_FAILED with systemd's own message. */
 #define RC_TYPE_SYSTEMD (rc_systemd_get_type ())
 G_DECLARE_FINAL_TYPE (RcSystemd, rc_systemd, RC, SYSTEMD, GObject)
-
-typedef void (*RcUnitChangedFunc) (const char *object_path,
-                                   GVariant   *changed_properties,
-                                   gpointer    user_data);
 
 RcSystemd       *rc_systemd_new (GDBusConnection *connection);
 GDBusConnection *rc_systemd_get_connection (RcSystemd *self);
@@ -100,13 +99,5 @@ gboolean  rc_systemd_get_default_tasks_max_finish (RcSystemd    *self,
                                                    GAsyncResult *result,
                                                    guint64      *out_value,
                                                    GError      **error);
-
-/* PropertiesChanged of org.freedesktop.systemd1.Unit on one unit object. */
-guint     rc_systemd_watch_unit (RcSystemd         *self,
-                                 const char        *object_path,
-                                 RcUnitChangedFunc  func,
-                                 gpointer           user_data);
-void      rc_systemd_unwatch_unit (RcSystemd *self,
-                                   guint      watch_id);
 
 G_END_DECLS

@@ -20,6 +20,7 @@ import time
 
 from gi.repository import Gio, GLib
 
+import mock_systemd
 import rctest_harness as h
 from rctest_harness import MIB, UINT64_MAX, HANG, RcTestCase, own_cgroup
 
@@ -357,6 +358,33 @@ class ListAppsTest(Base):
         self.mock('SetActiveState', (APP, 'active', 'running'), '(sss)')
         self.wait_signal('AppAdded', APP)
         self.assertEqual(self.get_one(APP)['ActiveState'], 'active')
+
+    def reads_of(self, unit):
+        '''How often the daemon read the unit's object (GetAll) so far.'''
+        path = mock_systemd.unit_path(unit)
+        with open(self.mock_log, encoding='utf-8') as f:
+            return sum(1 for line in f if f' GetAll {path} ' in line)
+
+    def test_units_not_running_are_never_read(self):
+        # Reading the object of a unit systemd has collected makes systemd load it
+        # again and send UnitNew. A daemon that read units on UnitNew, or after they
+        # stopped, kept the VM's user manager busy loading and collecting one unit
+        # until it stopped answering anyone. UnitNew + PropertiesChanged(inactive),
+        # as systemd sends them when something loads a unit without starting it:
+        self.add_app(APP, wait=False, active_state='inactive', sub_state='dead')
+        self.list_apps()                    # the daemon has seen both signals by now
+        self.assertEqual(self.reads_of(APP), 0, 'an inactive unit was read')
+        self.mock('SetActiveState', (APP, 'active', 'running'), '(sss)')
+        self.wait_signal('AppAdded', APP)
+        reads = self.reads_of(APP)
+        self.assertGreaterEqual(reads, 1)
+        self.mock('SetFreezerState', (APP, 'frozen'), '(ss)')
+        self.wait_app_changed(APP, 'FreezerState', 'frozen')
+        self.assertEqual(self.reads_of(APP), reads, 'a running app was read again on a change')
+        self.stop_app(APP)
+        self.wait_signal('AppRemoved', APP)
+        self.list_apps()
+        self.assertEqual(self.reads_of(APP), reads, 'a stopping unit was read')
 
     def test_several_instances_are_several_records(self):
         units = ['app-gnome-org.example.Multi-1.scope', 'app-gnome-org.example.Multi-2.scope',
