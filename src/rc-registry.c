@@ -13,8 +13,11 @@
  * activating. Reading the object of a unit systemd has collected makes it
  * load the unit again and send UnitNew; if UnitNew led to a read, the two
  * would keep the user manager busy loading and collecting it for ever.
- * So UnitNew only starts tracking, and the unit's own PropertiesChanged
- * (which systemd sends right after UnitNew) says when it is worth a read. */
+ * So UnitNew only starts tracking; the unit's PropertiesChanged, and a
+ * ListUnitsByPatterns (which loads nothing), say when it is worth a read.
+ * systemctl daemon-reload sends UnitRemoved and UnitNew for every unit,
+ * with no state change: a live unit's UnitRemoved is checked the same way
+ * before its app is dropped. */
 typedef struct {
   RcRegistry   *registry;
   char         *id;
@@ -48,6 +51,8 @@ struct _RcRegistry {
   guint         pending_loads;
   GQueue        load_queue;   /* object paths */
   guint         loads_in_flight;
+  GHashTable   *to_query;     /* object paths whose state to ask systemd for */
+  guint         query_id;
   gboolean      syncing;
   gboolean      ready;
 };
@@ -391,6 +396,17 @@ set_live (Tracked  *tracked,
   drop_app (tracked);
 }
 
+/* The unit's ActiveState, from a signal or a listing. */
+static void
+note_state (Tracked    *tracked,
+            const char *active_state)
+{
+  if (tracked->app != NULL && is_active_state (active_state))
+    set_field (&tracked->app->active_state, active_state);  /* still an app: nothing to read */
+  else
+    set_live (tracked, is_live_state (active_state));
+}
+
 static void
 unit_changed_cb (RcSystemd  *systemd,
                  const char *object_path,
@@ -407,12 +423,8 @@ unit_changed_cb (RcSystemd  *systemd,
     rc_registry_set_freezer_state (self, tracked->app, state);
 
   /* systemd sends ActiveState with every change of the unit. */
-  if (!g_variant_lookup (changed, "ActiveState", "&s", &state))
-    return;
-  if (tracked->app != NULL && is_active_state (state))
-    set_field (&tracked->app->active_state, state);    /* still an app: nothing to read */
-  else
-    set_live (tracked, is_live_state (state));
+  if (g_variant_lookup (changed, "ActiveState", "&s", &state))
+    note_state (tracked, state);
 }
 
 void
@@ -517,6 +529,129 @@ track_listed (RcRegistry *self,
     probe_aliases (self, id, object_path);
 }
 
+typedef struct {
+  RcRegistry *registry;
+  GHashTable *paths;        /* object paths asked about */
+} QueryData;
+
+static void
+query_data_free (QueryData *data)
+{
+  g_object_unref (data->registry);
+  g_hash_table_unref (data->paths);
+  g_free (data);
+}
+
+static void query_state (RcRegistry *self,
+                         const char *object_path);
+
+static gboolean
+requery_cb (gpointer user_data)
+{
+  QueryData *data = user_data;
+  GHashTableIter iter;
+  const char *path;
+
+  g_hash_table_iter_init (&iter, data->paths);
+  while (g_hash_table_iter_next (&iter, (gpointer *) &path, NULL))
+    query_state (data->registry, path);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+query_states_cb (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  QueryData *data = user_data;
+  RcRegistry *self = data->registry;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) units = NULL;
+  g_autoptr(GPtrArray) gone = g_ptr_array_new ();
+  GVariantIter unit_iter;
+  GHashTableIter iter;
+  const char *id, *object_path, *active_state;
+  Tracked *tracked;
+
+  units = rc_systemd_list_units_finish (RC_SYSTEMD (source), result, &error);
+  if (units == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          g_debug ("Could not ask systemd for unit states (%s); asking again", error->message);
+          g_timeout_add_seconds_full (G_PRIORITY_DEFAULT, 1, requery_cb, data,
+                                      (GDestroyNotify) query_data_free);
+          return;
+        }
+      query_data_free (data);
+      return;
+    }
+
+  g_variant_iter_init (&unit_iter, units);
+  while (g_variant_iter_next (&unit_iter, "(&s&s&s&s&s&s&ou&s&o)", &id, NULL, NULL,
+                              &active_state, NULL, NULL, &object_path, NULL, NULL, NULL))
+    {
+      tracked = g_hash_table_lookup (self->tracked, object_path);
+      if (tracked != NULL && g_hash_table_remove (data->paths, object_path))
+        note_state (tracked, active_state);
+    }
+  /* Not listed: no longer loaded, and its UnitRemoved may be behind us. */
+  g_hash_table_iter_init (&iter, data->paths);
+  while (g_hash_table_iter_next (&iter, (gpointer *) &object_path, NULL))
+    if ((tracked = g_hash_table_lookup (self->tracked, object_path)) != NULL)
+      g_ptr_array_add (gone, tracked);
+  for (guint i = 0; i < gone->len; i++)
+    untrack (self, g_ptr_array_index (gone, i));
+  query_data_free (data);
+}
+
+static gboolean
+query_states_idle_cb (gpointer user_data)
+{
+  RcRegistry *self = user_data;
+  g_autoptr(GPtrArray) patterns = g_ptr_array_new_with_free_func (g_free);
+  static const char * const any_state[] = { NULL };
+  GHashTableIter iter;
+  const char *path;
+  Tracked *tracked;
+  QueryData *data = g_new0 (QueryData, 1);
+
+  self->query_id = 0;
+  data->registry = g_object_ref (self);
+  data->paths = g_steal_pointer (&self->to_query);
+  self->to_query = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_hash_table_iter_init (&iter, data->paths);
+  while (g_hash_table_iter_next (&iter, (gpointer *) &path, NULL))
+    if ((tracked = g_hash_table_lookup (self->tracked, path)) != NULL)
+      {
+        /* A glob of the name: '?' for the '\' of \x2d escapes, whatever
+         * systemd's fnmatch flags; the reply is matched by path. */
+        char *pattern = g_strdup (tracked->id);
+        g_strdelimit (pattern, "\\", '?');
+        g_ptr_array_add (patterns, pattern);
+      }
+  g_ptr_array_add (patterns, NULL);
+  if (patterns->len == 1)
+    {
+      query_data_free (data);
+      return G_SOURCE_REMOVE;
+    }
+  rc_systemd_list_units_async (self->systemd, any_state, (const char * const *) patterns->pdata,
+                               self->cancellable, query_states_cb, data);
+  return G_SOURCE_REMOVE;
+}
+
+/* Asks systemd for a unit's ActiveState without loading it; the questions
+ * of one main loop iteration go in one call. */
+static void
+query_state (RcRegistry *self,
+             const char *object_path)
+{
+  g_hash_table_add (self->to_query, g_strdup (object_path));
+  if (self->query_id == 0)
+    self->query_id = g_idle_add (query_states_idle_cb, self);
+}
+
 static void
 unit_new_cb (RcSystemd  *systemd,
              const char *id,
@@ -525,13 +660,15 @@ unit_new_cb (RcSystemd  *systemd,
 {
   g_autoptr(RcUnitName) parsed = NULL;
 
-  /* No read here, not even an alias probe: see Tracked. Its
-   * PropertiesChanged, right after, tells whether it starts. */
-  if (g_hash_table_contains (self->tracked, object_path))
-    return;
-  parsed = rc_unit_name_parse (id);
-  if (parsed != NULL)
-    track_parsed (self, id, object_path, parsed, FALSE);
+  /* No read here, not even an alias probe: see Tracked. */
+  if (!g_hash_table_contains (self->tracked, object_path))
+    {
+      parsed = rc_unit_name_parse (id);
+      if (parsed == NULL)
+        return;
+      track_parsed (self, id, object_path, parsed, FALSE);
+    }
+  query_state (self, object_path);
 }
 
 static void
@@ -542,7 +679,13 @@ unit_removed_cb (RcSystemd  *systemd,
 {
   Tracked *tracked = g_hash_table_lookup (self->tracked, object_path);
 
-  if (tracked != NULL)
+  if (tracked == NULL)
+    return;
+  /* A running unit does not go away without stopping first, except in a
+   * daemon-reload, where it comes back at once. */
+  if (tracked->live)
+    query_state (self, object_path);
+  else
     untrack (self, tracked);
 }
 
@@ -843,6 +986,8 @@ rc_registry_dispose (GObject *object)
   RcRegistry *self = RC_REGISTRY (object);
 
   g_cancellable_cancel (self->cancellable);
+  g_clear_handle_id (&self->query_id, g_source_remove);
+  g_clear_pointer (&self->to_query, g_hash_table_unref);
   g_queue_clear_full (&self->load_queue, g_free);
   g_clear_pointer (&self->apps, g_hash_table_unref);
   g_clear_pointer (&self->tracked, g_hash_table_unref);
@@ -878,5 +1023,6 @@ rc_registry_init (RcRegistry *self)
   self->tracked = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
                                          (GDestroyNotify) tracked_free);
   self->apps = g_hash_table_new (g_str_hash, g_str_equal);
+  self->to_query = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->cancellable = g_cancellable_new ();
 }

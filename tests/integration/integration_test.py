@@ -711,6 +711,135 @@ class WritesTest(Base):
         self.assertEqual(self.cgroup_file(APP, 'cpu.weight'), '300')
 
 
+class FaultsTest(Base):
+    '''Faults the daemon must survive (issue #4): nothing lost, nothing stale,
+    every caller answered. The VM tier repeats the systemd ones for real
+    (tests/vm/system-test.sh, section faults).'''
+
+    def setUp(self):
+        super().setUp()
+        self.add_app(APP)
+
+    def other_connection(self):
+        conn = Gio.DBusConnection.new_for_address_sync(
+            self.bus_address,
+            Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT |
+            Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)
+        return conn
+
+    def test_systemd_reexec_with_a_call_in_flight(self):
+        gone = 'app-gnome-org.example.Gone-1.scope'
+        new = 'app-gnome-org.example.New-1.scope'
+        self.add_app(gone)
+        self.mock('SetDelays', ('SetUnitProperties', [HANG]), '(sau)')
+        in_flight = self.call_async('SetWeight', (APP, 300), '(st)')
+        self.wait_until(lambda: self.mock('CountHung')[0] == 1, message='the hung systemd call')
+        # the manager leaves the bus for 1.5 s; one app stops and one starts meanwhile
+        self.mock('Reexec', (1500, [gone], [new]), '(uasas)')
+        during = self.call_async('SetWeight', (APP, 400), '(st)')
+        self.wait_signal('AppRemoved', gone, timeout=10)
+        self.wait_signal('AppAdded', new, timeout=10)
+        self.assertEqual(sorted(a['Unit'] for a in self.list_apps()), sorted([APP, new]))
+        self.assertEqual(self.mock('CountSubscribers')[0], 1, 'the daemon did not subscribe again')
+        # the call sent before the re-exec is answered once systemd answers it
+        self.mock('ReleaseHung', ('SetUnitProperties',), '(s)')
+        self.wait_pending(in_flight)
+        self.assertIsNone(in_flight.error)
+        # the call made while systemd was away: a clear error, or done after it came back
+        self.wait_pending(during)
+        if during.error is not None:
+            self.assertEqual(h.dbus_error_name(during.error), h.RC_ERROR + 'Failed')
+            self.assertIn('systemd', h.dbus_error_message(during.error))
+        self.set_weight(new, 500)
+        self.assertEqual(self.cgroup_file(new, 'cpu.weight'), '500')
+        self.set_weight(APP, 600)
+        self.assertEqual(self.cgroup_file(APP, 'cpu.weight'), '600')
+
+    def test_systemd_reload_keeps_the_apps(self):
+        other = 'app-org.example.Other@1.service'
+        self.add_app(other)
+        self.signals.clear()
+        self.mock('Reload')
+        self.iterate(0.5)
+        self.assertEqual(sorted(a['Unit'] for a in self.list_apps()), sorted([APP, other]))
+        self.assert_no_signal('AppRemoved')
+        self.assert_no_signal('AppAdded')
+        self.set_weight(other, 300)
+        self.assertEqual(self.cgroup_file(other, 'cpu.weight'), '300')
+        # a unit that really goes: its UnitRemoved after the stop still removes it
+        self.stop_app(APP)
+        self.wait_signal('AppRemoved', APP)
+        self.assertEqual([a['Unit'] for a in self.list_apps()], [other])
+
+    def test_app_exits_between_lookup_and_change(self):
+        self.mock('SetDelays', ('SetUnitProperties', [HANG]), '(sau)')
+        pending = self.call_async('SetWeight', (APP, 300), '(st)')
+        self.wait_until(lambda: self.mock('CountHung')[0] == 1, message='the hung systemd call')
+        self.stop_app(APP)          # the daemon had found the app; systemd no longer has it
+        self.wait_signal('AppRemoved', APP)
+        self.mock('ReleaseHung', ('SetUnitProperties',), '(s)')
+        self.wait_pending(pending)
+        self.assertIsNotNone(pending.error)
+        self.assertEqual(h.dbus_error_name(pending.error), h.RC_ERROR + 'NoSuchApp')
+        self.assertIn(APP, h.dbus_error_message(pending.error))
+        self.assertEqual(self.list_apps(), [])
+        self.assert_rc_error('NoSuchApp', 'GetApp', (APP,), '(s)')
+        self.assert_rc_error('NoSuchApp', 'GetApp', (APP_ID,), '(s)')
+
+    def test_client_disconnects_during_the_systemd_call(self):
+        self.mock('SetDelays', ('SetUnitProperties', [HANG]), '(sau)')
+        conn = self.other_connection()
+        self.call_async('SetWeight', (APP, 300), '(st)', conn=conn)
+        self.wait_until(lambda: self.mock('CountHung')[0] == 1, message='the hung systemd call')
+        conn.close_sync(None)
+        self.mock('ReleaseHung', ('SetUnitProperties',), '(s)')
+        # an authorized change is carried out even though nobody waits for the reply
+        self.wait_until(lambda: self.cgroup_file(APP, 'cpu.weight') == '300',
+                        message='cpu.weight 300')
+        self.set_weight(APP, 200)
+        self.assertEqual(self.cgroup_file(APP, 'cpu.weight'), '200')
+        self.assertIsNone(self.daemon.poll())
+
+    def test_client_disconnects_during_the_polkit_check(self):
+        self.pause_polkitd()
+        conn = self.other_connection()
+        self.call_async('SetWeight', (APP, 300), '(st)', conn=conn)
+        self.iterate(0.5)
+        conn.close_sync(None)
+        self.resume_polkitd()
+        self.assertEqual([a['Unit'] for a in self.list_apps()], [APP])
+        self.set_weight(APP, 200)
+        self.assertEqual(self.cgroup_file(APP, 'cpu.weight'), '200')
+        self.assertIsNone(self.daemon.poll())
+
+    def test_two_clients_change_one_app_at_once(self):
+        # each SetLimits sets two knobs; the result must be all of one request
+        a = {'CPUWeight': t(200), 'MemoryHigh': t(600 * MIB)}
+        b = {'CPUWeight': t(300), 'MemoryHigh': t(700 * MIB)}
+        other = self.other_connection()
+        self.addCleanup(h.close_quietly, other)
+        for _ in range(5):
+            first = self.call_async('SetLimits', (APP, a, {}), '(sa{sv}a{sv})')
+            second = self.call_async('SetLimits', (APP, b, {}), '(sa{sv}a{sv})', conn=other)
+            self.wait_pending(first)
+            self.wait_pending(second)
+            self.assertIsNone(first.error)
+            self.assertIsNone(second.error)
+            state = (self.cgroup_file(APP, 'cpu.weight'), self.cgroup_file(APP, 'memory.high'))
+            self.assertIn(state, [('200', str(600 * MIB)), ('300', str(700 * MIB))])
+
+    def test_session_bus_goes_away(self):
+        self.bus.terminate()
+        try:
+            rc = self.daemon.wait(timeout=h.scaled(10))
+        except subprocess.TimeoutExpired:
+            self.fail('resource-controld kept running without its bus')
+        self.daemon = None
+        self.assertEqual(rc, 0, 'resource-controld did not exit cleanly when the bus went away')
+        with open(self.daemon_logs[-1], encoding='utf-8', errors='replace') as f:
+            self.assertIn('The session bus went away', f.read())
+
+
 class StockDelegationTest(Base):
     '''A user manager with Debian 12's stock delegation: cpu memory pids, no io.'''
 

@@ -664,17 +664,52 @@ def AddAppFull(self, unit, options):
 @dbus.service.method(CONTROL_IFACE, in_signature='s', out_signature='')
 def StopApp(self, name):
     '''deactivating -> inactive (PropertiesChanged each), then UnitRemoved.'''
-    unit = _lookup(self, name)
-    _set_unit_state(self, unit, {'ActiveState': 'deactivating', 'SubState': 'stop-sigterm'})
-    _set_unit_state(self, unit, {'ActiveState': 'inactive', 'SubState': 'dead',
+    _stop_unit(self, _lookup(self, name))
+
+
+def _stop_unit(mock, unit):
+    _set_unit_state(mock, unit, {'ActiveState': 'deactivating', 'SubState': 'stop-sigterm'})
+    _set_unit_state(mock, unit, {'ActiveState': 'inactive', 'SubState': 'dead',
                                  'FreezerState': 'running'})
-    if _emit_allowed(self):
-        self.EmitSignal(MAIN_IFACE, 'UnitRemoved', 'so', [unit.name, dbus.ObjectPath(unit.path)])
+    if _emit_allowed(mock):
+        mock.EmitSignal(MAIN_IFACE, 'UnitRemoved', 'so', [unit.name, dbus.ObjectPath(unit.path)])
     for n in unit.names:
-        self.units.pop(n, None)
-    self.RemoveObject(unit.path)
+        mock.units.pop(n, None)
+    mock.RemoveObject(unit.path)
     if unit.cgroup_dir:
         shutil.rmtree(unit.cgroup_dir, ignore_errors=True)
+
+
+@dbus.service.method(CONTROL_IFACE, in_signature='', out_signature='')
+def Reload(self):
+    '''systemctl --user daemon-reload as the VM's systemd 252 shows it: UnitRemoved,
+    then UnitNew, for every unit, with no state change in between.'''
+    if not _emit_allowed(self):
+        return
+    units = {id(u): u for u in self.units.values()}.values()
+    for unit in units:
+        self.EmitSignal(MAIN_IFACE, 'UnitRemoved', 'so', [unit.name, dbus.ObjectPath(unit.path)])
+    for unit in units:
+        self.EmitSignal(MAIN_IFACE, 'UnitNew', 'so', [unit.name, dbus.ObjectPath(unit.path)])
+
+
+@dbus.service.method(CONTROL_IFACE, in_signature='uasas', out_signature='')
+def Reexec(self, gap_ms, stop, start):
+    '''systemctl --user daemon-reexec: the manager leaves the bus for gap_ms and
+    forgets its subscribers; meanwhile the units in stop stop and app units in
+    start start, with no signal (nobody is subscribed), as while a real manager
+    re-executes. Then it takes its name again.'''
+    self.connection.release_name(BUS_NAME)
+    self.subscribers.clear()
+
+    def back():
+        for name in stop:
+            _stop_unit(self, _lookup(self, name))
+        for name in start:
+            _add_unit(self, name, {})
+        self.connection.request_name(BUS_NAME)
+        return False
+    GLib.timeout_add(int(gap_ms), back)
 
 
 @dbus.service.method(CONTROL_IFACE, in_signature='sss', out_signature='')

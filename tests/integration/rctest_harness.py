@@ -481,6 +481,12 @@ def dbus_error_name(error):
     return Gio.DBusError.get_remote_error(error) or ''
 
 
+def close_quietly(conn):
+    '''Close a D-Bus connection that a test may have seen closed already.'''
+    if not conn.is_closed():
+        conn.close_sync(None)
+
+
 def dbus_error_message(error):
     '''The message without GDBus's "GDBus.Error:<name>: " prefix.'''
     message = error.message
@@ -590,7 +596,7 @@ class RcTestCase(unittest.TestCase):  # pylint: disable=too-many-public-methods
             self.bus_address,
             Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT |
             Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)
-        self.addCleanup(self.conn.close_sync, None)
+        self.addCleanup(close_quietly, self.conn)
         self.bus_env = dict(self.xdg_env,
                             DBUS_SESSION_BUS_ADDRESS=self.bus_address,
                             DBUS_SYSTEM_BUS_ADDRESS=os.environ['DBUS_SYSTEM_BUS_ADDRESS'])

@@ -55,6 +55,7 @@ G='app-gnome-google\x2dchrome-5653.scope'          # escaped AppID, no desktop f
 NA='rc-not-an-app-1.scope'                         # not an app by name
 SS='app-gnome-org.example.InSession-7.scope'       # app name, but in session.slice: never controllable
 W='app-gnome-org.gnome.Weather-77.scope'           # comes and goes (AppAdded/AppRemoved)
+X='app-gnome-org.example.Fleeting-5.scope'         # stops while a call for it is on its way (faults)
 P='app-gnome-org.example.Painter-1.scope'          # 1 busy process
 D='app-flatpak-com.discordapp.Discord-2.scope'     # 4 busy processes (Flatpak launcher form)
 H1='app-gnome-org.example.Hog-1.scope'             # memory hog, limited and pushed past MemoryMax
@@ -761,6 +762,85 @@ sec_polkit_down () {
   call "polkitd back (D-Bus activated): SetWeight" OK SetWeight "$C1" "uint64 100"
 }
 
+# Faults the daemon must survive (issue #4), with real systemd: every caller answered, nothing stale,
+# no app the caller did not name changed, and the daemon keeps its PID (sec_health).
+running_apps () { usc list-units --type=scope,service --state=active --plain --no-legend -- 'app-*' | awk '{ print $1 }' | sort | paste -sd' '; }
+listed_apps () { rc_json ListApps | flat | units_in /dev/stdin; }
+lists_running_apps () { [ "$(listed_apps)" = "$(running_apps)" ]; }
+one_of () { # one_of NAME ACTUAL ALLOWED...: ACTUAL is one of ALLOWED
+  local name=$1 actual=$2 a; shift 2
+  for a in "$@"; do [ "$actual" = "$a" ] && { check "$name" "$actual" "$actual"; return; }; done
+  check "$name" "one of: $*" "$actual"
+}
+sec_faults () {
+  login_session
+  local d1 i r1 r2 f
+  d1=$(cg "$C1")
+  # two clients change one app at once: the kernel files hold all of one request, never a mix
+  for i in 1 2 3; do
+    rc SetLimits "$C1" "{'CPUWeight': <uint64 200>, 'MemoryHigh': <uint64 $((600 * MiB))>}" '@a{sv} {}' > "$OUT/fault-a" &
+    rc SetLimits "$C1" "{'CPUWeight': <uint64 300>, 'MemoryHigh': <uint64 $((700 * MiB))>}" '@a{sv} {}' > "$OUT/fault-b" &
+    wait
+    check "two clients at once ($i): both answered OK" "OK OK" "$(cat "$OUT/fault-a") $(cat "$OUT/fault-b")"
+    one_of "two clients at once ($i): one request's values" "$(cat "$d1/cpu.weight") $(cat "$d1/memory.high")" \
+      "200 $((600 * MiB))" "300 $((700 * MiB))"
+  done
+  call "ResetLimits after the race" OK ResetLimits "$C1"
+  exp_reset "$C1"
+  verify "two clients at once, others untouched" "${KNOB_APPS[@]}"
+
+  # a client killed while its call is in flight (polkit alone takes ~1 s here)
+  ( echo "$BASHPID" > "$CLIENT_CG/cgroup.procs" && exec timeout -s KILL 0.3 "$AU" gdbus call --session \
+      --dest "$RC_NAME" --object-path "$RC_PATH" --method "$RC_IFACE.SetWeight" "$C1" 250 ) > /dev/null 2>&1
+  sleep 3
+  call "daemon answers after a client was killed mid-call" OK GetApp "$C1"
+  one_of "killed client's change: done or not, nothing else" "$(cat "$d1/cpu.weight")" 100 250
+  call "SetWeight back to 100" OK SetWeight "$C1" "uint64 100"
+  verify "killed client, others untouched" "${KNOB_APPS[@]}"
+
+  # an app that exits while a change for it is on its way: NoSuchApp or done, and no stale record
+  start_scope "$X" sleep 1000
+  wait_for 20 monitor_has_signal AppAdded "$X"
+  ( usc stop -- "$X" ) &
+  r1=$(rc SetWeight "$X" "uint64 300")
+  wait
+  one_of "app stopped during SetWeight: OK or NoSuchApp" "$r1" OK NoSuchApp
+  wait_for 20 monitor_has_signal AppRemoved "$X"
+  call "stopped app: GetApp" NoSuchApp GetApp "$X"
+  f=$OUT/fault.flat
+  rc_json ListApps | flat > "$f"
+  check "stopped app: no stale record in ListApps" "" "$(cut -f1 "$f" | grep -xF -- "$X")"
+
+  # the user manager re-executes while calls are in flight
+  rc SetWeight "$C1" "uint64 150" > "$OUT/fault-a" &
+  rc SetWeight "$K" "uint64 160" > "$OUT/fault-b" &
+  sleep 0.3
+  usc daemon-reexec
+  wait
+  r1=$(cat "$OUT/fault-a"); r2=$(cat "$OUT/fault-b")
+  one_of "call in flight during daemon-reexec (1): answered" "$r1" OK Failed
+  one_of "call in flight during daemon-reexec (2): answered" "$r2" OK Failed
+  [ "$r1" = OK ] && exp_set "$C1" cpu.weight=150
+  [ "$r2" = OK ] && exp_set "$K" cpu.weight=160
+  wait_for 30 lists_running_apps
+  check "after daemon-reexec: ListApps lists the running apps" "$(running_apps)" "$(listed_apps)"
+  call "after daemon-reexec: SetWeight works" OK SetWeight "$C2" "uint64 170"
+  exp_set "$C2" cpu.weight=170
+  verify "after daemon-reexec" "${KNOB_APPS[@]}"
+  start_scope "$X" sleep 1000
+  wait_for 30 sh -c "grep -F 'AppAdded' '$OUT/monitor.log' | grep -cF -- '$X' | grep -qx 2"
+  check "after daemon-reexec: AppAdded for a new app" 2 "$(grep -F AppAdded "$OUT/monitor.log" | grep -cF -- "$X")"
+  usc stop -- "$X"
+  usc daemon-reload
+  call "after daemon-reload: SetWeight works" OK SetWeight "$C2" "uint64 100"
+  exp_set "$C2" cpu.weight=100
+  call "ResetLimits after the re-exec" OK ResetLimits "$C1"
+  call "ResetLimits after the re-exec" OK ResetLimits "$K"
+  exp_reset "$C1" "$K"
+  verify "faults done" "${KNOB_APPS[@]}"
+  check "daemon kept running through the faults" "$DAEMON_PID" "$(usc show -P MainPID resource-control.service)"
+}
+
 sec_health () {
   check "daemon still active" active "$(usc is-active resource-control.service)"
   # G_DEBUG=fatal-criticals (sec_install): a critical would have aborted it and systemd restarted it
@@ -797,7 +877,7 @@ sec_io () {
 
 # ---------------------------------------------------------------------------------------------------
 
-SECTIONS="install apps activate list getapp signals cli polkit_default fair weight freeze_effect knobs errors oom polkit_down health io"
+SECTIONS="install apps activate list getapp signals cli polkit_default fair weight freeze_effect knobs errors faults oom polkit_down health io"
 ALWAYS="install apps activate"
 NO_DAEMON="install apps activate fair"
 echo "== system test: kernel $(uname -r), systemd $(systemctl --version | head -1 | cut -d' ' -f2), user $TUSER ($U), $(nproc) CPUs"
