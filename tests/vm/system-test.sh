@@ -459,13 +459,16 @@ sec_getapp () {
 }
 
 MONITOR_PID=
-sec_signals () {
-  # a separate client watching the daemon's signals for the rest of the run
+monitor_up () { # a separate client watching the daemon's signals for the rest of the run
+  [ -z "$MONITOR_PID" ] || return 0
   : > "$OUT/monitor.log"; chmod 666 "$OUT/monitor.log"
   cl stdbuf -oL gdbus monitor --session --dest "$RC_NAME" >> "$OUT/monitor.log" 2>&1 &
   MONITOR_PID=$!
   wait_for 10 monitor_has "is owned by"
   check "monitor client attached" 0 $?
+}
+sec_signals () {
+  monitor_up
   start_scope "$W" sleep 1000
   wait_for 20 monitor_has_signal AppAdded "$W"
   check "AppAdded seen by a separate client" yes "$(monitor_has_signal AppAdded "$W" && echo yes || echo no)"
@@ -777,13 +780,17 @@ one_of () { # one_of NAME ACTUAL ALLOWED...: ACTUAL is one of ALLOWED
 }
 sec_faults () {
   login_session
-  local d1 i r1 r2 f
+  monitor_up
+  local d1 i r1 r2 f p1 p2
   d1=$(cg "$C1")
   # two clients change one app at once: the kernel files hold all of one request, never a mix
   for i in 1 2 3; do
+    # (wait for these two only: a bare `wait` would wait for the monitor and the client scope too)
     rc SetLimits "$C1" "{'CPUWeight': <uint64 200>, 'MemoryHigh': <uint64 $((600 * MiB))>}" '@a{sv} {}' > "$OUT/fault-a" &
+    p1=$!
     rc SetLimits "$C1" "{'CPUWeight': <uint64 300>, 'MemoryHigh': <uint64 $((700 * MiB))>}" '@a{sv} {}' > "$OUT/fault-b" &
-    wait
+    p2=$!
+    wait "$p1" "$p2"
     check "two clients at once ($i): both answered OK" "OK OK" "$(cat "$OUT/fault-a") $(cat "$OUT/fault-b")"
     one_of "two clients at once ($i): one request's values" "$(cat "$d1/cpu.weight") $(cat "$d1/memory.high")" \
       "200 $((600 * MiB))" "300 $((700 * MiB))"
@@ -793,8 +800,9 @@ sec_faults () {
   verify "two clients at once, others untouched" "${KNOB_APPS[@]}"
 
   # a client killed while its call is in flight (polkit alone takes ~1 s here)
-  ( echo "$BASHPID" > "$CLIENT_CG/cgroup.procs" && exec timeout -s KILL 0.3 "$AU" gdbus call --session \
-      --dest "$RC_NAME" --object-path "$RC_PATH" --method "$RC_IFACE.SetWeight" "$C1" 250 ) > /dev/null 2>&1
+  # (nested: the outer subshell swallows bash's "Killed" notice)
+  ( ( echo "$BASHPID" > "$CLIENT_CG/cgroup.procs" && exec timeout -s KILL 0.3 "$AU" gdbus call --session \
+      --dest "$RC_NAME" --object-path "$RC_PATH" --method "$RC_IFACE.SetWeight" "$C1" 250 ) ) > /dev/null 2>&1
   sleep 3
   call "daemon answers after a client was killed mid-call" OK GetApp "$C1"
   one_of "killed client's change: done or not, nothing else" "$(cat "$d1/cpu.weight")" 100 250
@@ -805,8 +813,9 @@ sec_faults () {
   start_scope "$X" sleep 1000
   wait_for 20 monitor_has_signal AppAdded "$X"
   ( usc stop -- "$X" ) &
+  p1=$!
   r1=$(rc SetWeight "$X" "uint64 300")
-  wait
+  wait "$p1"
   one_of "app stopped during SetWeight: OK or NoSuchApp" "$r1" OK NoSuchApp
   wait_for 20 monitor_has_signal AppRemoved "$X"
   call "stopped app: GetApp" NoSuchApp GetApp "$X"
@@ -816,10 +825,12 @@ sec_faults () {
 
   # the user manager re-executes while calls are in flight
   rc SetWeight "$C1" "uint64 150" > "$OUT/fault-a" &
+  p1=$!
   rc SetWeight "$K" "uint64 160" > "$OUT/fault-b" &
+  p2=$!
   sleep 0.3
   usc daemon-reexec
-  wait
+  wait "$p1" "$p2"
   r1=$(cat "$OUT/fault-a"); r2=$(cat "$OUT/fault-b")
   one_of "call in flight during daemon-reexec (1): answered" "$r1" OK Failed
   one_of "call in flight during daemon-reexec (2): answered" "$r2" OK Failed
