@@ -14,10 +14,12 @@ typedef enum {
 } OpKind;
 
 /* One write request, from arrival to reply. Requests wait in arrival order
- * in the manager's queue: a request runs once it is authorized and no
- * earlier request still in the queue names one of its units, so requests
- * for one unit are carried out in the order they arrived, while a caller
- * stuck in polkit holds up nobody else. */
+ * in the manager's queue. A request runs once it is authorized, no request
+ * for one of its units is running, and no earlier request for one of them
+ * is either authorized or from the same caller. So one unit sees one
+ * change at a time, a caller's requests run in the order it sent them,
+ * authorized requests in the order they arrived, and a caller stuck in
+ * polkit (a password dialog nobody answers) holds up nobody else. */
 typedef struct {
   RcManager             *manager;
   GDBusMethodInvocation *invocation;
@@ -172,16 +174,37 @@ request_shares_unit (Request *earlier,
 }
 
 static gboolean
+same_caller (Request *a,
+             Request *b)
+{
+  return g_strcmp0 (g_dbus_method_invocation_get_sender (a->invocation),
+                    g_dbus_method_invocation_get_sender (b->invocation)) == 0;
+}
+
+static gboolean
 request_may_start (RcManager *self,
                    GList     *link)
 {
   Request *request = link->data;
+  gboolean later = FALSE;    /* the others seen now came after this request */
 
   if (request->running || !request->authorized)
     return FALSE;
-  for (GList *l = link->prev; l != NULL; l = l->prev)
-    if (request_shares_unit (l->data, request))
-      return FALSE;
+  for (GList *l = self->requests.head; l != NULL; l = l->next)
+    {
+      Request *other = l->data;
+
+      if (l == link)
+        {
+          later = TRUE;
+          continue;
+        }
+      if (!request_shares_unit (other, request))
+        continue;
+      if (other->running ||
+          (!later && (other->authorized || same_caller (other, request))))
+        return FALSE;
+    }
   return TRUE;
 }
 

@@ -80,6 +80,15 @@ class Base(RcTestCase):
             ('Freeze', '(s)', (app,)),
         ]
 
+    def other_connection(self):
+        '''A second client: its own connection to the session bus.'''
+        conn = Gio.DBusConnection.new_for_address_sync(
+            self.bus_address,
+            Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT |
+            Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)
+        self.addCleanup(h.close_quietly, conn)
+        return conn
+
     def wait_app_changed(self, unit, key, value, timeout=5):
         return self.wait_signal('AppChanged', unit,
                                 lambda args: args[1].get(key) == value, timeout)
@@ -720,13 +729,6 @@ class FaultsTest(Base):
         super().setUp()
         self.add_app(APP)
 
-    def other_connection(self):
-        conn = Gio.DBusConnection.new_for_address_sync(
-            self.bus_address,
-            Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT |
-            Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)
-        return conn
-
     def test_systemd_reexec_with_a_call_in_flight(self):
         gone = 'app-gnome-org.example.Gone-1.scope'
         new = 'app-gnome-org.example.New-1.scope'
@@ -817,7 +819,6 @@ class FaultsTest(Base):
         a = {'CPUWeight': t(200), 'MemoryHigh': t(600 * MIB)}
         b = {'CPUWeight': t(300), 'MemoryHigh': t(700 * MIB)}
         other = self.other_connection()
-        self.addCleanup(h.close_quietly, other)
         for _ in range(5):
             first = self.call_async('SetLimits', (APP, a, {}), '(sa{sv}a{sv})')
             second = self.call_async('SetLimits', (APP, b, {}), '(sa{sv}a{sv})', conn=other)
@@ -1086,6 +1087,32 @@ class AuthorizationTest(Base):
                              flags=Gio.DBusCallFlags.ALLOW_INTERACTIVE_AUTHORIZATION)
         self.assertLess(time.monotonic() - start, h.scaled(5))
         self.assert_no_writes_to_systemd()
+
+    def test_caller_waiting_for_a_password_blocks_nobody(self):
+        # In the spirit of fprintd's concurrent polkit test: one caller's check hangs in
+        # polkitd (its agent shows a password dialog nobody answers) while other callers
+        # read and change apps, this app included; then the dialog is dismissed.
+        self.set_rules(body='    if (action.id == "org.example.ResourceControl.set-weight")\n'
+                            '        return polkit.Result.AUTH_SELF;\n'
+                            '    return polkit.Result.YES;')
+        other = 'app-org.example.Other@1.service'
+        self.add_app(other)
+        agent = h.SilentAgent(self)
+        waiting = self.call_async('SetWeight', (APP, 300), '(st)',
+                                  flags=Gio.DBusCallFlags.ALLOW_INTERACTIVE_AUTHORIZATION)
+        self.wait_until(lambda: agent.asked, timeout=10, message='polkitd asking the agent')
+        self.assertEqual(sorted(a['Unit'] for a in self.list_apps()), sorted([APP, other]))
+        conn = self.other_connection()      # another client (the same client's calls keep their order)
+        self.rc_call('SetLimits', (other, {'CPUWeight': t(250)}, {}), '(sa{sv}a{sv})', conn=conn)
+        self.assertEqual(self.cgroup_file(other, 'cpu.weight'), '250')
+        self.rc_call('SetLimits', (APP, {'MemoryHigh': t(900 * MIB)}, {}), '(sa{sv}a{sv})', conn=conn)
+        self.assertEqual(self.cgroup_file(APP, 'memory.high'), str(900 * MIB))
+        self.assertFalse(waiting.done, 'the interactive check did not wait for the agent')
+        agent.dismiss()
+        self.wait_pending(waiting)
+        self.assertIsNotNone(waiting.error)
+        self.assertEqual(h.dbus_error_name(waiting.error), h.RC_ERROR + 'NotAuthorized')
+        self.assertEqual(self.cgroup_file(APP, 'cpu.weight'), '100')
 
     def test_polkitd_stopped_fails_closed(self):
         self.stop_polkitd()

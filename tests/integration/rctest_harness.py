@@ -481,6 +481,56 @@ def dbus_error_name(error):
     return Gio.DBusError.get_remote_error(error) or ''
 
 
+AGENT_XML = '''<node><interface name="org.freedesktop.PolicyKit1.AuthenticationAgent">
+  <method name="BeginAuthentication">
+    <arg type="s" direction="in"/><arg type="s" direction="in"/><arg type="s" direction="in"/>
+    <arg type="a{ss}" direction="in"/><arg type="s" direction="in"/>
+    <arg type="a(sa{sv})" direction="in"/>
+  </method>
+  <method name="CancelAuthentication"><arg type="s" direction="in"/></method>
+</interface></node>'''
+
+
+class SilentAgent:
+    '''A polkit authentication agent for the test process that shows its "password
+    dialog" and never gets an answer, until dismiss().'''
+
+    PATH = '/org/example/TestAgent'
+
+    def __init__(self, test):
+        self.asked = False
+        self._pending = []
+        self.conn = Gio.DBusConnection.new_for_address_sync(
+            os.environ['DBUS_SYSTEM_BUS_ADDRESS'],
+            Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT |
+            Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)
+        test.addCleanup(close_quietly, self.conn)
+        test.addCleanup(self.dismiss)
+        node = Gio.DBusNodeInfo.new_for_xml(AGENT_XML)
+        self.conn.register_object(self.PATH, node.interfaces[0], self._method_call, None, None)
+        with open('/proc/self/stat', encoding='ascii') as f:
+            start_time = int(f.read().rsplit(')', 1)[1].split()[19])
+        subject = ('unix-process', {'pid': GLib.Variant('u', os.getpid()),
+                                    'start-time': GLib.Variant('t', start_time)})
+        self.conn.call_sync('org.freedesktop.PolicyKit1', '/org/freedesktop/PolicyKit1/Authority',
+                            'org.freedesktop.PolicyKit1.Authority', 'RegisterAuthenticationAgent',
+                            GLib.Variant('((sa{sv})ss)', (subject, 'C.UTF-8', self.PATH)),
+                            None, Gio.DBusCallFlags.NONE, -1, None)
+
+    def _method_call(self, _conn, _sender, _path, _iface, method, _params, invocation):
+        if method == 'BeginAuthentication':
+            self.asked = True
+            self._pending.append(invocation)
+        else:
+            invocation.return_value(None)
+
+    def dismiss(self):
+        '''The user closes the dialog.'''
+        while self._pending:
+            self._pending.pop().return_dbus_error('org.freedesktop.PolicyKit1.Error.Cancelled',
+                                                  'dismissed by the test')
+
+
 def close_quietly(conn):
     '''Close a D-Bus connection that a test may have seen closed already.'''
     if not conn.is_closed():
