@@ -89,6 +89,17 @@ class Base(RcTestCase):
         self.addCleanup(h.close_quietly, conn)
         return conn
 
+    def set_weight_with_systemd_hung(self, weight, conn=None):
+        '''SetWeight(APP, weight) whose SetUnitProperties the mock holds until
+        release_systemd(); returns the pending call once systemd holds it.'''
+        self.mock('SetDelays', ('SetUnitProperties', [HANG]), '(sau)')
+        pending = self.call_async('SetWeight', (APP, weight), '(st)', conn=conn)
+        self.wait_until(lambda: self.mock('CountHung')[0] == 1, message='the hung systemd call')
+        return pending
+
+    def release_systemd(self):
+        self.mock('ReleaseHung', ('SetUnitProperties',), '(s)')
+
     def wait_app_changed(self, unit, key, value, timeout=5):
         return self.wait_signal('AppChanged', unit,
                                 lambda args: args[1].get(key) == value, timeout)
@@ -706,15 +717,13 @@ class WritesTest(Base):
                          'systemd calls without G_DBUS_CALL_FLAGS_NO_AUTO_START')
 
     def test_hung_systemd_does_not_block_the_daemon(self):
-        self.mock('SetDelays', ('SetUnitProperties', [HANG]), '(sau)')
-        pending = self.call_async('SetWeight', (APP, 300), '(st)')
-        self.wait_until(lambda: self.mock('CountHung')[0] == 1, message='the hung systemd call')
+        pending = self.set_weight_with_systemd_hung(300)
         start = time.monotonic()
         self.assertEqual([a['Unit'] for a in self.list_apps()], [APP])
         self.get_one(APP)
         self.assertLess(time.monotonic() - start, h.scaled(1.0))
         self.assertFalse(pending.done)
-        self.mock('ReleaseHung', ('SetUnitProperties',), '(s)')
+        self.release_systemd()
         self.wait_pending(pending)
         self.assertIsNone(pending.error)
         self.assertEqual(self.cgroup_file(APP, 'cpu.weight'), '300')
@@ -733,9 +742,7 @@ class FaultsTest(Base):
         gone = 'app-gnome-org.example.Gone-1.scope'
         new = 'app-gnome-org.example.New-1.scope'
         self.add_app(gone)
-        self.mock('SetDelays', ('SetUnitProperties', [HANG]), '(sau)')
-        in_flight = self.call_async('SetWeight', (APP, 300), '(st)')
-        self.wait_until(lambda: self.mock('CountHung')[0] == 1, message='the hung systemd call')
+        in_flight = self.set_weight_with_systemd_hung(300)
         # the manager leaves the bus for 1.5 s; one app stops and one starts meanwhile
         self.mock('Reexec', (1500, [gone], [new]), '(uasas)')
         during = self.call_async('SetWeight', (APP, 400), '(st)')
@@ -744,7 +751,7 @@ class FaultsTest(Base):
         self.assertEqual(sorted(a['Unit'] for a in self.list_apps()), sorted([APP, new]))
         self.assertEqual(self.mock('CountSubscribers')[0], 1, 'the daemon did not subscribe again')
         # the call sent before the re-exec is answered once systemd answers it
-        self.mock('ReleaseHung', ('SetUnitProperties',), '(s)')
+        self.release_systemd()
         self.wait_pending(in_flight)
         self.assertIsNone(in_flight.error)
         # the call made while systemd was away: a clear error, or done after it came back
@@ -774,12 +781,10 @@ class FaultsTest(Base):
         self.assertEqual([a['Unit'] for a in self.list_apps()], [other])
 
     def test_app_exits_between_lookup_and_change(self):
-        self.mock('SetDelays', ('SetUnitProperties', [HANG]), '(sau)')
-        pending = self.call_async('SetWeight', (APP, 300), '(st)')
-        self.wait_until(lambda: self.mock('CountHung')[0] == 1, message='the hung systemd call')
+        pending = self.set_weight_with_systemd_hung(300)
         self.stop_app(APP)          # the daemon had found the app; systemd no longer has it
         self.wait_signal('AppRemoved', APP)
-        self.mock('ReleaseHung', ('SetUnitProperties',), '(s)')
+        self.release_systemd()
         self.wait_pending(pending)
         self.assertIsNotNone(pending.error)
         self.assertEqual(h.dbus_error_name(pending.error), h.RC_ERROR + 'NoSuchApp')
@@ -789,12 +794,10 @@ class FaultsTest(Base):
         self.assert_rc_error('NoSuchApp', 'GetApp', (APP_ID,), '(s)')
 
     def test_client_disconnects_during_the_systemd_call(self):
-        self.mock('SetDelays', ('SetUnitProperties', [HANG]), '(sau)')
         conn = self.other_connection()
-        self.call_async('SetWeight', (APP, 300), '(st)', conn=conn)
-        self.wait_until(lambda: self.mock('CountHung')[0] == 1, message='the hung systemd call')
+        self.set_weight_with_systemd_hung(300, conn=conn)
         conn.close_sync(None)
-        self.mock('ReleaseHung', ('SetUnitProperties',), '(s)')
+        self.release_systemd()
         # an authorized change is carried out even though nobody waits for the reply
         self.wait_until(lambda: self.cgroup_file(APP, 'cpu.weight') == '300',
                         message='cpu.weight 300')
