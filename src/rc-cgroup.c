@@ -62,18 +62,6 @@ parse_u64 (const char *text,
   return TRUE;
 }
 
-gboolean
-rc_cgroup_read_u64 (const char *control_group,
-                    const char *file,
-                    guint64    *out_value)
-{
-  g_autofree char *contents = read_cgroup_file (control_group, file);
-
-  if (contents == NULL)
-    return FALSE;
-  return parse_u64 (g_strstrip (contents), out_value);
-}
-
 /* The files ListApps reads for every app are a line or a few: one openat
  * and one read each into a stack buffer, from one directory fd per app,
  * instead of building a path and g_file_get_contents (which also fstats
@@ -103,16 +91,48 @@ read_small_file (int         dir_fd,
   return TRUE;
 }
 
+/* The app's cgroup folder, or -1 when it has none or it is gone. */
+static int
+open_cgroup_dir (const char *control_group)
+{
+  g_autofree char *dir = NULL;
+
+  if (control_group == NULL || *control_group == '\0')
+    return -1;
+  dir = g_build_filename (rc_cgroup_root (), control_group, NULL);
+  return open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+static gboolean
+dir_read_u64 (int         dir_fd,
+              const char *file,
+              guint64    *out_value)
+{
+  char buf[SMALL_FILE_MAX];
+
+  return read_small_file (dir_fd, file, buf) && parse_u64 (g_strstrip (buf), out_value);
+}
+
+gboolean
+rc_cgroup_read_u64 (const char *control_group,
+                    const char *file,
+                    guint64    *out_value)
+{
+  int dir_fd = open_cgroup_dir (control_group);
+  gboolean ok = dir_read_u64 (dir_fd, file, out_value);
+
+  if (dir_fd >= 0)
+    close (dir_fd);
+  return ok;
+}
+
 static guint64
 dir_read_u64_or_max (int         dir_fd,
                      const char *file)
 {
-  char buf[SMALL_FILE_MAX];
   guint64 value;
 
-  if (!read_small_file (dir_fd, file, buf) || !parse_u64 (g_strstrip (buf), &value))
-    return G_MAXUINT64;
-  return value;
+  return dir_read_u64 (dir_fd, file, &value) ? value : G_MAXUINT64;
 }
 
 /* Looks up "key value" in a flat-keyed file such as cpu.stat. */
@@ -164,15 +184,8 @@ void
 rc_cgroup_read_stats (const char    *control_group,
                       RcCgroupStats *out_stats)
 {
-  g_autofree char *dir = NULL;
+  int dir_fd = open_cgroup_dir (control_group);
   guint64 usage_usec;
-  int dir_fd = -1;
-
-  if (control_group != NULL && *control_group != '\0')
-    {
-      dir = g_build_filename (rc_cgroup_root (), control_group, NULL);
-      dir_fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    }
 
   /* A missing file (or cgroup) reads as "max": not limited, not known. */
   out_stats->cpu_weight = dir_read_u64_or_max (dir_fd, "cpu.weight");
