@@ -576,7 +576,10 @@ query_states_cb (GObject      *source,
   units = rc_systemd_list_units_finish (RC_SYSTEMD (source), result, &error);
   if (units == NULL)
     {
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+      /* With systemd off the bus, asking again would poll: the full listing
+       * when it is back ("appeared") settles these units too. */
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) &&
+          rc_systemd_is_present (self->systemd))
         {
           g_debug ("Could not ask systemd for unit states (%s); asking again", error->message);
           g_timeout_add_seconds_full (G_PRIORITY_DEFAULT, 1, requery_cb, data,
