@@ -781,7 +781,7 @@ one_of () { # one_of NAME ACTUAL ALLOWED...: ACTUAL is one of ALLOWED
 sec_faults () {
   login_session
   monitor_up
-  local d1 i r1 r2 f p1 p2
+  local d1 i r1 r2 p1 p2
   d1=$(cg "$C1")
   # two clients change one app at once: the kernel files hold all of one request, never a mix
   for i in 1 2 3; do
@@ -819,9 +819,7 @@ sec_faults () {
   one_of "app stopped during SetWeight: OK or NoSuchApp" "$r1" OK NoSuchApp
   wait_for 20 monitor_has_signal AppRemoved "$X"
   call "stopped app: GetApp" NoSuchApp GetApp "$X"
-  f=$OUT/fault.flat
-  rc_json ListApps | flat > "$f"
-  check "stopped app: no stale record in ListApps" "" "$(cut -f1 "$f" | grep -xF -- "$X")"
+  check "stopped app: no stale record in ListApps" "" "$(listed_apps | tr ' ' '\n' | grep -xF -- "$X")"
 
   # the user manager re-executes while calls are in flight
   rc SetWeight "$C1" "uint64 150" > "$OUT/fault-a" &
