@@ -5,9 +5,12 @@
 #include <stdlib.h>
 
 #include "rc-authority.h"
+#include "rc-focus-watch.h"
 #include "rc-manager.h"
 #include "rc-names.h"
+#include "rc-policy.h"
 #include "rc-registry.h"
+#include "rc-rules.h"
 #include "rc-systemd.h"
 
 typedef struct {
@@ -16,6 +19,9 @@ typedef struct {
   RcSystemd       *systemd;
   RcRegistry      *registry;
   RcAuthority     *authority;
+  RcRules         *rules;
+  RcFocusWatch    *focus_watch;
+  RcPolicy        *policy;
   RcManager       *manager;
   guint            owner_id;
   gboolean         replace;
@@ -98,6 +104,31 @@ signal_cb (gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
+/* The system's rules folder; the tests point it elsewhere. */
+static char *
+system_rules_dir (void)
+{
+  const char *dir = g_getenv ("RESOURCE_CONTROL_SYSTEM_RULES_DIR");
+
+  if (dir != NULL && *dir != '\0')
+    return g_strdup (dir);
+  return g_build_filename (RC_SYSCONFDIR, RC_RULES_SUBDIR, NULL);
+}
+
+static void
+start_policy (Daemon *daemon)
+{
+  g_autofree char *system_dir = system_rules_dir ();
+  g_autofree char *user_dir = g_build_filename (g_get_user_config_dir (), RC_RULES_SUBDIR, NULL);
+  g_autofree char *state_file = g_build_filename (g_get_user_runtime_dir (), "resource-control",
+                                                  "state", NULL);
+
+  daemon->rules = rc_rules_new (system_dir, user_dir);
+  daemon->focus_watch = rc_focus_watch_new ();
+  daemon->policy = rc_policy_new (daemon->registry, daemon->systemd, daemon->rules,
+                                  daemon->focus_watch, state_file);
+}
+
 static gboolean
 start (Daemon  *daemon,
        GError **error)
@@ -111,7 +142,9 @@ start (Daemon  *daemon,
   daemon->systemd = rc_systemd_new (daemon->connection);
   daemon->registry = rc_registry_new (daemon->systemd);
   daemon->authority = rc_authority_new ();
-  daemon->manager = rc_manager_new (daemon->registry, daemon->systemd, daemon->authority);
+  start_policy (daemon);
+  daemon->manager = rc_manager_new (daemon->registry, daemon->systemd, daemon->authority,
+                                    daemon->rules, daemon->policy);
   if (!g_dbus_interface_skeleton_export (G_DBUS_INTERFACE_SKELETON (daemon->manager),
                                          daemon->connection, RC_DBUS_PATH, error))
     return FALSE;
@@ -126,6 +159,11 @@ stop (Daemon *daemon)
   if (daemon->manager != NULL)
     g_dbus_interface_skeleton_unexport (G_DBUS_INTERFACE_SKELETON (daemon->manager));
   g_clear_object (&daemon->manager);
+  if (daemon->policy != NULL)
+    g_object_run_dispose (G_OBJECT (daemon->policy));
+  g_clear_object (&daemon->policy);
+  g_clear_object (&daemon->focus_watch);
+  g_clear_object (&daemon->rules);
   g_clear_object (&daemon->authority);
   g_clear_object (&daemon->registry);
   g_clear_object (&daemon->systemd);

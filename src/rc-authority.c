@@ -23,6 +23,11 @@ static const struct {
   { "ResetLimits", RC_ACTION_RESET_LIMITS },
   { "Freeze", RC_ACTION_FREEZE },
   { "Thaw", RC_ACTION_THAW },
+  { "ListRules", NULL },
+  { "SetRule", RC_ACTION_MANAGE_RULES },
+  { "RemoveRule", RC_ACTION_MANAGE_RULES },
+  { "SetForegroundApp", RC_ACTION_SET_FOREGROUND },
+  { "SetForegroundProcess", RC_ACTION_SET_FOREGROUND },
 };
 
 struct _RcAuthority {

@@ -2,6 +2,7 @@
 #include "rc-limits.h"
 #include "rc-cgroup.h"
 #include "rc-error.h"
+#include "rc-size.h"
 
 #include <gio/gio.h>
 #include <string.h>
@@ -124,9 +125,9 @@ rc_limits_validate (const RcLimits *limits,
   return TRUE;
 }
 
-static gboolean
-lookup_limit (const char *key,
-              RcLimit    *out_limit)
+gboolean
+rc_limit_from_key (const char *key,
+                   RcLimit    *out_limit)
 {
   for (RcLimit limit = 0; limit < RC_N_LIMITS; limit++)
     {
@@ -200,7 +201,7 @@ rc_limits_parse (GVariant  *limits,
       g_autoptr(GVariant) owned G_GNUC_UNUSED = value;   /* frees value */
       RcLimit limit;
 
-      if (!lookup_limit (key, &limit))
+      if (!rc_limit_from_key (key, &limit))
         {
           /* Show at most 64 bytes of whatever the caller sent. */
           g_autofree char *shown = g_utf8_make_valid (key, MIN (strlen (key), 64));
@@ -353,4 +354,92 @@ rc_limits_to_app_changes (const RcLimits *limits)
       g_variant_builder_add (&builder, "{sv}", limit_info[limit].key, value);
     }
   return g_variant_builder_end (&builder);
+}
+
+static gboolean
+parse_unsigned (const char *key,
+                const char *text,
+                const char *allowed,
+                guint64    *out_value,
+                GError    **error)
+{
+  g_autoptr(GError) local = NULL;
+
+  if (g_ascii_string_to_unsigned (text, 10, 0, G_MAXUINT64, out_value, &local))
+    return TRUE;
+  g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+               "%s “%s” is not %s", key, text, allowed);
+  return FALSE;
+}
+
+gboolean
+rc_limit_parse_text (RcLimit     limit,
+                     const char *text,
+                     guint64    *out_value,
+                     GError    **error)
+{
+  const char *key = limit_info[limit].key;
+  g_autofree char *shown = g_utf8_make_valid (text, MIN (strlen (text), 64));
+
+  switch (limit_info[limit].range)
+    {
+    case RANGE_WEIGHT:
+      return parse_unsigned (key, shown, "a whole number (1 to 10000)", out_value, error);
+
+    case RANGE_QUOTA:
+      {
+        gsize len = strlen (shown);
+
+        if (len > 0 && shown[len - 1] == '%')
+          shown[len - 1] = '\0';
+        return parse_unsigned (key, shown, "a percentage of one CPU (e.g. 50%)", out_value,
+                               error);
+      }
+
+    case RANGE_MEMORY:
+    case RANGE_MEMORY_LOW:
+      {
+        g_autoptr(GError) local = NULL;
+
+        if (rc_size_parse (shown, out_value, &local))
+          return TRUE;
+        g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT, "%s: %s", key, local->message);
+        return FALSE;
+      }
+
+    case RANGE_TASKS:
+      if (g_ascii_strcasecmp (shown, "infinity") == 0 || g_ascii_strcasecmp (shown, "max") == 0)
+        {
+          *out_value = G_MAXUINT64;
+          return TRUE;
+        }
+      return parse_unsigned (key, shown, "a whole number or “infinity”", out_value, error);
+
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+char *
+rc_limit_format_text (RcLimit limit,
+                      guint64 value)
+{
+  static const char suffixes[] = "KMGTPE";
+  guint exponent = 0;
+
+  if (value == G_MAXUINT64)
+    return g_strdup ("infinity");
+  if (limit == RC_LIMIT_CPU_QUOTA)
+    return g_strdup_printf ("%" G_GUINT64_FORMAT "%%", value);
+  if (limit_info[limit].range != RANGE_MEMORY && limit_info[limit].range != RANGE_MEMORY_LOW)
+    return g_strdup_printf ("%" G_GUINT64_FORMAT, value);
+  /* Exact sizes only: 2G, 1536M, or plain bytes. */
+  while (value != 0 && value % 1024 == 0 && exponent < sizeof suffixes - 1)
+    {
+      value /= 1024;
+      exponent++;
+    }
+  if (exponent == 0)
+    return g_strdup_printf ("%" G_GUINT64_FORMAT, value);
+  return g_strdup_printf ("%" G_GUINT64_FORMAT "%c", value, suffixes[exponent - 1]);
 }

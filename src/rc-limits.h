@@ -31,6 +31,16 @@ typedef struct {
 } RcLimits;
 
 const char *rc_limit_key (RcLimit limit);
+gboolean    rc_limit_from_key (const char *key,
+                               RcLimit    *out_limit);
+/* One value as people write it in a rule file: 300, 50%, 2G, infinity.
+ * Syntax only: rc_limits_validate checks the range. */
+gboolean    rc_limit_parse_text (RcLimit     limit,
+                                 const char *text,
+                                 guint64    *out_value,
+                                 GError    **error);
+char       *rc_limit_format_text (RcLimit limit,
+                                  guint64 value);
 void        rc_limits_set (RcLimits *limits,
                            RcLimit   limit,
                            guint64   value);

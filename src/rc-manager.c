@@ -3,7 +3,9 @@
 #include "rc-cgroup.h"
 #include "rc-error.h"
 #include "rc-limits.h"
+#include "rc-unit-name.h"
 
+#include <string.h>
 #include <unistd.h>
 
 typedef enum {
@@ -26,6 +28,7 @@ typedef struct {
   OpKind                 kind;
   char                  *app;
   RcLimits               limits;
+  RcLimits               sent;       /* what systemd was asked for the current app */
   GPtrArray             *apps;       /* RcApp, resolved targets; NULL until resolved */
   GPtrArray             *changed;    /* unit names already changed */
   guint                  next;       /* index of the app being changed */
@@ -39,6 +42,8 @@ struct _RcManager {
   RcRegistry   *registry;
   RcSystemd    *systemd;
   RcAuthority  *authority;
+  RcRules      *rules;
+  RcPolicy     *policy;
   GCancellable *cancellable;
   GQueue        requests;
 };
@@ -311,16 +316,14 @@ apply_cb (GObject      *source,
     }
 
   if (request->kind == OP_FREEZE || request->kind == OP_THAW)
-    rc_registry_set_freezer_state (self->registry, app,
-                                   request->kind == OP_FREEZE ? "frozen" : "running");
-  else
     {
-      RcLimits limits;
-
-      request_limits_for_app (request, app, &limits);
-      rc_dbus_resource_control_emit_app_changed (RC_DBUS_RESOURCE_CONTROL (self), app->unit,
-                                                 rc_limits_to_app_changes (&limits));
+      rc_policy_note_freezer (self->policy, app);
+      rc_registry_set_freezer_state (self->registry, app,
+                                     request->kind == OP_FREEZE ? "frozen" : "running");
     }
+  else
+    rc_dbus_resource_control_emit_app_changed (RC_DBUS_RESOURCE_CONTROL (self), app->unit,
+                                               rc_limits_to_app_changes (&request->sent));
   g_ptr_array_add (request->changed, g_strdup (app->unit));
   request->next++;
   apply_next (request);
@@ -330,7 +333,6 @@ static void
 apply_next (Request *request)
 {
   RcManager *self = request->manager;
-  RcLimits limits;
   RcApp *app;
 
   if (request->next >= request->apps->len)
@@ -349,9 +351,11 @@ apply_next (Request *request)
       break;
     case OP_LIMITS:
     case OP_RESET:
-      request_limits_for_app (request, app, &limits);
+      request_limits_for_app (request, app, &request->sent);
+      /* A boosted limit keeps the boost's value until the app loses it. */
+      rc_policy_take_request (self->policy, app, &request->sent);
       rc_systemd_set_unit_properties_async (self->systemd, app->unit,
-                                            rc_limits_to_unit_properties (&limits),
+                                            rc_limits_to_unit_properties (&request->sent),
                                             self->cancellable, apply_cb, request);
       break;
     default:
@@ -586,6 +590,335 @@ handle_thaw (RcDBusResourceControl *object,
   return submit_simple (RC_MANAGER (object), invocation, OP_THAW, app);
 }
 
+/* ---- rules and the foreground ------------------------------------------ */
+
+/* Rules and the foreground are not per-unit changes of the request queue:
+ * a call is authorized and then carried out. */
+typedef void (*AuthorizedFunc) (RcManager             *self,
+                                GDBusMethodInvocation *invocation,
+                                gpointer               data);
+
+typedef struct {
+  RcManager             *manager;
+  GDBusMethodInvocation *invocation;
+  AuthorizedFunc         func;
+  gpointer               data;
+  GDestroyNotify         data_free;
+} Pending;
+
+static void
+pending_authorized_cb (GObject      *source,
+                       GAsyncResult *result,
+                       gpointer      user_data)
+{
+  Pending *pending = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (rc_authority_check_finish (RC_AUTHORITY (source), result, NULL, &error))
+    pending->func (pending->manager, pending->invocation, pending->data);
+  else
+    g_dbus_method_invocation_return_gerror (pending->invocation, error);
+  if (pending->data_free != NULL)
+    pending->data_free (pending->data);
+  g_object_unref (pending->invocation);
+  g_object_unref (pending->manager);
+  g_free (pending);
+}
+
+static void
+authorize_then (RcManager             *self,
+                GDBusMethodInvocation *invocation,
+                AuthorizedFunc         func,
+                gpointer               data,
+                GDestroyNotify         data_free)
+{
+  Pending *pending = g_new0 (Pending, 1);
+
+  pending->manager = g_object_ref (self);
+  pending->invocation = g_object_ref (invocation);
+  pending->func = func;
+  pending->data = data;
+  pending->data_free = data_free;
+  rc_authority_check_async (self->authority, invocation, self->cancellable,
+                            pending_authorized_cb, pending);
+}
+
+static void
+return_edit_result (GObject      *source,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  g_autoptr(GDBusMethodInvocation) invocation = user_data;
+  g_autoptr(GError) error = NULL;
+  gboolean ok;
+
+  if (g_str_equal (g_dbus_method_invocation_get_method_name (invocation), "SetRule"))
+    ok = rc_rules_set_finish (RC_RULES (source), result, &error);
+  else
+    ok = rc_rules_remove_finish (RC_RULES (source), result, &error);
+  if (ok)
+    g_dbus_method_invocation_return_value (invocation, NULL);
+  else
+    g_dbus_method_invocation_return_gerror (invocation, error);
+}
+
+static gboolean
+check_app_id (const char *app_id,
+              GError    **error)
+{
+  g_autofree char *shown = NULL;
+
+  if (rc_app_id_is_valid (app_id))
+    return TRUE;
+  shown = g_utf8_make_valid (app_id, MIN (strlen (app_id), 64));
+  g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+               "“%s” is not an AppID: rules are per desktop AppID (e.g. org.gnome.Calculator, "
+               "the desktop file's name without .desktop), not per unit", shown);
+  return FALSE;
+}
+
+static gboolean
+handle_list_rules (RcDBusResourceControl *object,
+                   GDBusMethodInvocation *invocation)
+{
+  RcManager *self = RC_MANAGER (object);
+
+  rc_dbus_resource_control_complete_list_rules (object, invocation,
+                                                rc_rules_to_variant (self->rules));
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
+}
+
+typedef struct {
+  char   *app_id;
+  RcRule  rule;
+} RuleEdit;
+
+static void
+rule_edit_free (RuleEdit *edit)
+{
+  g_free (edit->app_id);
+  g_free (edit);
+}
+
+/* A rule reaches the running instances at once: none may lose memory it
+ * uses now (WouldKill). */
+static gboolean
+check_rule_for_running (RcManager  *self,
+                        RuleEdit   *edit,
+                        GError    **error)
+{
+  g_autoptr(GPtrArray) apps = rc_registry_get_apps (self->registry);
+  RcLimits memory = edit->rule.limits;
+
+  memory.set &= (1u << RC_LIMIT_MEMORY_HIGH) | (1u << RC_LIMIT_MEMORY_MAX);
+  for (guint i = 0; i < apps->len; i++)
+    {
+      RcApp *app = g_ptr_array_index (apps, i);
+      g_autoptr(GError) local = NULL;
+
+      if (!g_str_equal (app->app_id, edit->app_id) ||
+          !rc_app_is_controllable_slice (app->slice) ||
+          rc_limits_check_app (&memory, app->unit, app->control_group, &local))
+        continue;
+      g_set_error (error, RC_ERROR, RC_ERROR_WOULD_KILL,
+                   "%s; the rule was not saved (stop the app first, or choose a higher limit)",
+                   local->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+set_rule_authorized (RcManager             *self,
+                     GDBusMethodInvocation *invocation,
+                     gpointer               data)
+{
+  RuleEdit *edit = data;
+  GError *error = NULL;
+
+  if (!check_rule_for_running (self, edit, &error))
+    {
+      reject (invocation, error);
+      return;
+    }
+  rc_rules_set_async (self->rules, edit->app_id, &edit->rule, self->cancellable,
+                      return_edit_result, g_object_ref (invocation));
+}
+
+static gboolean
+handle_set_rule (RcDBusResourceControl *object,
+                 GDBusMethodInvocation *invocation,
+                 const char            *app_id,
+                 GVariant              *limits)
+{
+  RcManager *self = RC_MANAGER (object);
+  RuleEdit *edit = g_new0 (RuleEdit, 1);
+  GError *error = NULL;
+
+  if (!check_app_id (app_id, &error) ||
+      !rc_rule_parse_variant (limits, g_get_num_processors (), &edit->rule, &error))
+    {
+      rule_edit_free (edit);
+      return reject (invocation, error);
+    }
+  edit->app_id = g_strdup (app_id);
+  authorize_then (self, invocation, set_rule_authorized, edit, (GDestroyNotify) rule_edit_free);
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
+}
+
+static void
+remove_rule_authorized (RcManager             *self,
+                        GDBusMethodInvocation *invocation,
+                        gpointer               data)
+{
+  rc_rules_remove_async (self->rules, data, self->cancellable, return_edit_result,
+                         g_object_ref (invocation));
+}
+
+static gboolean
+handle_remove_rule (RcDBusResourceControl *object,
+                    GDBusMethodInvocation *invocation,
+                    const char            *app_id)
+{
+  GError *error = NULL;
+
+  if (!check_app_id (app_id, &error))
+    return reject (invocation, error);
+  authorize_then (RC_MANAGER (object), invocation, remove_rule_authorized, g_strdup (app_id),
+                  g_free);
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
+}
+
+static void
+foreground_authorized (RcManager             *self,
+                       GDBusMethodInvocation *invocation,
+                       gpointer               data)
+{
+  rc_policy_set_foreground (self->policy, data);
+  g_dbus_method_invocation_return_value (invocation, NULL);
+}
+
+/* A call on its way to authorize_then. */
+typedef struct {
+  RcManager             *manager;
+  GDBusMethodInvocation *invocation;
+} Call;
+
+static Call *
+call_new (RcManager             *self,
+          GDBusMethodInvocation *invocation)
+{
+  Call *call = g_new0 (Call, 1);
+
+  call->manager = g_object_ref (self);
+  call->invocation = g_object_ref (invocation);
+  return call;
+}
+
+static void
+call_free (Call *call)
+{
+  g_object_unref (call->manager);
+  g_object_unref (call->invocation);
+  g_free (call);
+}
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Call, call_free)
+
+static void
+foreground_resolved_cb (GObject      *source,
+                        GAsyncResult *result,
+                        gpointer      user_data)
+{
+  g_autoptr(Call) call = user_data;
+  RcManager *self = call->manager;
+  GDBusMethodInvocation *invocation = call->invocation;
+  g_autoptr(GError) error = NULL;
+  GPtrArray *apps;
+
+  apps = rc_registry_resolve_finish (RC_REGISTRY (source), result, &error);
+  if (apps == NULL)
+    g_dbus_method_invocation_return_gerror (invocation, error);
+  else
+    authorize_then (self, invocation, foreground_authorized, apps,
+                    (GDestroyNotify) g_ptr_array_unref);
+}
+
+static gboolean
+handle_set_foreground_app (RcDBusResourceControl *object,
+                           GDBusMethodInvocation *invocation,
+                           const char            *app)
+{
+  RcManager *self = RC_MANAGER (object);
+  GError *error = NULL;
+
+  if (*app == '\0')
+    {
+      authorize_then (self, invocation, foreground_authorized, g_ptr_array_new (),
+                      (GDestroyNotify) g_ptr_array_unref);
+      return G_DBUS_METHOD_INVOCATION_HANDLED;
+    }
+  if (!rc_registry_check_app_argument (app, &error))
+    return reject (invocation, error);
+  rc_registry_resolve_async (self->registry, app, TRUE, self->cancellable,
+                             foreground_resolved_cb, call_new (self, invocation));
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
+}
+
+static void
+unit_by_pid_cb (GObject      *source,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  g_autoptr(Call) call = user_data;
+  RcManager *self = call->manager;
+  GDBusMethodInvocation *invocation = call->invocation;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = NULL;
+  GPtrArray *apps;
+  RcApp *app;
+
+  path = rc_systemd_get_unit_by_pid_finish (RC_SYSTEMD (source), result, &error);
+  if (path == NULL)
+    {
+      g_dbus_method_invocation_return_gerror (invocation, error);
+      return;
+    }
+  /* A process outside the apps (the shell, a terminal's own unit) leaves
+   * no app in the foreground. */
+  apps = g_ptr_array_new ();
+  app = rc_registry_lookup_path (self->registry, path);
+  if (app != NULL && rc_app_is_controllable_slice (app->slice))
+    g_ptr_array_add (apps, app);
+  authorize_then (self, invocation, foreground_authorized, apps,
+                  (GDestroyNotify) g_ptr_array_unref);
+}
+
+static gboolean
+handle_set_foreground_process (RcDBusResourceControl *object,
+                               GDBusMethodInvocation *invocation,
+                               guint32                pid)
+{
+  RcManager *self = RC_MANAGER (object);
+
+  if (pid == 0)
+    return reject (invocation,
+                   g_error_new_literal (RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                                        "Process 0 is not a process: pass the process id "
+                                        "of the focused window's app"));
+  rc_systemd_get_unit_by_pid_async (self->systemd, pid, self->cancellable, unit_by_pid_cb,
+                                    call_new (self, invocation));
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
+}
+
+static void
+limits_applied_cb (RcPolicy  *policy,
+                   RcApp     *app,
+                   GVariant  *changes,
+                   RcManager *self)
+{
+  rc_dbus_resource_control_emit_app_changed (RC_DBUS_RESOURCE_CONTROL (self), app->unit, changes);
+}
+
 /* ---- registry events --------------------------------------------------- */
 
 static void
@@ -617,13 +950,18 @@ app_changed_cb (RcRegistry *registry,
 RcManager *
 rc_manager_new (RcRegistry  *registry,
                 RcSystemd   *systemd,
-                RcAuthority *authority)
+                RcAuthority *authority,
+                RcRules     *rules,
+                RcPolicy    *policy)
 {
   RcManager *self = g_object_new (RC_TYPE_MANAGER, NULL);
 
   self->registry = g_object_ref (registry);
   self->systemd = g_object_ref (systemd);
   self->authority = g_object_ref (authority);
+  self->rules = g_object_ref (rules);
+  self->policy = g_object_ref (policy);
+  g_signal_connect_object (policy, "limits-applied", G_CALLBACK (limits_applied_cb), self, 0);
   g_signal_connect_object (registry, "app-added", G_CALLBACK (app_added_cb), self, 0);
   g_signal_connect_object (registry, "app-removed", G_CALLBACK (app_removed_cb), self, 0);
   g_signal_connect_object (registry, "app-changed", G_CALLBACK (app_changed_cb), self, 0);
@@ -643,6 +981,8 @@ rc_manager_dispose (GObject *object)
   g_clear_object (&self->registry);
   g_clear_object (&self->systemd);
   g_clear_object (&self->authority);
+  g_clear_object (&self->rules);
+  g_clear_object (&self->policy);
   g_clear_object (&self->cancellable);
   G_OBJECT_CLASS (rc_manager_parent_class)->dispose (object);
 }
@@ -664,6 +1004,11 @@ rc_manager_iface_init (RcDBusResourceControlIface *iface)
   iface->handle_reset_limits = handle_reset_limits;
   iface->handle_freeze = handle_freeze;
   iface->handle_thaw = handle_thaw;
+  iface->handle_list_rules = handle_list_rules;
+  iface->handle_set_rule = handle_set_rule;
+  iface->handle_remove_rule = handle_remove_rule;
+  iface->handle_set_foreground_app = handle_set_foreground_app;
+  iface->handle_set_foreground_process = handle_set_foreground_process;
 }
 
 static void

@@ -3,7 +3,9 @@
 
 #include "rc-authority.h"
 #include "rc-generated.h"
+#include "rc-policy.h"
 #include "rc-registry.h"
+#include "rc-rules.h"
 #include "rc-systemd.h"
 
 G_BEGIN_DECLS
@@ -17,6 +19,8 @@ G_DECLARE_FINAL_TYPE (RcManager, rc_manager, RC, MANAGER, RcDBusResourceControlS
 
 RcManager *rc_manager_new (RcRegistry  *registry,
                            RcSystemd   *systemd,
-                           RcAuthority *authority);
+                           RcAuthority *authority,
+                           RcRules     *rules,
+                           RcPolicy    *policy);
 
 G_END_DECLS

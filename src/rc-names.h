@@ -14,6 +14,13 @@
 #define RC_ACTION_RESET_LIMITS     RC_POLKIT_ACTION_PREFIX "reset-limits"
 #define RC_ACTION_FREEZE           RC_POLKIT_ACTION_PREFIX "freeze"
 #define RC_ACTION_THAW             RC_POLKIT_ACTION_PREFIX "thaw"
+#define RC_ACTION_MANAGE_RULES     RC_POLKIT_ACTION_PREFIX "manage-rules"
+#define RC_ACTION_SET_FOREGROUND   RC_POLKIT_ACTION_PREFIX "set-foreground"
+
+/* Rule files: *.conf in <dir>/resource-control/rules.d, the system's then the user's. */
+#define RC_RULES_SUBDIR             "resource-control/rules.d"
+#define RC_RULES_USER_FILE          "50-resource-control.conf"
+#define RC_FOCUS_XATTR              "user.xdg.inactive-since"
 
 #define SYSTEMD_DBUS_NAME           "org.freedesktop.systemd1"
 #define SYSTEMD_DBUS_PATH           "/org/freedesktop/systemd1"

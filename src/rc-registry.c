@@ -821,6 +821,15 @@ rc_registry_get_apps (RcRegistry *self)
 }
 
 RcApp *
+rc_registry_lookup_path (RcRegistry *self,
+                         const char *object_path)
+{
+  Tracked *tracked = g_hash_table_lookup (self->tracked, object_path);
+
+  return tracked != NULL ? tracked->app : NULL;
+}
+
+RcApp *
 rc_registry_lookup_unit (RcRegistry *self,
                          const char *unit)
 {

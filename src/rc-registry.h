@@ -27,6 +27,9 @@ gboolean    rc_registry_is_ready (RcRegistry *self);
 GPtrArray  *rc_registry_get_apps (RcRegistry *self);
 RcApp      *rc_registry_lookup_unit (RcRegistry *self,
                                      const char *unit);
+/* The running app whose unit object is @object_path, or NULL. */
+RcApp      *rc_registry_lookup_path (RcRegistry *self,
+                                     const char *object_path);
 
 /* Resolves @app (a unit name or an AppID) to its running instances.
  * Errors: InvalidArgument (neither a unit name nor an AppID), NoSuchApp (no

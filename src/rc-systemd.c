@@ -41,6 +41,7 @@ translate_error (GError *error)
   g_dbus_error_strip_remote_error (error);
   if (g_strcmp0 (remote, "org.freedesktop.systemd1.NoSuchUnit") == 0 ||
       g_strcmp0 (remote, "org.freedesktop.systemd1.LoadFailed") == 0 ||
+      g_strcmp0 (remote, "org.freedesktop.systemd1.NoUnitForPID") == 0 ||
       g_strcmp0 (remote, "org.freedesktop.DBus.Error.UnknownObject") == 0)
     translated = g_error_new (RC_ERROR, RC_ERROR_NO_SUCH_APP, "%s", error->message);
   else
@@ -265,6 +266,31 @@ rc_systemd_get_unit_finish (RcSystemd    *self,
                             GError      **error)
 {
   g_autoptr(GVariant) reply = call_systemd_finish (self, result, rc_systemd_get_unit_async, error);
+  char *path = NULL;
+
+  if (reply != NULL)
+    g_variant_get (reply, "(o)", &path);
+  return path;
+}
+
+void
+rc_systemd_get_unit_by_pid_async (RcSystemd          *self,
+                                  guint32             pid,
+                                  GCancellable       *cancellable,
+                                  GAsyncReadyCallback callback,
+                                  gpointer            user_data)
+{
+  call_manager (self, "GetUnitByPID", g_variant_new ("(u)", pid), G_VARIANT_TYPE ("(o)"),
+                cancellable, rc_systemd_get_unit_by_pid_async, callback, user_data);
+}
+
+char *
+rc_systemd_get_unit_by_pid_finish (RcSystemd    *self,
+                                   GAsyncResult *result,
+                                   GError      **error)
+{
+  g_autoptr(GVariant) reply = call_systemd_finish (self, result, rc_systemd_get_unit_by_pid_async,
+                                                   error);
   char *path = NULL;
 
   if (reply != NULL)

@@ -26,7 +26,8 @@ from rctest_harness import MIB, UINT64_MAX, HANG, RcTestCase, own_cgroup
 
 APP = 'app-gnome-org.example.Editor-4711.scope'
 APP_ID = 'org.example.Editor'
-ACTIONS = ['set-weight', 'set-memory-limit', 'set-limits', 'reset-limits', 'freeze', 'thaw']
+ACTIONS = ['set-weight', 'set-memory-limit', 'set-limits', 'reset-limits', 'freeze', 'manage-rules',
+           'set-foreground', 'thaw']
 WRITE_ACTIONS = ACTIONS[:-1]
 
 APP_KEYS = {

@@ -1,0 +1,596 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "rc-policy.h"
+#include "rc-cgroup.h"
+#include "rc-error.h"
+
+#include <errno.h>
+
+#define STATE_GROUP "State"
+
+/* What the policy knows of one running instance. */
+typedef struct {
+  RcPolicy *policy;
+  RcApp    *app;
+  RcLimits  api;           /* values set through the API */
+  RcLimits  applied;       /* what systemd was last told, by us or the API */
+  gboolean  foreground;
+  gboolean  inactive;      /* lost the focus and has not had it back */
+  gboolean  frozen_by_us;  /* FreezeWhenInactiveSec froze it */
+  guint     freeze_id;
+} Unit;
+
+struct _RcPolicy {
+  GObject       parent_instance;
+  RcRegistry   *registry;
+  RcSystemd    *systemd;
+  RcRules      *rules;
+  RcFocusWatch *focus_watch;
+  char         *state_file;
+  char         *state_written;
+  GHashTable   *units;             /* unit name -> Unit */
+  GHashTable   *restored_boosted;  /* unit names, from the state file */
+  GHashTable   *restored_frozen;
+  guint64       default_tasks_max;
+  GCancellable *cancellable;
+};
+
+G_DEFINE_TYPE (RcPolicy, rc_policy, G_TYPE_OBJECT)
+
+enum { SIGNAL_LIMITS_APPLIED, N_SIGNALS };
+static guint signals[N_SIGNALS];
+
+static void
+unit_free (Unit *unit)
+{
+  g_clear_handle_id (&unit->freeze_id, g_source_remove);
+  rc_app_unref (unit->app);
+  g_free (unit);
+}
+
+/* ---- the state file ---------------------------------------------------- */
+
+static void
+save_state (RcPolicy *self)
+{
+  g_autoptr(GKeyFile) file = g_key_file_new ();
+  g_autoptr(GPtrArray) boosted = g_ptr_array_new ();
+  g_autoptr(GPtrArray) frozen = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = NULL;
+  g_autofree char *data = NULL;
+  GHashTableIter iter;
+  Unit *unit;
+
+  g_hash_table_iter_init (&iter, self->units);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &unit))
+    {
+      if (unit->foreground)
+        g_ptr_array_add (boosted, unit->app->unit);
+      if (unit->frozen_by_us)
+        g_ptr_array_add (frozen, unit->app->unit);
+    }
+  g_key_file_set_string_list (file, STATE_GROUP, "Boosted",
+                              (const char * const *) boosted->pdata, boosted->len);
+  g_key_file_set_string_list (file, STATE_GROUP, "Frozen",
+                              (const char * const *) frozen->pdata, frozen->len);
+  data = g_key_file_to_data (file, NULL, NULL);
+  if (g_strcmp0 (data, self->state_written) == 0)
+    return;
+  dir = g_path_get_dirname (self->state_file);
+  if (g_mkdir_with_parents (dir, 0700) != 0 ||
+      !g_file_set_contents (self->state_file, data, -1, &error))
+    {
+      g_warning ("Cannot write %s: %s; a restart may leave a boost or a freeze behind",
+                 self->state_file, error != NULL ? error->message : g_strerror (errno));
+      return;
+    }
+  g_free (self->state_written);
+  self->state_written = g_steal_pointer (&data);
+}
+
+static GHashTable *
+load_state_list (GKeyFile   *file,
+                 const char *key)
+{
+  GHashTable *set = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_auto(GStrv) units = g_key_file_get_string_list (file, STATE_GROUP, key, NULL, NULL);
+
+  for (guint i = 0; units != NULL && units[i] != NULL; i++)
+    g_hash_table_add (set, g_strdup (units[i]));
+  return set;
+}
+
+static void
+load_state (RcPolicy *self)
+{
+  g_autoptr(GKeyFile) file = g_key_file_new ();
+
+  g_key_file_load_from_file (file, self->state_file, G_KEY_FILE_NONE, NULL);
+  self->restored_boosted = load_state_list (file, "Boosted");
+  self->restored_frozen = load_state_list (file, "Frozen");
+}
+
+/* ---- limits ------------------------------------------------------------ */
+
+static gboolean
+boost_holds (RcPolicy *self,
+             Unit     *unit,
+             RcLimit   limit)
+{
+  const RcBoost *boost = rc_rules_get_boost (self->rules);
+
+  return unit->foreground && boost->enabled && rc_limits_has (&boost->limits, limit);
+}
+
+/* What @unit should have now, limit by limit; a limit no one ever set is
+ * left alone. */
+static void
+effective_limits (RcPolicy *self,
+                  Unit     *unit,
+                  RcLimits *out)
+{
+  const RcRule *rule = rc_rules_lookup (self->rules, unit->app->app_id);
+  const RcBoost *boost = rc_rules_get_boost (self->rules);
+  gboolean has_io = rc_cgroup_is_delegated (unit->app->control_group, "io");
+  RcLimits defaults;
+
+  rc_limits_init_reset (&defaults, self->default_tasks_max);
+  *out = (RcLimits) { 0, };
+  for (RcLimit limit = 0; limit < RC_N_LIMITS; limit++)
+    {
+      if (limit == RC_LIMIT_IO_WEIGHT && !has_io)
+        continue;
+      if (boost_holds (self, unit, limit))
+        rc_limits_set (out, limit, boost->limits.values[limit]);
+      else if (rc_limits_has (&unit->api, limit))
+        rc_limits_set (out, limit, unit->api.values[limit]);
+      else if (rule != NULL && rc_limits_has (&rule->limits, limit))
+        rc_limits_set (out, limit, rule->limits.values[limit]);
+      else if (rc_limits_has (&unit->applied, limit))
+        rc_limits_set (out, limit, defaults.values[limit]);
+    }
+}
+
+typedef struct {
+  RcPolicy *policy;
+  RcApp    *app;
+  RcLimits  limits;
+} Apply;
+
+static void
+apply_free (Apply *apply)
+{
+  g_object_unref (apply->policy);
+  rc_app_unref (apply->app);
+  g_free (apply);
+}
+
+static void
+applied_cb (GObject      *source,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  Apply *apply = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (rc_systemd_set_unit_properties_finish (RC_SYSTEMD (source), result, &error))
+    g_signal_emit (apply->policy, signals[SIGNAL_LIMITS_APPLIED], 0, apply->app,
+                   rc_limits_to_app_changes (&apply->limits));
+  else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    g_message ("Could not apply the rule or boost of %s: %s", apply->app->unit,
+               error->message);
+  apply_free (apply);
+}
+
+static gboolean
+is_controllable (Unit *unit)
+{
+  return rc_app_is_controllable_slice (unit->app->slice);
+}
+
+/* Has systemd apply whatever differs between what @unit should have and
+ * what it was last given. */
+static void
+sync_unit (RcPolicy *self,
+           Unit     *unit)
+{
+  g_autoptr(GError) error = NULL;
+  RcLimits wanted, diff = { 0, };
+  Apply *apply;
+
+  if (!is_controllable (unit))
+    return;
+  effective_limits (self, unit, &wanted);
+  for (RcLimit limit = 0; limit < RC_N_LIMITS; limit++)
+    {
+      if (rc_limits_has (&wanted, limit) &&
+          (!rc_limits_has (&unit->applied, limit) ||
+           unit->applied.values[limit] != wanted.values[limit]))
+        rc_limits_set (&diff, limit, wanted.values[limit]);
+    }
+  /* A rule never takes memory away from an app that uses it now. */
+  if (!rc_limits_check_app (&diff, unit->app->unit, unit->app->control_group, &error))
+    {
+      g_message ("Not applying the memory limits of the %s rule to %s: %s",
+                 unit->app->app_id, unit->app->unit, error->message);
+      diff.set &= ~((1u << RC_LIMIT_MEMORY_HIGH) | (1u << RC_LIMIT_MEMORY_MAX));
+      unit->applied.set |= wanted.set & ((1u << RC_LIMIT_MEMORY_HIGH) |
+                                         (1u << RC_LIMIT_MEMORY_MAX));
+    }
+  if (diff.set == 0)
+    return;
+  for (RcLimit limit = 0; limit < RC_N_LIMITS; limit++)
+    if (rc_limits_has (&diff, limit))
+      rc_limits_set (&unit->applied, limit, diff.values[limit]);
+
+  g_debug ("Policy: applying %x to %s", diff.set, unit->app->unit);
+  apply = g_new0 (Apply, 1);
+  apply->policy = g_object_ref (self);
+  apply->app = rc_app_ref (unit->app);
+  apply->limits = diff;
+  rc_systemd_set_unit_properties_async (self->systemd, unit->app->unit,
+                                        rc_limits_to_unit_properties (&diff),
+                                        self->cancellable, applied_cb, apply);
+}
+
+void
+rc_policy_take_request (RcPolicy *self,
+                        RcApp    *app,
+                        RcLimits *limits)
+{
+  Unit *unit = g_hash_table_lookup (self->units, app->unit);
+  const RcBoost *boost = rc_rules_get_boost (self->rules);
+
+  if (unit == NULL)
+    return;
+  for (RcLimit limit = 0; limit < RC_N_LIMITS; limit++)
+    {
+      if (!rc_limits_has (limits, limit))
+        continue;
+      rc_limits_set (&unit->api, limit, limits->values[limit]);
+      if (boost_holds (self, unit, limit))
+        limits->values[limit] = boost->limits.values[limit];
+      rc_limits_set (&unit->applied, limit, limits->values[limit]);
+    }
+}
+
+/* ---- freezing in the background ---------------------------------------- */
+
+static guint
+freeze_delay (RcPolicy *self,
+              Unit     *unit)
+{
+  const RcRule *rule = rc_rules_lookup (self->rules, unit->app->app_id);
+
+  return rule != NULL ? rule->freeze_when_inactive_sec : 0;
+}
+
+typedef struct {
+  RcPolicy *policy;
+  RcApp    *app;
+  gboolean  freeze;
+} Freeze;
+
+static void
+freezer_cb (GObject      *source,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  Freeze *freeze = user_data;
+  RcPolicy *self = freeze->policy;
+  g_autoptr(GError) error = NULL;
+
+  if (rc_systemd_freeze_unit_finish (RC_SYSTEMD (source), result, &error))
+    rc_registry_set_freezer_state (self->registry, freeze->app,
+                                   freeze->freeze ? "frozen" : "running");
+  else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    g_message ("Could not %s %s: %s", freeze->freeze ? "freeze" : "thaw", freeze->app->unit,
+               error->message);
+  g_object_unref (freeze->policy);
+  rc_app_unref (freeze->app);
+  g_free (freeze);
+}
+
+static void
+set_frozen (RcPolicy *self,
+            Unit     *unit,
+            gboolean  frozen)
+{
+  Freeze *freeze = g_new0 (Freeze, 1);
+
+  g_debug ("Policy: %s %s", frozen ? "freezing" : "thawing", unit->app->unit);
+  unit->frozen_by_us = frozen;
+  freeze->policy = g_object_ref (self);
+  freeze->app = rc_app_ref (unit->app);
+  freeze->freeze = frozen;
+  rc_systemd_freeze_unit_async (self->systemd, unit->app->unit, frozen, self->cancellable,
+                                freezer_cb, freeze);
+  save_state (self);
+}
+
+static gboolean
+freeze_cb (gpointer user_data)
+{
+  Unit *unit = user_data;
+  RcPolicy *self = unit->policy;
+
+  unit->freeze_id = 0;
+  if (!unit->foreground && freeze_delay (self, unit) > 0 && !unit->frozen_by_us)
+    set_frozen (self, unit, TRUE);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+start_freeze_timer (RcPolicy *self,
+                    Unit     *unit)
+{
+  guint delay = freeze_delay (self, unit);
+
+  if (delay == 0 || unit->freeze_id != 0 || unit->frozen_by_us || !is_controllable (unit) ||
+      g_strcmp0 (unit->app->freezer_state, "frozen") == 0 ||
+      !rc_cgroup_freeze_supported ())
+    return;
+  unit->freeze_id = g_timeout_add_seconds (delay, freeze_cb, unit);
+}
+
+/* ---- focus ------------------------------------------------------------- */
+
+static void
+set_unit_foreground (RcPolicy *self,
+                     Unit     *unit,
+                     gboolean  foreground)
+{
+  if (unit->foreground == foreground)
+    return;
+  unit->foreground = foreground;
+  if (foreground)
+    {
+      unit->inactive = FALSE;
+      g_clear_handle_id (&unit->freeze_id, g_source_remove);
+      if (unit->frozen_by_us)
+        set_frozen (self, unit, FALSE);
+    }
+  else
+    {
+      unit->inactive = TRUE;
+      start_freeze_timer (self, unit);
+    }
+  sync_unit (self, unit);
+}
+
+void
+rc_policy_set_foreground (RcPolicy  *self,
+                          GPtrArray *apps)
+{
+  g_autoptr(GHashTable) wanted = g_hash_table_new (g_str_hash, g_str_equal);
+  GHashTableIter iter;
+  Unit *unit;
+
+  for (guint i = 0; i < apps->len; i++)
+    g_hash_table_add (wanted, ((RcApp *) g_ptr_array_index (apps, i))->unit);
+  /* Take the boost away first, then give it. */
+  for (int pass = 0; pass < 2; pass++)
+    {
+      g_hash_table_iter_init (&iter, self->units);
+      while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &unit))
+        {
+          gboolean foreground = g_hash_table_contains (wanted, unit->app->unit);
+
+          if (foreground == (pass == 1))
+            set_unit_foreground (self, unit, foreground);
+        }
+    }
+  save_state (self);
+}
+
+static void
+focus_changed_cb (RcFocusWatch *watch,
+                  const char   *unit_name,
+                  gboolean      focused,
+                  RcPolicy     *self)
+{
+  Unit *unit = g_hash_table_lookup (self->units, unit_name);
+  g_autoptr(GPtrArray) apps = g_ptr_array_new ();
+
+  if (unit == NULL)
+    return;
+  if (focused)
+    {
+      g_ptr_array_add (apps, unit->app);
+      rc_policy_set_foreground (self, apps);
+      return;
+    }
+  if (unit->foreground)
+    set_unit_foreground (self, unit, FALSE);
+  else
+    {
+      unit->inactive = TRUE;
+      start_freeze_timer (self, unit);
+    }
+  save_state (self);
+}
+
+void
+rc_policy_note_freezer (RcPolicy *self,
+                        RcApp    *app)
+{
+  Unit *unit = g_hash_table_lookup (self->units, app->unit);
+
+  if (unit == NULL)
+    return;
+  /* The user froze or thawed it by hand: that stands. */
+  g_clear_handle_id (&unit->freeze_id, g_source_remove);
+  unit->frozen_by_us = FALSE;
+  save_state (self);
+}
+
+/* ---- events ------------------------------------------------------------ */
+
+static void
+app_added_cb (RcRegistry *registry,
+              RcApp      *app,
+              RcPolicy   *self)
+{
+  Unit *unit = g_new0 (Unit, 1);
+  const RcBoost *boost = rc_rules_get_boost (self->rules);
+  RcFocus focus;
+
+  unit->policy = self;
+  unit->app = rc_app_ref (app);
+  g_hash_table_replace (self->units, app->unit, unit);
+
+  /* A boost or a freeze left by an earlier run of the daemon. */
+  if (g_hash_table_remove (self->restored_boosted, app->unit))
+    {
+      for (RcLimit limit = 0; limit < RC_N_LIMITS; limit++)
+        if (rc_limits_has (&boost->limits, limit))
+          rc_limits_set (&unit->applied, limit, boost->limits.values[limit]);
+    }
+  if (g_hash_table_remove (self->restored_frozen, app->unit) &&
+      g_strcmp0 (app->freezer_state, "frozen") == 0)
+    unit->frozen_by_us = TRUE;
+
+  focus = rc_focus_watch_add (self->focus_watch, app->unit, app->control_group);
+  if (focus == RC_FOCUS_FOCUSED)
+    {
+      g_autoptr(GPtrArray) apps = g_ptr_array_new ();
+
+      g_ptr_array_add (apps, app);
+      rc_policy_set_foreground (self, apps);
+    }
+  else
+    {
+      if (focus == RC_FOCUS_INACTIVE)
+        {
+          unit->inactive = TRUE;
+          start_freeze_timer (self, unit);
+        }
+      sync_unit (self, unit);
+    }
+  save_state (self);
+}
+
+static void
+app_removed_cb (RcRegistry *registry,
+                RcApp      *app,
+                RcPolicy   *self)
+{
+  rc_focus_watch_remove (self->focus_watch, app->unit);
+  if (g_hash_table_remove (self->units, app->unit))
+    save_state (self);
+}
+
+static void
+rules_changed_cb (RcRules  *rules,
+                  RcPolicy *self)
+{
+  GHashTableIter iter;
+  Unit *unit;
+
+  g_hash_table_iter_init (&iter, self->units);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &unit))
+    {
+      if (unit->frozen_by_us && freeze_delay (self, unit) == 0)
+        set_frozen (self, unit, FALSE);
+      else if (unit->inactive)
+        start_freeze_timer (self, unit);
+      sync_unit (self, unit);
+    }
+}
+
+static void
+default_tasks_max_cb (GObject      *source,
+                      GAsyncResult *result,
+                      gpointer      user_data)
+{
+  g_autoptr(RcPolicy) self = user_data;
+  g_autoptr(GError) error = NULL;
+  guint64 value;
+
+  if (rc_systemd_get_default_tasks_max_finish (RC_SYSTEMD (source), result, &value, &error))
+    self->default_tasks_max = value;
+  else
+    g_debug ("Policy: no DefaultTasksMax from systemd: %s", error->message);
+}
+
+static void
+systemd_appeared_cb (RcSystemd *systemd,
+                     RcPolicy  *self)
+{
+  rc_systemd_get_default_tasks_max_async (systemd, self->cancellable, default_tasks_max_cb,
+                                          g_object_ref (self));
+}
+
+RcPolicy *
+rc_policy_new (RcRegistry   *registry,
+               RcSystemd    *systemd,
+               RcRules      *rules,
+               RcFocusWatch *focus_watch,
+               const char   *state_file)
+{
+  RcPolicy *self = g_object_new (RC_TYPE_POLICY, NULL);
+
+  self->registry = g_object_ref (registry);
+  self->systemd = g_object_ref (systemd);
+  self->rules = g_object_ref (rules);
+  self->focus_watch = g_object_ref (focus_watch);
+  self->state_file = g_strdup (state_file);
+  load_state (self);
+  g_signal_connect_object (registry, "app-added", G_CALLBACK (app_added_cb), self, 0);
+  g_signal_connect_object (registry, "app-removed", G_CALLBACK (app_removed_cb), self, 0);
+  g_signal_connect_object (rules, "changed", G_CALLBACK (rules_changed_cb), self, 0);
+  g_signal_connect_object (focus_watch, "focus-changed", G_CALLBACK (focus_changed_cb), self, 0);
+  g_signal_connect_object (systemd, "appeared", G_CALLBACK (systemd_appeared_cb), self, 0);
+  if (rc_systemd_is_present (systemd))
+    systemd_appeared_cb (systemd, self);
+  return self;
+}
+
+static void
+rc_policy_dispose (GObject *object)
+{
+  RcPolicy *self = RC_POLICY (object);
+
+  g_cancellable_cancel (self->cancellable);
+  g_clear_pointer (&self->units, g_hash_table_unref);
+  g_clear_object (&self->registry);
+  g_clear_object (&self->systemd);
+  g_clear_object (&self->rules);
+  g_clear_object (&self->focus_watch);
+  G_OBJECT_CLASS (rc_policy_parent_class)->dispose (object);
+}
+
+static void
+rc_policy_finalize (GObject *object)
+{
+  RcPolicy *self = RC_POLICY (object);
+
+  g_clear_object (&self->cancellable);
+  g_clear_pointer (&self->restored_boosted, g_hash_table_unref);
+  g_clear_pointer (&self->restored_frozen, g_hash_table_unref);
+  g_free (self->state_file);
+  g_free (self->state_written);
+  G_OBJECT_CLASS (rc_policy_parent_class)->finalize (object);
+}
+
+static void
+rc_policy_class_init (RcPolicyClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = rc_policy_dispose;
+  object_class->finalize = rc_policy_finalize;
+  signals[SIGNAL_LIMITS_APPLIED] = g_signal_new ("limits-applied", G_TYPE_FROM_CLASS (klass),
+                                                 G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                                 G_TYPE_NONE, 2, G_TYPE_POINTER,
+                                                 G_TYPE_VARIANT);
+}
+
+static void
+rc_policy_init (RcPolicy *self)
+{
+  self->cancellable = g_cancellable_new ();
+  self->units = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
+                                       (GDestroyNotify) unit_free);
+  self->default_tasks_max = G_MAXUINT64;
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "rc-focus-watch.h"
+#include "rc-limits.h"
+#include "rc-registry.h"
+#include "rc-rules.h"
+#include "rc-systemd.h"
+
+G_BEGIN_DECLS
+
+/* The policy: keeps every running app instance at what the rules, the API
+ * and the focus say, through systemd. For each limit the value in force is,
+ * first found: the foreground boost, the last value set through the API,
+ * the app's rule, the default (once the daemon changed it). Rules reach an
+ * instance when it becomes active and whenever they change; the boost
+ * follows SetForeground* calls and Mutter's focus marks; an instance whose
+ * rule has FreezeWhenInactiveSec is frozen that long after it lost the
+ * focus and thawed when it gets it back.
+ *
+ * What it boosted or froze is remembered in @state_file (in
+ * $XDG_RUNTIME_DIR), so a restarted daemon undoes a boost it no longer
+ * knows about and still thaws what it froze.
+ *
+ * Signals:
+ *   "limits-applied" (RcApp*, GVariant* a{sv})   the daemon changed these
+ *                                                limits of the app */
+#define RC_TYPE_POLICY (rc_policy_get_type ())
+G_DECLARE_FINAL_TYPE (RcPolicy, rc_policy, RC, POLICY, GObject)
+
+RcPolicy *rc_policy_new (RcRegistry   *registry,
+                         RcSystemd    *systemd,
+                         RcRules      *rules,
+                         RcFocusWatch *focus_watch,
+                         const char   *state_file);
+
+/* The API is about to have systemd apply @limits to @app: they become the
+ * app's API values, and limits the boost holds are replaced by the boost's
+ * values in @limits, so the boost stays in force until the app loses it. */
+void      rc_policy_take_request (RcPolicy *self,
+                                  RcApp    *app,
+                                  RcLimits *limits);
+/* The API froze or thawed @app: the policy will not thaw it on focus. */
+void      rc_policy_note_freezer (RcPolicy *self,
+                                  RcApp    *app);
+/* @apps (RcApp) are now the foreground app; empty for none. */
+void      rc_policy_set_foreground (RcPolicy  *self,
+                                    GPtrArray *apps);
+
+G_END_DECLS

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "rc-limits.h"
+
+G_BEGIN_DECLS
+
+/* The rule store: persistent per-AppID limits and the foreground boost, read
+ * from key files in the system's rules folder and then the user's (later
+ * wins per AppID; one group per AppID, a [Boost] group for the boost),
+ * re-read when the files change, and written by SetRule and RemoveRule into
+ * the user's folder. It knows nothing of running apps.
+ *
+ * Signals:
+ *   "changed" ()   the rules or the boost were read again */
+#define RC_TYPE_RULES (rc_rules_get_type ())
+G_DECLARE_FINAL_TYPE (RcRules, rc_rules, RC, RULES, GObject)
+
+#define RC_FREEZE_INACTIVE_MAX_SEC 86400
+#define RC_BOOST_WEIGHT_DEFAULT 300
+
+typedef struct {
+  RcLimits limits;
+  guint    freeze_when_inactive_sec;   /* 0: never */
+} RcRule;
+
+typedef struct {
+  gboolean enabled;
+  RcLimits limits;                     /* CPUWeight and IOWeight */
+} RcBoost;
+
+/* @system_dir and @user_dir are rules.d folders; the user's is created when
+ * missing, so that it can be watched without polling. */
+RcRules       *rc_rules_new (const char *system_dir,
+                             const char *user_dir);
+const RcRule  *rc_rules_lookup (RcRules    *self,
+                                const char *app_id);
+const RcBoost *rc_rules_get_boost (RcRules *self);
+/* a{sa{sv}}: AppID -> SetLimits keys, plus FreezeWhenInactiveSec u. */
+GVariant      *rc_rules_to_variant (RcRules *self);
+
+/* Checks what a SetRule caller sent: SetLimits keys and FreezeWhenInactiveSec. */
+gboolean       rc_rule_parse_variant (GVariant *limits,
+                                      guint     n_cpus,
+                                      RcRule   *out_rule,
+                                      GError  **error);
+
+/* Writes the rule into the user's folder (temporary file and rename, other
+ * groups and comments kept) and reads the rules again. */
+void           rc_rules_set_async (RcRules            *self,
+                                   const char         *app_id,
+                                   const RcRule       *rule,
+                                   GCancellable       *cancellable,
+                                   GAsyncReadyCallback callback,
+                                   gpointer            user_data);
+gboolean       rc_rules_set_finish (RcRules      *self,
+                                    GAsyncResult *result,
+                                    GError      **error);
+/* Removes the AppID's group from every user file. Errors: Protected (the
+ * rule is only in the system folder), NoSuchApp (there is no rule). */
+void           rc_rules_remove_async (RcRules            *self,
+                                      const char         *app_id,
+                                      GCancellable       *cancellable,
+                                      GAsyncReadyCallback callback,
+                                      gpointer            user_data);
+gboolean       rc_rules_remove_finish (RcRules      *self,
+                                       GAsyncResult *result,
+                                       GError      **error);
+
+G_END_DECLS
