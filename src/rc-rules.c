@@ -148,6 +148,7 @@ read_boost_group (RcRules    *self,
       g_autoptr(GError) error = NULL;
       g_autofree char *text = g_key_file_get_value (file, BOOST_GROUP, keys[i], NULL);
 
+      g_strstrip (text);
       if (g_str_equal (keys[i], ENABLED_KEY))
         {
           gboolean enabled = g_key_file_get_boolean (file, BOOST_GROUP, keys[i], &error);
@@ -180,6 +181,7 @@ read_rule_group (RcRules    *self,
       g_autoptr(GError) error = NULL;
       g_autofree char *text = g_key_file_get_value (file, group, keys[i], NULL);
 
+      g_strstrip (text);
       if (g_str_equal (keys[i], FREEZE_KEY))
         parse_freeze_sec (text, &rule->freeze_when_inactive_sec, &error);
       else

@@ -25,6 +25,8 @@
 
 static gboolean opt_json;
 static gboolean opt_force;
+static gboolean opt_none;
+static char *opt_pid;
 
 /* ---- Showing values ---------------------------------------------------- */
 
@@ -193,21 +195,27 @@ null_for_max_cb (JsonObject  *object,
 }
 
 static void
-print_json (GVariant *apps)
+print_json_node (JsonNode *root)
 {
-  g_autoptr(JsonNode) root = json_gvariant_serialize (apps);
   g_autoptr(JsonGenerator) generator = json_generator_new ();
-  JsonArray *array = json_node_get_array (root);
   g_autofree char *text = NULL;
-
-  for (guint i = 0; i < json_array_get_length (array); i++)
-    json_object_foreach_member (json_array_get_object_element (array, i), null_for_max_cb, NULL);
 
   json_generator_set_root (generator, root);
   json_generator_set_pretty (generator, TRUE);
   json_generator_set_indent (generator, 2);
   text = json_generator_to_data (generator, NULL);
   g_print ("%s\n", text);
+}
+
+static void
+print_json (GVariant *apps)
+{
+  g_autoptr(JsonNode) root = json_gvariant_serialize (apps);
+  JsonArray *array = json_node_get_array (root);
+
+  for (guint i = 0; i < json_array_get_length (array); i++)
+    json_object_foreach_member (json_array_get_object_element (array, i), null_for_max_cb, NULL);
+  print_json_node (root);
 }
 
 static int
@@ -264,13 +272,15 @@ list_row (GVariant *app)
   return row;
 }
 
+/* @rows are GStrv of @n_columns cells, the first row the headings. */
 static void
-print_table (GPtrArray *rows)
+print_table (GPtrArray *rows,
+             gsize      n_columns)
 {
-  gsize widths[N_LIST_COLUMNS] = { 0 };
+  g_autofree gsize *widths = g_new0 (gsize, n_columns);
 
   for (guint r = 0; r < rows->len; r++)
-    for (gsize c = 0; c < N_LIST_COLUMNS; c++)
+    for (gsize c = 0; c < n_columns; c++)
       widths[c] = MAX (widths[c], (gsize) g_utf8_strlen (((GStrv) rows->pdata[r])[c], -1));
 
   for (guint r = 0; r < rows->len; r++)
@@ -278,10 +288,10 @@ print_table (GPtrArray *rows)
       GStrv row = rows->pdata[r];
       g_autoptr(GString) line = g_string_new (NULL);
 
-      for (gsize c = 0; c < N_LIST_COLUMNS; c++)
+      for (gsize c = 0; c < n_columns; c++)
         {
           g_string_append (line, row[c]);
-          if (c + 1 < N_LIST_COLUMNS)
+          if (c + 1 < n_columns)
             for (gsize pad = g_utf8_strlen (row[c], -1); pad < widths[c] + 2; pad++)
               g_string_append_c (line, ' ');
         }
@@ -306,7 +316,7 @@ finish_list (GVariant *apps)
   g_ptr_array_add (rows, g_strdupv ((GStrv) list_columns));
   for (guint i = 0; i < sorted->len; i++)
     g_ptr_array_add (rows, list_row (sorted->pdata[i]));
-  print_table (rows);
+  print_table (rows, N_LIST_COLUMNS);
   return EXIT_SUCCESS;
 }
 
@@ -363,20 +373,25 @@ typedef enum {
   VALUE_PERCENT,  /* u, "50%" or "50"; "max" = no quota = 0 */
   VALUE_SIZE,     /* t, rc_size_parse () */
   VALUE_TASKS,    /* t, a number or "infinity" */
+  VALUE_SECONDS,  /* u, a whole number of seconds */
 } ValueKind;
 
-/* The keys `set` accepts: SetLimits' keys. */
+/* The keys `set` accepts (SetLimits' keys) and, with the rule-only ones,
+ * the keys `rule set` accepts (SetRule's). Also the order `rule list`
+ * prints them in. */
 static const struct {
   const char *key;
   ValueKind   kind;
+  gboolean    rule_only;
 } limit_keys[] = {
-  { "CPUWeight", VALUE_NUMBER },
-  { "IOWeight", VALUE_NUMBER },
-  { "CPUQuota", VALUE_PERCENT },
-  { "MemoryLow", VALUE_SIZE },
-  { "MemoryHigh", VALUE_SIZE },
-  { "MemoryMax", VALUE_SIZE },
-  { "TasksMax", VALUE_TASKS },
+  { "CPUWeight", VALUE_NUMBER, FALSE },
+  { "IOWeight", VALUE_NUMBER, FALSE },
+  { "CPUQuota", VALUE_PERCENT, FALSE },
+  { "MemoryLow", VALUE_SIZE, FALSE },
+  { "MemoryHigh", VALUE_SIZE, FALSE },
+  { "MemoryMax", VALUE_SIZE, FALSE },
+  { "TasksMax", VALUE_TASKS, FALSE },
+  { "FreezeWhenInactiveSec", VALUE_SECONDS, TRUE },
 };
 
 static gboolean
@@ -417,6 +432,11 @@ parse_value (ValueKind   kind,
         return g_variant_new_uint32 ((guint32) n);
       }
 
+    case VALUE_SECONDS:
+      if (!g_ascii_string_to_unsigned (text, 10, 0, G_MAXUINT32, &n, NULL))
+        break;
+      return g_variant_new_uint32 ((guint32) n);
+
     case VALUE_TASKS:
       if (is_unlimited (text))
         return g_variant_new_uint64 (G_MAXUINT64);
@@ -431,6 +451,7 @@ parse_value (ValueKind   kind,
                key, text,
                kind == VALUE_PERCENT ? "a percentage of one CPU such as 50% (0 or max removes the quota)"
                : kind == VALUE_TASKS ? "a number or \"infinity\""
+               : kind == VALUE_SECONDS ? "a whole number of seconds"
                : "a whole number");
   return NULL;
 }
@@ -508,14 +529,16 @@ parse_set_memory_limit (char   **args,
   return TRUE;
 }
 
-static gboolean
-parse_set (char   **args,
-           Request *req,
-           GError **error)
+/* KEY=VALUE arguments as an a{sv} of SetLimits' keys, and of SetRule's when
+ * @for_rule. Keys match without regard to case, as systemd's do. */
+static GVariant *
+parse_limits (char    **args,
+              gboolean  for_rule,
+              GError  **error)
 {
   g_auto(GVariantDict) limits = G_VARIANT_DICT_INIT (NULL);
 
-  for (char **arg = args + 1; *arg != NULL; arg++)
+  for (char **arg = args; *arg != NULL; arg++)
     {
       const char *eq = strchr (*arg, '=');
       g_autofree char *key = eq ? g_strndup (*arg, eq - *arg) : NULL;
@@ -526,32 +549,175 @@ parse_set (char   **args,
         {
           g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
                        "\"%s\" is not KEY=VALUE", *arg);
-          return FALSE;
+          return NULL;
         }
       for (i = 0; i < G_N_ELEMENTS (limit_keys); i++)
-        if (g_ascii_strcasecmp (key, limit_keys[i].key) == 0)
+        if ((for_rule || !limit_keys[i].rule_only) &&
+            g_ascii_strcasecmp (key, limit_keys[i].key) == 0)
           break;
       if (i == G_N_ELEMENTS (limit_keys))
         {
           g_autoptr(GString) known = g_string_new (NULL);
 
           for (gsize k = 0; k < G_N_ELEMENTS (limit_keys); k++)
-            g_string_append_printf (known, "%s%s", k > 0 ? ", " : "", limit_keys[k].key);
+            if (for_rule || !limit_keys[k].rule_only)
+              g_string_append_printf (known, "%s%s", known->len > 0 ? ", " : "",
+                                      limit_keys[k].key);
           g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
                        "unknown key \"%s\"; known keys: %s", key, known->str);
-          return FALSE;
+          return NULL;
         }
 
       value = parse_value (limit_keys[i].kind, limit_keys[i].key, eq + 1, error);
       if (value == NULL)
-        return FALSE;
+        return NULL;
       g_variant_dict_insert_value (&limits, limit_keys[i].key, value);
     }
+  return g_variant_dict_end (&limits);
+}
 
-  req->params = g_variant_ref_sink (g_variant_new ("(s@a{sv}@a{sv})", args[0],
-                                                   g_variant_dict_end (&limits),
+static gboolean
+parse_set (char   **args,
+           Request *req,
+           GError **error)
+{
+  GVariant *limits = parse_limits (args + 1, FALSE, error);
+
+  if (limits == NULL)
+    return FALSE;
+  req->params = g_variant_ref_sink (g_variant_new ("(s@a{sv}@a{sv})", args[0], limits,
                                                    write_options ()));
   return TRUE;
+}
+
+static gboolean
+parse_rule_set (char   **args,
+                Request *req,
+                GError **error)
+{
+  GVariant *limits = parse_limits (args + 1, TRUE, error);
+
+  if (limits == NULL)
+    return FALSE;
+  req->params = g_variant_ref_sink (g_variant_new ("(s@a{sv})", args[0], limits));
+  return TRUE;
+}
+
+static gboolean
+parse_foreground (char   **args,
+                  Request *req,
+                  GError **error)
+{
+  guint64 pid;
+
+  if ((opt_pid != NULL) + opt_none + (args[0] != NULL) != 1)
+    {
+      g_set_error_literal (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                           "foreground takes one of APP, --none or --pid PID");
+      return FALSE;
+    }
+  if (opt_pid != NULL)
+    {
+      if (!g_ascii_string_to_unsigned (opt_pid, 10, 1, G_MAXUINT32, &pid, NULL))
+        {
+          g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                       "invalid process id \"%s\"", opt_pid);
+          return FALSE;
+        }
+      req->method = "SetForegroundProcess";
+      req->params = g_variant_ref_sink (g_variant_new ("(u)", (guint32) pid));
+      return TRUE;
+    }
+  /* "" is the API's "no app in the foreground". */
+  req->params = g_variant_ref_sink (g_variant_new ("(s)", opt_none ? "" : args[0]));
+  return TRUE;
+}
+
+/* ---- Output of rule list --------------------------------------------- */
+
+static void
+null_for_max_in_rule_cb (JsonObject *object,
+                         const char *member,
+                         JsonNode   *node,
+                         gpointer    user_data)
+{
+  if (JSON_NODE_HOLDS_OBJECT (node))
+    json_object_foreach_member (json_node_get_object (node), null_for_max_cb, NULL);
+}
+
+/* "KEY=VALUE ...", in the order of limit_keys, then keys this client does
+ * not know; the values as `show` prints them. */
+static char *
+format_rule (GVariant *rule)
+{
+  g_autoptr(GString) out = g_string_new (NULL);
+  GVariantIter iter;
+  const char *key;
+  GVariant *value;
+
+  for (gsize k = 0; k < G_N_ELEMENTS (limit_keys); k++)
+    {
+      g_autoptr(GVariant) known = g_variant_lookup_value (rule, limit_keys[k].key, NULL);
+      g_autofree char *text = NULL;
+
+      if (known == NULL)
+        continue;
+      text = format_value (limit_keys[k].key, known);
+      g_string_append_printf (out, "%s%s=%s", out->len > 0 ? " " : "", limit_keys[k].key, text);
+    }
+  g_variant_iter_init (&iter, rule);
+  while (g_variant_iter_loop (&iter, "{&sv}", &key, &value))
+    {
+      g_autofree char *shown_key = NULL;
+      g_autofree char *text = NULL;
+      gsize k;
+
+      for (k = 0; k < G_N_ELEMENTS (limit_keys); k++)
+        if (strcmp (key, limit_keys[k].key) == 0)
+          break;
+      if (k < G_N_ELEMENTS (limit_keys))
+        continue;
+      shown_key = printable (key);
+      text = format_value (key, value);
+      g_string_append_printf (out, "%s%s=%s", out->len > 0 ? " " : "", shown_key, text);
+    }
+  return out->len > 0 ? g_string_free (g_steal_pointer (&out), FALSE) : g_strdup ("-");
+}
+
+static const char * const rule_columns[] = { "APP", "RULE" };
+#define N_RULE_COLUMNS G_N_ELEMENTS (rule_columns)
+
+/* @rules is ListRules' a{sa{sv}}, sorted by AppID by the daemon. */
+static int
+finish_rule_list (GVariant *rules)
+{
+  g_autoptr(GPtrArray) rows = NULL;
+  GVariantIter iter;
+  const char *app_id;
+  GVariant *rule;
+
+  if (opt_json)
+    {
+      g_autoptr(JsonNode) root = json_gvariant_serialize (rules);
+
+      json_object_foreach_member (json_node_get_object (root), null_for_max_in_rule_cb, NULL);
+      print_json_node (root);
+      return EXIT_SUCCESS;
+    }
+
+  rows = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
+  g_ptr_array_add (rows, g_strdupv ((GStrv) rule_columns));
+  g_variant_iter_init (&iter, rules);
+  while (g_variant_iter_loop (&iter, "{&s@a{sv}}", &app_id, &rule))
+    {
+      GStrv row = g_new0 (char *, N_RULE_COLUMNS + 1);
+
+      row[0] = printable (app_id);
+      row[1] = format_rule (rule);
+      g_ptr_array_add (rows, row);
+    }
+  print_table (rows, N_RULE_COLUMNS);
+  return EXIT_SUCCESS;
 }
 
 /* ---- monitor ----------------------------------------------------------- */
@@ -684,11 +850,31 @@ static const GOptionEntry json_options[] = {
   G_OPTION_ENTRY_NULL
 };
 
+static const GOptionEntry rule_json_options[] = {
+  { "json", 0, 0, G_OPTION_ARG_NONE, &opt_json,
+    "Print a JSON object that maps each AppID to its rule", NULL },
+  G_OPTION_ENTRY_NULL
+};
+
+static const GOptionEntry foreground_options[] = {
+  { "none", 0, 0, G_OPTION_ARG_NONE, &opt_none, "No app is in the foreground", NULL },
+  { "pid", 0, 0, G_OPTION_ARG_STRING, &opt_pid,
+    "The app that holds this process is in the foreground", "PID" },
+  G_OPTION_ENTRY_NULL
+};
+
 static const GOptionEntry force_options[] = {
   { "force", 'f', 0, G_OPTION_ARG_NONE, &opt_force,
     "Apply a memory limit even below the app's current use (it may be killed)", NULL },
   G_OPTION_ENTRY_NULL
 };
+
+#define LIMIT_KEYS_HELP \
+  "Keys:\n" \
+  "  CPUWeight=N, IOWeight=N         1..10000 (default 100)\n" \
+  "  CPUQuota=PERCENT                of one CPU, e.g. 50% or 200%; 0 removes it\n" \
+  "  MemoryLow, MemoryHigh, MemoryMax=SIZE   e.g. 512M, 1.5G, infinity\n" \
+  "  TasksMax=N                      a number or infinity"
 
 typedef struct {
   const char *name;
@@ -717,11 +903,7 @@ static const Command commands[] = {
     "\"infinity\" removes the limit.", force_options, 2, 2,
     "SetMemoryLimit", TRUE, parse_set_memory_limit, NULL, NULL },
   { "set", "APP KEY=VALUE…", "Set several limits at once",
-    "Keys:\n"
-    "  CPUWeight=N, IOWeight=N         1..10000 (default 100)\n"
-    "  CPUQuota=PERCENT                of one CPU, e.g. 50% or 200%; 0 removes it\n"
-    "  MemoryLow, MemoryHigh, MemoryMax=SIZE   e.g. 512M, 1.5G, infinity\n"
-    "  TasksMax=N                      a number or infinity", force_options, 2, G_MAXUINT,
+    LIMIT_KEYS_HELP, force_options, 2, G_MAXUINT,
     "SetLimits", TRUE, parse_set, NULL, NULL },
   { "reset", "APP", "Reset every limit to the default", NULL, NULL, 1, 1,
     "ResetLimits", TRUE, parse_app, NULL, NULL },
@@ -731,6 +913,30 @@ static const Command commands[] = {
     "Thaw", TRUE, parse_app, NULL, NULL },
   { "monitor", "", "Print app events until interrupted", NULL, NULL, 0, 0,
     NULL, FALSE, parse_nothing, NULL, run_monitor },
+  { "rule list", "", "List the rules (limits kept for an AppID)",
+    "Rules come from /etc/resource-control/rules.d/ and then\n"
+    "$XDG_CONFIG_HOME/resource-control/rules.d/; a later rule for an AppID wins.",
+    rule_json_options, 0, 0,
+    "ListRules", FALSE, parse_nothing, finish_rule_list, NULL },
+  { "rule set", "APP_ID KEY=VALUE…", "Make these limits the rule of an AppID",
+    "APP_ID is a desktop AppID such as org.gnome.Calculator, not a unit name.\n"
+    "The rule replaces your earlier rule for it, applies to its running instances\n"
+    "at once and to later ones as they start.\n\n"
+    LIMIT_KEYS_HELP "\n"
+    "  FreezeWhenInactiveSec=N         freeze an instance after N seconds in the\n"
+    "                                  background, thaw it when focused (1..86400)",
+    NULL, 2, G_MAXUINT,
+    "SetRule", TRUE, parse_rule_set, NULL, NULL },
+  { "rule remove", "APP_ID", "Remove your rule for an AppID",
+    "Running instances go back to the system's rule, if there is one, or to the\n"
+    "defaults. A rule in the system folder can only be overridden, not removed.", NULL, 1, 1,
+    "RemoveRule", TRUE, parse_app, NULL, NULL },
+  { "foreground", "APP|--none|--pid PID", "Boost the app the user is working with",
+    "A compositor or shell tells the daemon which app has the focus: its instances\n"
+    "get the boost (CPUWeight 300 by default), the previous foreground app gets\n"
+    "back what it had. \"--none\" (or \"\") means no app is in the foreground.",
+    foreground_options, 0, 1,
+    "SetForegroundApp", TRUE, parse_foreground, NULL, NULL },
 };
 
 static const char app_help[] =
@@ -868,6 +1074,16 @@ call_daemon (const Command *cmd,
   return cmd->finish (apps);
 }
 
+/* Whether @cmd's parameters name an APP (a unit name or an AppID), which
+ * the help then explains; APP_ID is only an AppID. */
+static gboolean
+takes_app (const Command *cmd)
+{
+  g_auto(GStrv) words = g_strsplit_set (cmd->params, " |", -1);
+
+  return g_strv_contains ((const char * const *) words, "APP");
+}
+
 static int
 run_command (const Command *cmd,
              int            argc,
@@ -881,7 +1097,7 @@ run_command (const Command *cmd,
   guint n_args;
   int status;
 
-  help = g_strjoin ("\n\n", strstr (cmd->params, "APP") ? app_help : "",
+  help = g_strjoin ("\n\n", takes_app (cmd) ? app_help : "",
                     cmd->help ? cmd->help : "", NULL);
   g_option_context_set_summary (context, cmd->summary);
   if (*g_strstrip (help) != '\0')
@@ -932,6 +1148,7 @@ main (int    argc,
   g_autoptr(GOptionContext) context = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *description = NULL;
+  g_autoptr(GString) subcommands = g_string_new (NULL);
   gboolean version = FALSE;
   const GOptionEntry options[] = {
     { "version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the version and exit", NULL },
@@ -944,7 +1161,8 @@ main (int    argc,
   context = g_option_context_new ("COMMAND [ARGUMENT…]");
   /* Stop at the command: its options belong to it. */
   g_option_context_set_strict_posix (context, TRUE);
-  g_option_context_set_summary (context, "Control the CPU, memory and freezing of running desktop apps.");
+  g_option_context_set_summary (context, "Control the CPU, memory and freezing of running desktop apps,\n"
+                                         "and the rules that set them for every instance of an app.");
   description = commands_description ();
   g_option_context_set_description (context, description);
   g_option_context_add_main_entries (context, options, NULL);
@@ -959,9 +1177,29 @@ main (int    argc,
   if (argc < 2)
     return usage_error (NULL, "no command given");
 
+  /* "rule list": a command of two words, the first one naming a group. */
   for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
-    if (strcmp (argv[1], commands[i].name) == 0)
-      return run_command (&commands[i], argc - 1, argv + 1);
+    {
+      const char *name = commands[i].name;
+      const char *space = strchr (name, ' ');
 
+      if (space == NULL)
+        {
+          if (strcmp (argv[1], name) == 0)
+            return run_command (&commands[i], argc - 1, argv + 1);
+          continue;
+        }
+      if (strlen (argv[1]) != (gsize) (space - name) || strncmp (argv[1], name, space - name) != 0)
+        continue;
+      g_string_append_printf (subcommands, "%s%s", subcommands->len > 0 ? ", " : "", space + 1);
+      if (argc > 2 && strcmp (argv[2], space + 1) == 0)
+        return run_command (&commands[i], argc - 2, argv + 2);
+    }
+
+  if (subcommands->len > 0 && argc < 3)
+    return usage_error (NULL, "%s needs a subcommand: %s", argv[1], subcommands->str);
+  if (subcommands->len > 0)
+    return usage_error (NULL, "unknown command \"%s %s\"; %s has: %s", argv[1], argv[2], argv[1],
+                        subcommands->str);
   return usage_error (NULL, "unknown command \"%s\"", argv[1]);
 }

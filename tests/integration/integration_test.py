@@ -1312,5 +1312,538 @@ class ClientTest(Base):
         self.stop_app(other)
         self.wait_until(lambda: mentions() >= 2, message='monitor output for a removed app')
 
+
+
+#
+# Rules and the foreground boost (issue 6)
+#
+
+RULED = 'app-gnome-org.example.Ruled-1.scope'
+RULED_ID = 'org.example.Ruled'
+OTHER = 'app-gnome-org.example.Other-2.scope'
+
+
+class RulesTest(Base):
+    '''Rule files, ListRules/SetRule/RemoveRule, and rules reaching the instances.'''
+
+    def write_rules(self, folder, name, text):
+        os.makedirs(folder, exist_ok=True)
+        path = os.path.join(folder, name)
+        # as an editor saves: a new file renamed over the old one
+        h._write(path + '.tmp', text)
+        os.rename(path + '.tmp', path)
+        return path
+
+    def list_rules(self):
+        return self.rc_call('ListRules')[0]
+
+    def wait_rule(self, app_id, key, value):
+        return self.wait_until(lambda: self.list_rules().get(app_id, {}).get(key) == value,
+                               message=f'rule {app_id} {key}={value}')
+
+    def wait_cgroup(self, unit, name, value):
+        return self.wait_until(lambda: self.cgroup_file(unit, name) == value,
+                               message=f'{unit} {name} = {value}')
+
+    def set_rule(self, app_id, limits):
+        return self.rc_call('SetRule', (app_id, limits), '(sa{sv})')
+
+    def daemon_log(self):
+        with open(self.daemon_logs[-1], encoding='utf-8', errors='replace') as f:
+            return f.read()
+
+    def test_rule_applies_when_an_instance_starts(self):
+        self.write_rules(self.user_rules_dir, '10-mine.conf',
+                         f'[{RULED_ID}]\nCPUWeight=50\nMemoryMax=1G\nCPUQuota=20%\n')
+        self.wait_rule(RULED_ID, 'CPUWeight', 50)
+        self.add_app(OTHER, controllers='cpu memory pids')
+        self.add_app(RULED, controllers='cpu memory pids')
+        self.wait_cgroup(RULED, 'cpu.weight', '50')
+        self.assertEqual(self.cgroup_file(RULED, 'memory.max'), str(1 << 30))
+        self.assertEqual(self.cgroup_file(RULED, 'cpu.max'), '20000 100000')
+        self.assertEqual(self.unit_property_calls(),
+                         [(RULED, True, {'CPUWeight': 50, 'CPUQuotaPerSecUSec': 200000,
+                                         'MemoryMax': 1 << 30})],
+                         'only the ruled app is changed, in one runtime call')
+        self.wait_app_changed(RULED, 'CPUWeight', 50)
+        # a second instance of the same app gets it too
+        second = 'app-gnome-org.example.Ruled-2.scope'
+        self.add_app(second, controllers='cpu memory pids')
+        self.wait_cgroup(second, 'cpu.weight', '50')
+
+    def test_user_folder_wins_and_later_files_win(self):
+        self.write_rules(self.system_rules_dir, '10-a.conf',
+                         '[org.example.Both]\nCPUWeight=20\n'
+                         '[org.example.System]\nCPUWeight=30\n'
+                         '[org.example.Order]\nCPUWeight=10\n')
+        self.write_rules(self.system_rules_dir, '20-b.conf', '[org.example.Order]\nCPUWeight=11\n')
+        self.write_rules(self.user_rules_dir, '90-z.conf', '[org.example.Both]\nMemoryHigh=512M\n')
+        self.wait_until(lambda: len(self.list_rules()) == 3, message='three rules')
+        rules = self.list_rules()
+        # the user's group replaces the system's for the same AppID, key by key included
+        self.assertEqual(rules['org.example.Both'], {'MemoryHigh': 512 * MIB})
+        self.assertEqual(rules['org.example.System'], {'CPUWeight': 30})
+        self.assertEqual(rules['org.example.Order'], {'CPUWeight': 11})
+
+    def test_set_rule_writes_the_user_file_and_keeps_other_groups(self):
+        path = self.write_rules(self.user_rules_dir, '50-resource-control.conf',
+                                '# my rules\n\n# the indexer\n[org.example.Indexer]\n'
+                                'CPUWeight=20 \n# keep this\nCPUQuota=10%\n')
+        self.wait_rule('org.example.Indexer', 'CPUWeight', 20)
+        self.add_app(RULED, controllers='cpu memory pids')
+        self.clear_systemd_calls()
+        self.set_rule(RULED_ID, {'CPUWeight': t(70), 'MemoryMax': t(2 << 30),
+                                 'FreezeWhenInactiveSec': u(30)})
+        with open(path, encoding='utf-8') as f:
+            text = f.read()
+        self.assertRegex(text, r'^# my rules\n\n# the indexer\n+\[org\.example\.Indexer\]\n')
+        self.assertIn('# keep this\nCPUQuota=10%', text)
+        self.assertIn(f'[{RULED_ID}]\nCPUWeight=70\nMemoryMax=2G\nFreezeWhenInactiveSec=30', text)
+        self.assertFalse([f for f in os.listdir(self.user_rules_dir) if f != os.path.basename(path)],
+                         'SetRule left another file behind')
+        self.assertEqual(self.list_rules()[RULED_ID], {'CPUWeight': 70, 'MemoryMax': 2 << 30,
+                                                   'FreezeWhenInactiveSec': 30})
+        # the running instance gets it at once
+        self.wait_cgroup(RULED, 'cpu.weight', '70')
+        self.assertEqual(self.cgroup_file(RULED, 'memory.max'), str(2 << 30))
+        # and it survives a restart
+        self.stop_daemon()
+        self.start_daemon()
+        self.assertEqual(self.list_rules()[RULED_ID]['CPUWeight'], 70)
+        self.assertEqual(self.list_rules()['org.example.Indexer'], {'CPUWeight': 20, 'CPUQuota': 10})
+
+    def test_set_rule_replaces_the_rule(self):
+        self.set_rule(RULED_ID, {'CPUWeight': t(70), 'MemoryMax': t(2 << 30)})
+        self.set_rule(RULED_ID, {'CPUQuota': u(50)})
+        self.assertEqual(self.list_rules()[RULED_ID], {'CPUQuota': 50})
+
+    def test_remove_rule_returns_running_instances_to_the_defaults(self):
+        self.add_app(RULED, controllers='cpu memory pids')
+        self.set_rule(RULED_ID, {'CPUWeight': t(70), 'MemoryMax': t(2 << 30)})
+        self.wait_cgroup(RULED, 'cpu.weight', '70')
+        self.rc_call('RemoveRule', (RULED_ID,), '(s)')
+        self.assertNotIn(RULED_ID, self.list_rules())
+        self.wait_cgroup(RULED, 'cpu.weight', '100')
+        self.assertEqual(self.cgroup_file(RULED, 'memory.max'), 'max')
+        self.assert_rc_error('NoSuchApp', 'RemoveRule', (RULED_ID,), '(s)')
+
+    def test_remove_rule_falls_back_to_the_system_rule(self):
+        self.write_rules(self.system_rules_dir, '10-a.conf', f'[{RULED_ID}]\nCPUWeight=40\n')
+        self.wait_rule(RULED_ID, 'CPUWeight', 40)
+        self.add_app(RULED, controllers='cpu memory pids')
+        self.wait_cgroup(RULED, 'cpu.weight', '40')
+        self.set_rule(RULED_ID, {'CPUWeight': t(70)})
+        self.wait_cgroup(RULED, 'cpu.weight', '70')
+        self.rc_call('RemoveRule', (RULED_ID,), '(s)')
+        self.wait_cgroup(RULED, 'cpu.weight', '40')
+        message = self.assert_rc_error('Protected', 'RemoveRule', (RULED_ID,), '(s)')
+        self.assertIn('system', message)
+        self.assertEqual(self.list_rules()[RULED_ID], {'CPUWeight': 40})
+
+    def test_hand_edits_are_picked_up(self):
+        self.add_app(RULED, controllers='cpu memory pids')
+        self.write_rules(self.user_rules_dir, 'mine.conf', f'[{RULED_ID}]\nCPUWeight=60\n')
+        self.wait_cgroup(RULED, 'cpu.weight', '60')
+        self.write_rules(self.user_rules_dir, 'mine.conf', f'[{RULED_ID}]\nCPUWeight=80\n')
+        self.wait_cgroup(RULED, 'cpu.weight', '80')
+        os.unlink(os.path.join(self.user_rules_dir, 'mine.conf'))
+        self.wait_cgroup(RULED, 'cpu.weight', '100')
+
+    def test_malformed_files_are_reported_once_and_skipped(self):
+        self.add_app(RULED, controllers='cpu memory pids')
+        self.write_rules(self.user_rules_dir, '10-broken.conf', 'this is [not a key file\n')
+        self.write_rules(self.user_rules_dir, '20-mixed.conf',
+                         f'[{RULED_ID}]\nCPUWeight=lots\nMemoryMax=1G\nColour=blue\n'
+                         '[not an app id!]\nCPUWeight=5\n'
+                         '[org.example.Tiny]\nMemoryMax=1K\nCPUWeight=0\nTasksMax=12\n')
+        self.wait_rule('org.example.Tiny', 'TasksMax', 12)
+        rules = self.list_rules()
+        self.assertEqual(rules[RULED_ID], {'MemoryMax': 1 << 30})
+        self.assertEqual(rules['org.example.Tiny'], {'TasksMax': 12})
+        self.assertEqual(len(rules), 2)
+        self.wait_cgroup(RULED, 'memory.max', str(1 << 30))
+        self.assertEqual(self.cgroup_file(RULED, 'cpu.weight'), '100')
+        # read again (another file changes): the same problems are not logged again
+        self.write_rules(self.user_rules_dir, '30-ok.conf', '[org.example.Fine]\nCPUWeight=90\n')
+        self.wait_rule('org.example.Fine', 'CPUWeight', 90)
+        log = self.daemon_log()
+        mixed = os.path.join(self.user_rules_dir, '20-mixed.conf')
+        for needle in (f'{mixed}, [{RULED_ID}], CPUWeight: ', f'{mixed}, [{RULED_ID}], Colour: ',
+                       f'{mixed}, [not an app id!]: ', f'{mixed}, [org.example.Tiny], MemoryMax: ',
+                       f'{mixed}, [org.example.Tiny], CPUWeight: ',
+                       os.path.join(self.user_rules_dir, '10-broken.conf') + ': '):
+            with self.subTest(problem=needle):
+                self.assertEqual(log.count(needle), 1, f'{needle!r} not logged exactly once')
+        self.assertIsNone(self.daemon.poll())
+
+    def test_set_rule_bad_input_changes_nothing(self):
+        cases = [
+            (RULED, {'CPUWeight': t(50)}),                 # a unit name, not an AppID
+            ('not an app', {'CPUWeight': t(50)}),
+            (RULED_ID, {}),                                # nothing to set
+            (RULED_ID, {'Colour': s('blue')}),
+            (RULED_ID, {'CPUWeight': t(0)}),
+            (RULED_ID, {'CPUWeight': u(50)}),              # wrong type
+            (RULED_ID, {'MemoryMax': t(MIB)}),             # below 16 MiB
+            (RULED_ID, {'FreezeWhenInactiveSec': t(30)}),  # must be u
+            (RULED_ID, {'FreezeWhenInactiveSec': u(86401)}),
+        ]
+        for app_id, limits in cases:
+            with self.subTest(app_id=app_id, limits=limits):
+                self.assert_rc_error('InvalidArgument', 'SetRule', (app_id, limits), '(sa{sv})')
+        self.assert_rc_error('InvalidArgument', 'RemoveRule', (RULED,), '(s)')
+        self.assertFalse(os.listdir(self.user_rules_dir), 'a rejected SetRule wrote a file')
+        self.assertEqual(self.list_rules(), {})
+
+    def test_set_rule_below_current_use_is_would_kill(self):
+        self.add_app(RULED, controllers='cpu memory pids', memory_current=800 * MIB)
+        self.clear_systemd_calls()
+        message = self.assert_rc_error('WouldKill', 'SetRule',
+                                       (RULED_ID, {'MemoryMax': t(512 * MIB)}), '(sa{sv})')
+        self.assertIn(RULED, message)
+        self.assertEqual(self.list_rules(), {})
+        self.assertFalse(os.listdir(self.user_rules_dir))
+        self.assert_no_writes_to_systemd()
+
+    def test_a_hand_written_rule_never_takes_memory_in_use(self):
+        self.add_app(RULED, controllers='cpu memory pids', memory_current=800 * MIB)
+        self.write_rules(self.user_rules_dir, 'mine.conf',
+                         f'[{RULED_ID}]\nMemoryMax=512M\nCPUWeight=60\n')
+        self.wait_cgroup(RULED, 'cpu.weight', '60')
+        self.assertEqual(self.cgroup_file(RULED, 'memory.max'), 'max')
+
+    def test_api_value_wins_over_the_rule(self):
+        self.add_app(RULED, controllers='cpu memory pids')
+        self.set_rule(RULED_ID, {'CPUWeight': t(50)})
+        self.wait_cgroup(RULED, 'cpu.weight', '50')
+        self.set_weight(RULED, 200)
+        self.set_rule(RULED_ID, {'CPUWeight': t(60), 'TasksMax': t(99)})
+        self.wait_cgroup(RULED, 'pids.max', '99')
+        self.assertEqual(self.cgroup_file(RULED, 'cpu.weight'), '200')
+
+    def test_rules_need_authorization(self):
+        self.set_rules('deny-all')
+        self.assert_rc_error('NotAuthorized', 'SetRule', (RULED_ID, {'CPUWeight': t(5)}),
+                             '(sa{sv})')
+        self.assert_rc_error('NotAuthorized', 'RemoveRule', (RULED_ID,), '(s)')
+        self.assertFalse(os.listdir(self.user_rules_dir))
+        self.assertEqual(self.list_rules(), {})  # reading needs none
+
+
+class ForegroundTest(Base):
+    '''SetForegroundApp/Process, Mutter's focus marks, FreezeWhenInactiveSec.'''
+
+    APPS = ['app-gnome-org.example.A-1.scope', 'app-gnome-org.example.B-2.scope',
+            'app-gnome-org.example.C-3.scope']
+
+    def setUp(self):
+        super().setUp()
+        for i, unit in enumerate(self.APPS):
+            self.add_app(unit, controllers='cpu io memory pids', pids=[5000 + i])
+
+    def weights(self):
+        return [int(self.cgroup_file(unit, 'cpu.weight')) for unit in self.APPS]
+
+    def wait_weights(self, expected):
+        return self.wait_until(lambda: self.weights() == expected,
+                               message=f'cpu.weight {expected} (now {self.weights()})')
+
+    def foreground(self, app):
+        return self.rc_call('SetForegroundApp', (app,), '(s)')
+
+    def test_the_boost_follows_the_foreground(self):
+        a, b, c = self.APPS
+        RulesTest.write_rules(self, self.user_rules_dir, 'r.conf',
+                              '[org.example.B]\nCPUWeight=50\n')
+        self.wait_weights([100, 50, 100])
+        self.foreground(a)
+        self.wait_weights([300, 50, 100])
+        self.assertEqual(self.cgroup_file(a, 'io.weight'), 'default 300')
+        self.foreground('org.example.B')   # an AppID works too
+        self.wait_weights([100, 300, 100])
+        self.assertEqual(self.cgroup_file(a, 'io.weight'), 'default 100')
+        self.foreground(c)
+        self.wait_weights([100, 50, 300])
+        self.foreground('')
+        self.wait_weights([100, 50, 100])
+
+    def test_foreground_process(self):
+        self.rc_call('SetForegroundProcess', (5001,), '(u)')
+        self.wait_weights([100, 300, 100])
+        self.rc_call('SetForegroundProcess', (5002,), '(u)')
+        self.wait_weights([100, 100, 300])
+        self.assert_rc_error('InvalidArgument', 'SetForegroundProcess', (0,), '(u)')
+        self.assert_rc_error('NoSuchApp', 'SetForegroundProcess', (4242,), '(u)')
+        self.assertEqual(self.weights(), [100, 100, 300])
+
+    def test_bad_foreground_app_changes_nothing(self):
+        self.foreground(self.APPS[0])
+        self.wait_weights([300, 100, 100])
+        self.clear_systemd_calls()
+        self.assert_rc_error('InvalidArgument', 'SetForegroundApp', ('no such thing!',), '(s)')
+        self.assert_rc_error('NoSuchApp', 'SetForegroundApp', ('org.example.Gone',), '(s)')
+        self.assertEqual(self.weights(), [300, 100, 100])
+        self.assert_no_writes_to_systemd()
+
+    def test_the_boost_wins_over_the_api_and_gives_it_back(self):
+        a, b, _ = self.APPS
+        self.foreground(a)
+        self.wait_weights([300, 100, 100])
+        self.set_weight(a, 150)
+        self.assertEqual(self.weights(), [300, 100, 100])
+        self.foreground(b)
+        self.wait_weights([150, 300, 100])
+
+    def test_boost_settings(self):
+        a, b, _ = self.APPS
+        RulesTest.write_rules(self, self.user_rules_dir, 'b.conf', '[Boost]\nCPUWeight=500\n')
+        self.wait_until(lambda: os.path.exists(os.path.join(self.user_rules_dir, 'b.conf')))
+        time.sleep(0.5)  # the folder monitor's batch
+        self.foreground(a)
+        self.wait_weights([500, 100, 100])
+        RulesTest.write_rules(self, self.user_rules_dir, 'b.conf', '[Boost]\nEnabled=false\n')
+        self.wait_weights([100, 100, 100])
+        self.clear_systemd_calls()
+        self.foreground(b)
+        time.sleep(0.3)
+        self.assertEqual(self.weights(), [100, 100, 100])
+        self.assert_no_writes_to_systemd()
+
+    def test_mutter_focus_marks(self):
+        a, b, _ = self.APPS
+        os.setxattr(self.cgroup_dir(a), 'user.xdg.inactive-since', b'-1')
+        self.wait_weights([300, 100, 100])
+        # Mutter marks the old app with the time it lost the focus, the new one with -1
+        os.setxattr(self.cgroup_dir(a), 'user.xdg.inactive-since', b'123456789')
+        os.setxattr(self.cgroup_dir(b), 'user.xdg.inactive-since', b'-1')
+        self.wait_weights([100, 300, 100])
+        os.setxattr(self.cgroup_dir(b), 'user.xdg.inactive-since', b'223456789')
+        self.wait_weights([100, 100, 100])
+
+    def test_a_focused_app_found_at_start_is_boosted(self):
+        self.stop_daemon()
+        os.setxattr(self.cgroup_dir(self.APPS[2]), 'user.xdg.inactive-since', b'-1')
+        self.start_daemon()
+        self.wait_weights([100, 100, 300])
+
+    def test_freeze_when_inactive(self):
+        a, b, _ = self.APPS
+        RulesTest.write_rules(self, self.user_rules_dir, 'r.conf',
+                              '[org.example.A]\nFreezeWhenInactiveSec=1\n')
+        self.wait_until(lambda: 'org.example.A' in self.rc_call('ListRules')[0])
+        self.foreground(a)
+        self.foreground(b)
+        self.wait_until(lambda: 'frozen 1' in self.cgroup_file(a, 'cgroup.events'), timeout=5,
+                        message='A frozen a second after it lost the foreground')
+        self.wait_app_changed(a, 'FreezerState', 'frozen')
+        self.assertEqual(self.systemd_calls('FreezeUnit'), [[a]])
+        self.assertNotIn('frozen 1', self.cgroup_file(b, 'cgroup.events'))
+        self.foreground(a)
+        self.wait_until(lambda: 'frozen 0' in self.cgroup_file(a, 'cgroup.events'),
+                        message='A thawed when it is focused')
+        self.assertEqual(self.systemd_calls('ThawUnit'), [[a]])
+
+    def test_freeze_when_inactive_is_never_on_by_default(self):
+        a, b, _ = self.APPS
+        self.foreground(a)
+        self.foreground(b)
+        time.sleep(1.5)
+        self.assertEqual(self.systemd_calls('FreezeUnit'), [])
+
+    def test_a_restart_leaves_no_stale_boost(self):
+        a, _, _ = self.APPS
+        self.foreground(a)
+        self.wait_weights([300, 100, 100])
+        self.stop_daemon()
+        self.start_daemon()
+        self.wait_weights([100, 100, 100])
+
+    def test_a_restart_still_thaws_what_it_froze(self):
+        a, b, _ = self.APPS
+        RulesTest.write_rules(self, self.user_rules_dir, 'r.conf',
+                              '[org.example.A]\nFreezeWhenInactiveSec=1\n')
+        self.wait_until(lambda: 'org.example.A' in self.rc_call('ListRules')[0])
+        self.foreground(a)
+        self.foreground(b)
+        self.wait_until(lambda: 'frozen 1' in self.cgroup_file(a, 'cgroup.events'), timeout=5)
+        self.stop_daemon()
+        self.start_daemon()
+        self.foreground(a)
+        self.wait_until(lambda: 'frozen 0' in self.cgroup_file(a, 'cgroup.events'),
+                        message='A thawed on focus by the restarted daemon')
+
+    def test_foreground_needs_authorization(self):
+        self.set_rules('deny-all')
+        self.assert_rc_error('NotAuthorized', 'SetForegroundApp', (self.APPS[0],), '(s)')
+        self.assert_rc_error('NotAuthorized', 'SetForegroundProcess', (5000,), '(u)')
+        self.assert_no_writes_to_systemd()
+
+
+class RuleCommandsTest(Base):
+    '''resourcectl rule list/set/remove and foreground.'''
+
+    RULE_APP = 'org.example.App'
+
+    def setUp(self):
+        super().setUp()
+        self.assertTrue(self.client_path and os.access(self.client_path, os.X_OK),
+                        f'RC_CLIENT ({self.client_path}) is not an executable')
+        self.add_app(APP, pids=[4242])
+        self.clear_systemd_calls()
+        self.rules_file = os.path.join(self.xdg_env['XDG_CONFIG_HOME'], 'resource-control',
+                                       'rules.d', '50-resource-control.conf')
+
+    def client_ok(self, *args):
+        proc = self.run_client(*args)
+        self.assertEqual(proc.returncode, 0, f'resourcectl {" ".join(args)}: {proc.stderr}')
+        return proc.stdout
+
+    def rules_file_groups(self):
+        '''{group: {key: value}} of the user's rule file, as written.'''
+        if not os.path.exists(self.rules_file):
+            return {}
+        groups, group = {}, None
+        with open(self.rules_file, encoding='utf-8') as f:
+            for line in f:
+                line = line.strip()
+                if line.startswith('[') and line.endswith(']'):
+                    group = groups.setdefault(line[1:-1], {})
+                elif '=' in line and not line.startswith('#') and group is not None:
+                    key, value = line.split('=', 1)
+                    group[key.strip()] = value.strip()
+        return groups
+
+    def rule_line(self, app_id):
+        '''The line of `rule list` for app_id, split into words.'''
+        lines = self.client_ok('rule', 'list').splitlines()
+        self.assertEqual(lines[0].split(), ['APP', 'RULE'])
+        found = [line.split() for line in lines[1:] if line.split()[0] == app_id]
+        return found[0] if found else None
+
+    def test_set_list_remove(self):
+        self.client_ok('rule', 'set', self.RULE_APP, 'CPUWeight=50', 'MemoryMax=2G',
+                       'FreezeWhenInactiveSec=30')
+        self.assertEqual(self.rules_file_groups().get(self.RULE_APP),
+                         {'CPUWeight': '50', 'MemoryMax': '2G', 'FreezeWhenInactiveSec': '30'})
+        self.assertEqual(self.rule_line(self.RULE_APP),
+                         [self.RULE_APP, 'CPUWeight=50', 'MemoryMax=2G', 'FreezeWhenInactiveSec=30'])
+        rules = json.loads(self.client_ok('rule', 'list', '--json'))
+        self.assertEqual(rules, {self.RULE_APP: {'CPUWeight': 50, 'MemoryMax': 2147483648,
+                                                 'FreezeWhenInactiveSec': 30}})
+        self.assertEqual(rules, self.rc_call('ListRules')[0], 'the JSON is ListRules as it is')
+
+        self.client_ok('rule', 'remove', self.RULE_APP)
+        self.assertNotIn(self.RULE_APP, self.rules_file_groups())
+        self.assertIsNone(self.rule_line(self.RULE_APP))
+        self.assertEqual(json.loads(self.client_ok('rule', 'list', '--json')), {})
+
+        proc = self.run_client('rule', 'remove', self.RULE_APP)
+        self.assertEqual(proc.returncode, 1, proc.stdout + proc.stderr)
+        self.assertIn(self.RULE_APP, proc.stderr)
+        self.assertIn('no rule', proc.stderr.lower())
+        self.assertNotIn('GDBus.Error', proc.stderr)
+
+    def test_value_forms(self):
+        self.client_ok('rule', 'set', self.RULE_APP, 'cpuquota=50%', 'MemoryHigh=1.5G',
+                       'MemoryLow=0', 'TasksMax=infinity', 'IOWeight=200')
+        rule = self.rc_call('ListRules')[0][self.RULE_APP]
+        self.assertEqual(rule, {'CPUQuota': 50, 'MemoryHigh': 1536 * MIB, 'MemoryLow': 0,
+                                'TasksMax': UINT64_MAX, 'IOWeight': 200})
+        self.assertEqual(self.rule_line(self.RULE_APP),
+                         [self.RULE_APP, 'IOWeight=200', 'CPUQuota=50%', 'MemoryLow=0',
+                          'MemoryHigh=1.5G', 'TasksMax=max'])
+        rules = json.loads(self.client_ok('rule', 'list', '--json'))
+        self.assertIsNone(rules[self.RULE_APP]['TasksMax'], 'G_MAXUINT64 should be null in JSON')
+        # a second set replaces the rule
+        self.client_ok('rule', 'set', self.RULE_APP, 'FreezeWhenInactiveSec=5')
+        self.assertEqual(self.rc_call('ListRules')[0][self.RULE_APP],
+                         {'FreezeWhenInactiveSec': 5})
+
+    def test_system_rule(self):
+        system_dir = getattr(self, 'system_rules_dir', None)
+        if system_dir is None or 'RESOURCE_CONTROL_SYSTEM_RULES_DIR' not in self.daemon_env():
+            self.skipTest('the harness has no system rules folder')
+        h._write(os.path.join(system_dir, '10-system.conf'),
+                 f'[{self.RULE_APP}]\nCPUWeight=20\n')
+        self.wait_until(lambda: self.RULE_APP in self.rc_call('ListRules')[0],
+                        message='the system rule')
+        self.assertEqual(self.rule_line(self.RULE_APP), [self.RULE_APP, 'CPUWeight=20'])
+        proc = self.run_client('rule', 'remove', self.RULE_APP)
+        self.assertEqual(proc.returncode, 1, proc.stdout + proc.stderr)
+        self.assertIn('system', proc.stderr)
+        # a rule of the user's own overrides it, and removing that brings it back
+        self.client_ok('rule', 'set', self.RULE_APP, 'CPUWeight=40')
+        self.assertEqual(self.rule_line(self.RULE_APP), [self.RULE_APP, 'CPUWeight=40'])
+        self.client_ok('rule', 'remove', self.RULE_APP)
+        self.assertEqual(self.rule_line(self.RULE_APP), [self.RULE_APP, 'CPUWeight=20'])
+
+    def test_rule_reaches_the_running_app(self):
+        self.client_ok('rule', 'set', APP_ID, 'CPUWeight=50')
+        self.wait_until(lambda: (APP, True, {'CPUWeight': 50}) in self.unit_property_calls(),
+                        message='SetUnitProperties CPUWeight=50 for the running instance')
+
+    def test_usage_errors_exit_2(self):
+        for args in [('rule',), ('rule', 'bogus'), ('rule', 'list', 'extra'),
+                     ('rule', 'set', self.RULE_APP), ('rule', 'set', self.RULE_APP, 'CPUWeight'),
+                     ('rule', 'set', self.RULE_APP, 'NoSuchKey=1'),
+                     ('rule', 'set', self.RULE_APP, 'MemoryMax=lots'),
+                     ('rule', 'set', self.RULE_APP, 'CPUWeight=heavy'),
+                     ('rule', 'set', self.RULE_APP, 'FreezeWhenInactiveSec=soon'),
+                     ('rule', 'remove'), ('rule', 'remove', self.RULE_APP, 'extra'),
+                     ('set', APP, 'FreezeWhenInactiveSec=30'),
+                     ('foreground',), ('foreground', APP, APP), ('foreground', '--none', APP),
+                     ('foreground', '--pid', 'x'), ('foreground', '--pid', '0'),
+                     ('foreground', '--pid', '4242', APP)]:
+            with self.subTest(args=args):
+                proc = self.run_client(*args)
+                self.assertEqual(proc.returncode, 2, proc.stdout + proc.stderr)
+                self.assertTrue(proc.stderr.strip())
+        self.assertFalse(os.path.exists(self.rules_file))
+        self.assertEqual(self.systemd_calls('SetUnitProperties'), [])
+
+    def test_daemon_errors_exit_1(self):
+        for args in [('rule', 'set', APP, 'CPUWeight=50'),        # a unit name, not an AppID
+                     ('rule', 'set', self.RULE_APP, 'CPUWeight=0'),
+                     ('rule', 'set', self.RULE_APP, 'FreezeWhenInactiveSec=100000'),
+                     ('foreground', 'org.example.NotRunning')]:
+            with self.subTest(args=args):
+                proc = self.run_client(*args)
+                self.assertEqual(proc.returncode, 1, proc.stdout + proc.stderr)
+                self.assertTrue(proc.stderr.strip(), 'an error without a message')
+        self.set_rules('deny-all')
+        for args in [('rule', 'set', self.RULE_APP, 'CPUWeight=50'),
+                     ('rule', 'remove', self.RULE_APP), ('foreground', APP_ID)]:
+            with self.subTest(args=args):
+                proc = self.run_client(*args)
+                self.assertEqual(proc.returncode, 1, proc.stdout + proc.stderr)
+        self.assertFalse(os.path.exists(self.rules_file))
+        self.assertEqual(self.systemd_calls('SetUnitProperties'), [])
+
+    def wait_weight_call(self, weight):
+        self.wait_until(lambda: any(unit == APP and props.get('CPUWeight') == weight
+                                    for unit, _, props in self.unit_property_calls()),
+                        message=f'SetUnitProperties CPUWeight={weight} for {APP}')
+        self.clear_systemd_calls()
+
+    def test_foreground(self):
+        self.client_ok('foreground', APP_ID)
+        self.wait_weight_call(300)
+        self.client_ok('foreground', '--none')
+        self.wait_weight_call(100)
+        self.client_ok('foreground', APP)
+        self.wait_weight_call(300)
+        self.client_ok('foreground', '')
+        self.wait_weight_call(100)
+
+    def test_foreground_pid(self):
+        self.client_ok('foreground', '--pid', '4242')
+        self.wait_weight_call(300)
+        self.assertTrue(self.systemd_calls('GetUnitByPID'))
+        proc = self.run_client('foreground', '--pid', '99999')
+        self.assertNotEqual(proc.returncode, 2, proc.stderr)
+        self.client_ok('foreground', '--none')
+        self.wait_weight_call(100)
+
+
 if __name__ == '__main__':
     sys.exit(h.main())

@@ -601,6 +601,10 @@ class RcTestCase(unittest.TestCase):  # pylint: disable=too-many-public-methods
         os.makedirs(os.path.join(self.home, '.config'))
         self.runtime_dir = os.path.join(self.workdir, 'runtime')
         os.makedirs(self.runtime_dir, mode=0o700)
+        # the daemon's "system" rules folder (/etc/resource-control/rules.d installed)
+        self.system_rules_dir = os.path.join(self.workdir, 'system-rules')
+        os.makedirs(self.system_rules_dir)
+        self.user_rules_dir = os.path.join(self.home, '.config', 'resource-control', 'rules.d')
         self.xdg_env = {
             'HOME': self.home,
             'XDG_DATA_HOME': os.path.join(self.home, '.local', 'share'),
@@ -682,6 +686,7 @@ class RcTestCase(unittest.TestCase):  # pylint: disable=too-many-public-methods
         return dict(self.bus_env,
                     G_DEBUG='fatal-criticals',
                     RC_CGROUP_ROOT=self.cgroup_root,
+                    RESOURCE_CONTROL_SYSTEM_RULES_DIR=self.system_rules_dir,
                     G_MESSAGES_DEBUG='all')
 
     def start_daemon(self, args=('--verbose',), wait=True):
