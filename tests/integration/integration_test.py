@@ -1837,8 +1837,8 @@ class RuleCommandsTest(Base):
 
     def test_foreground_pid(self):
         self.client_ok('foreground', '--pid', '4242')
+        self.assertEqual(self.systemd_calls('GetUnitByPID'), [[4242]])
         self.wait_weight_call(300)
-        self.assertTrue(self.systemd_calls('GetUnitByPID'))
         proc = self.run_client('foreground', '--pid', '99999')
         self.assertNotEqual(proc.returncode, 2, proc.stderr)
         self.client_ok('foreground', '--none')
