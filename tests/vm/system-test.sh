@@ -853,6 +853,176 @@ sec_faults () {
   check "daemon kept running through the faults" "$DAEMON_PID" "$(usc show -P MainPID resource-control.service)"
 }
 
+# ---------------------------------------------------------------------------------------------------
+# rules and the foreground boost (issue 6)
+
+SYS_RULES=/etc/resource-control/rules.d
+USR_RULES=$THOME/.config/resource-control/rules.d
+I1='app-gnome-org.example.Indexer-1.scope'        # rules: an instance started after the rule
+I2='app-gnome-org.example.Indexer-2.scope'        # a second instance, changed through the API too
+FA='app-gnome-org.example.FgA-1.scope'            # boost: three apps the focus moves between
+FB='app-gnome-org.example.FgB-2.scope'
+FC='app-gnome-org.example.FgC-3.scope'
+
+as_user_write () { # as_user_write FILE: stdin to FILE as the test user, saved as an editor does (rename)
+  local text; text=$(cat)
+  "$AU" sh -c 'mkdir -p "$(dirname "$1")" && printf "%s\n" "$2" > "$1.tmp" && mv "$1.tmp" "$1"' sh "$1" "$text"
+}
+rule_value () { # rule_value APPID KEY: from ListRules ("-" when absent)
+  rc_json ListRules | jq -r --arg a "$1" --arg k "$2" '.data[0][$a][$k].data // "-"' 2>/dev/null
+}
+rule_is () { [ "$(rule_value "$1" "$2")" = "$3" ]; }
+file_is () { local v=; read -r v 2>/dev/null < "$1"; [ "$v" = "$2" ]; }
+weights () { local u v out=; for u in "$@"; do v=?; read -r v < "$(cg "$u")/cpu.weight"; out="$out $v"; done; echo "${out# }"; }
+weights_are () { local want=$1; shift; [ "$(weights "$@")" = "$want" ]; }
+# Mutter's mark on an app's cgroup: -1 while focused, the time it lost the focus after that
+mark_focus () {
+  "$AU" /usr/bin/python3 -c 'import os, sys; os.setxattr(sys.argv[1], "user.xdg.inactive-since", sys.argv[2].encode())' \
+    "$(cg "$1")" "$2"
+}
+
+# rule_gap UNIT FILE VALUE: start UNIT and print the seconds from its cgroup appearing to FILE holding
+# VALUE ("none" if it never did within 20 s); bash builtins only, so the poll itself costs nothing
+rule_gap () {
+  local d=$UM/app.slice/$1 t_dir= v= i
+  [ -p "$OUT/never" ] || mkfifo "$OUT/never"
+  exec 9<> "$OUT/never"
+  start_scope "$1" sleep infinity
+  for ((i = 0; i < 1000; i++)); do
+    if [ -z "$t_dir" ] && [ -d "$d" ]; then t_dir=$(now); fi
+    if [ -n "$t_dir" ]; then
+      v=; read -r v 2>/dev/null < "$d/$2"
+      if [ "$v" = "$3" ]; then awk -v a="$t_dir" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; exec 9>&-; return; fi
+    fi
+    read -rt 0.02 -u 9 _
+  done
+  exec 9>&-
+  echo none
+}
+
+sec_rules () {
+  login_session
+  local f
+  # a system rule, a user rule for the same AppID (wins as a whole group), a system-only rule, and
+  # a malformed file and key, all before any instance runs
+  printf '[org.example.Indexer]\nCPUWeight=20\nCPUQuota=10%%\n\n[org.example.SysOnly]\nCPUWeight=30\n' \
+    > "$SYS_RULES/50-systemtest.conf"
+  printf 'this is [not a key file\n' > "$SYS_RULES/60-broken.conf"
+  printf '[org.example.Indexer]\nCPUWeight=40\nMemoryMax=512M\nColour=blue\n' | as_user_write "$USR_RULES/50-resource-control.conf"
+  wait_for 15 rule_is org.example.Indexer CPUWeight 40
+  check "ListRules: the user's group wins" "40 536870912 -" \
+    "$(rule_value org.example.Indexer CPUWeight) $(rule_value org.example.Indexer MemoryMax) $(rule_value org.example.Indexer CPUQuota)"
+  check "ListRules: a system-only rule" 30 "$(rule_value org.example.SysOnly CPUWeight)"
+  check "malformed file and key survived: daemon active" active "$(usc is-active resource-control.service)"
+
+  # a new instance gets the rule: measured from its cgroup appearing to the kernel file holding it
+  local gap
+  gap=$(rule_gap "$I1" cpu.weight 40)
+  note "rule gap for a new instance (cgroup created -> cpu.weight 40): $gap s"
+  check_range "new instance: the rule is in cpu.weight within 5 s of the unit starting" 0 5 "${gap/none/99}"
+  wait_for 10 file_is "$(cg "$I1")/memory.max" 536870912
+  check "new instance: memory.max from the rule" 536870912 "$(cat "$(cg "$I1")/memory.max")"
+  check "new instance: cpu.max (the system group's quota is replaced)" "max 100000" "$(cat "$(cg "$I1")/cpu.max")"
+  check "another app untouched" 100 "$(cat "$(cg "$G")/cpu.weight" 2>&1)"
+
+  # a hand edit reaches the running instance without a restart
+  printf '[org.example.Indexer]\nCPUWeight=60\nMemoryMax=512M\n' | as_user_write "$USR_RULES/50-resource-control.conf"
+  wait_for 15 file_is "$(cg "$I1")/cpu.weight" 60
+  check "hand edit: cpu.weight of the running instance" 60 "$(cat "$(cg "$I1")/cpu.weight")"
+
+  # SetRule: written to the user's file, applied at once, and to a later instance
+  call "SetRule" OK SetRule org.example.Indexer "{'CPUWeight': <uint64 70>, 'MemoryMax': <uint64 1073741824>}"
+  wait_for 10 file_is "$(cg "$I1")/cpu.weight" 70
+  check "SetRule: running instance cpu.weight / memory.max" "70 1073741824" \
+    "$(cat "$(cg "$I1")/cpu.weight") $(cat "$(cg "$I1")/memory.max")"
+  f=$USR_RULES/50-resource-control.conf
+  check_has "SetRule: the user's file holds the rule" "MemoryMax=1G" "$(cat "$f")"
+  check "SetRule: the file belongs to the user" "$TUSER" "$(stat -c %U "$f")"
+  start_scope "$I2" sleep infinity
+  wait_for 15 file_is "$(cg "$I2")/cpu.weight" 70
+  check "SetRule: a later instance gets it" 70 "$(cat "$(cg "$I2")/cpu.weight")"
+
+  # the last API value wins over the rule, for that instance only
+  call "SetWeight on one instance" OK SetWeight "$I2" "uint64 200"
+  call "SetRule again" OK SetRule org.example.Indexer "{'CPUWeight': <uint64 75>}"
+  wait_for 10 file_is "$(cg "$I1")/cpu.weight" 75
+  check "API value kept over the new rule / rule on the other instance" "200 75" \
+    "$(cat "$(cg "$I2")/cpu.weight") $(cat "$(cg "$I1")/cpu.weight")"
+  check "SetRule replaces the rule: memory.max back to max" max "$(cat "$(cg "$I1")/memory.max")"
+
+  # RemoveRule: back to the system rule, then Protected (the system's file is not ours to edit)
+  call "RemoveRule" OK RemoveRule org.example.Indexer
+  wait_for 10 file_is "$(cg "$I1")/cpu.weight" 20
+  check "RemoveRule: back to the system rule (cpu.weight, cpu.max)" "20 10000 100000" \
+    "$(cat "$(cg "$I1")/cpu.weight") $(cat "$(cg "$I1")/cpu.max")"
+  call "RemoveRule of a system-only rule" Protected RemoveRule org.example.Indexer
+  call "SetRule with a unit name" InvalidArgument SetRule "$I1" "{'CPUWeight': <uint64 70>}"
+  call "SetRule with a bad value" InvalidArgument SetRule org.example.Indexer "{'CPUWeight': <uint64 0>}"
+  rm -f "$SYS_RULES/50-systemtest.conf"
+  wait_for 10 file_is "$(cg "$I1")/cpu.weight" 100
+  check "system rule file removed: defaults again" "100 max 100000" "$(cat "$(cg "$I1")/cpu.weight") $(cat "$(cg "$I1")/cpu.max")"
+  local n
+  n=$(journalctl --no-pager -o cat _SYSTEMD_USER_UNIT=resource-control.service | grep -c '60-broken.conf')
+  check "malformed file reported once in the journal" 1 "$n"
+  rm -f "$SYS_RULES/60-broken.conf"
+  usc stop -- "$I1" "$I2"
+}
+
+sec_boost () {
+  login_session
+  local pc
+  start_scope "$FA" sleep infinity
+  start_scope "$FB" sleep infinity
+  start_scope "$FC" sleep infinity
+  wait_for 30 all_active "$FA" "$FB" "$FC"
+  call "SetRule FgB CPUWeight 50" OK SetRule org.example.FgB "{'CPUWeight': <uint64 50>}"
+  call "SetRule FgA FreezeWhenInactiveSec 3" OK SetRule org.example.FgA "{'FreezeWhenInactiveSec': <uint32 3>}"
+  wait_for 10 weights_are "100 50 100" "$FA" "$FB" "$FC"
+  call "SetForegroundApp A" OK SetForegroundApp "$FA"
+  wait_for 10 weights_are "300 50 100" "$FA" "$FB" "$FC"
+  check "foreground A: cpu.weight A B C" "300 50 100" "$(weights "$FA" "$FB" "$FC")"
+  call "SetForegroundApp B (by AppID)" OK SetForegroundApp org.example.FgB
+  wait_for 10 weights_are "100 300 100" "$FA" "$FB" "$FC"
+  check "foreground B: cpu.weight A B C" "100 300 100" "$(weights "$FA" "$FB" "$FC")"
+  pc=$(head -1 "$(cg "$FC")/cgroup.procs")
+  call "SetForegroundProcess (C's pid)" OK SetForegroundProcess "uint32 $pc"
+  wait_for 10 weights_are "100 50 300" "$FA" "$FB" "$FC"
+  check "foreground C by pid: cpu.weight A B C (B back to its rule)" "100 50 300" "$(weights "$FA" "$FB" "$FC")"
+  call "SetForegroundProcess of a process that does not exist" NoSuchApp SetForegroundProcess "uint32 4194000"
+
+  # A lost the foreground when B got it: FreezeWhenInactiveSec=3 freezes it
+  wait_for 15 sh -c "[ \"\$(awk '\$1 == \"frozen\" { print \$2 }' '$(cg "$FA")/cgroup.events')\" = 1 ]"
+  check "FreezeWhenInactiveSec: A frozen in the background" 1 "$(frozen_of "$FA")"
+  check "B and C never frozen" "0 0" "$(frozen_of "$FB") $(frozen_of "$FC")"
+
+  # Mutter's marks: A focused (thawed at once, boosted), then B, as Mutter writes them
+  mark_focus "$FC" 1000000
+  mark_focus "$FA" -1
+  wait_for 10 weights_are "300 50 100" "$FA" "$FB" "$FC"
+  check "xattr -1 on A: cpu.weight A B C" "300 50 100" "$(weights "$FA" "$FB" "$FC")"
+  wait_for 10 sh -c "[ \"\$(awk '\$1 == \"frozen\" { print \$2 }' '$(cg "$FA")/cgroup.events')\" = 0 ]"
+  check "focused again: A thawed" 0 "$(frozen_of "$FA")"
+  mark_focus "$FA" 2000000
+  mark_focus "$FB" -1
+  wait_for 10 weights_are "100 300 100" "$FA" "$FB" "$FC"
+  check "xattr moves to B: cpu.weight A B C" "100 300 100" "$(weights "$FA" "$FB" "$FC")"
+
+  # a restart keeps the rules and leaves no stale boost: C is boosted through the API, B loses its
+  # mark, and the daemon is restarted
+  mark_focus "$FB" 3000000
+  call "SetForegroundApp C" OK SetForegroundApp "$FC"
+  wait_for 10 weights_are "100 50 300" "$FA" "$FB" "$FC"
+  usc stop resource-control.service
+  call "daemon activated again" OK ListApps
+  DAEMON_PID=$(usc show -P MainPID resource-control.service)
+  wait_for 15 weights_are "100 50 100" "$FA" "$FB" "$FC"
+  check "after a restart: no stale boost on C, B keeps its rule" "100 50 100" "$(weights "$FA" "$FB" "$FC")"
+  check "after a restart: ListRules keeps the rules" "50 3" "$(rule_value org.example.FgB CPUWeight) $(rule_value org.example.FgA FreezeWhenInactiveSec)"
+  call "RemoveRule FgA" OK RemoveRule org.example.FgA
+  call "RemoveRule FgB" OK RemoveRule org.example.FgB
+  usc stop -- "$FA" "$FB" "$FC"
+}
+
 sec_health () {
   check "daemon still active" active "$(usc is-active resource-control.service)"
   # G_DEBUG=fatal-criticals (sec_install): a critical would have aborted it and systemd restarted it
@@ -889,7 +1059,7 @@ sec_io () {
 
 # ---------------------------------------------------------------------------------------------------
 
-SECTIONS="install apps activate list getapp signals cli polkit_default fair weight freeze_effect knobs errors faults oom polkit_down health io"
+SECTIONS="install apps activate list getapp signals cli polkit_default fair weight freeze_effect knobs errors faults rules boost oom polkit_down health io"
 ALWAYS="install apps activate"
 NO_DAEMON="install apps activate fair"
 echo "== system test: kernel $(uname -r), systemd $(systemctl --version | head -1 | cut -d' ' -f2), user $TUSER ($U), $(nproc) CPUs"
