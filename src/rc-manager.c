@@ -802,7 +802,16 @@ foreground_authorized (RcManager             *self,
 typedef struct {
   RcManager             *manager;
   GDBusMethodInvocation *invocation;
+  guint32                pid;
 } Call;
+
+static gboolean
+process_exists (guint32 pid)
+{
+  g_autofree char *proc = g_strdup_printf ("/proc/%u", pid);
+
+  return g_file_test (proc, G_FILE_TEST_IS_DIR);
+}
 
 static Call *
 call_new (RcManager             *self,
@@ -878,15 +887,16 @@ unit_by_pid_cb (GObject      *source,
   RcApp *app;
 
   path = rc_systemd_get_unit_by_pid_finish (RC_SYSTEMD (source), result, &error);
-  if (path == NULL)
+  if (path == NULL && !process_exists (call->pid))
     {
       g_dbus_method_invocation_return_gerror (invocation, error);
       return;
     }
-  /* A process outside the apps (the shell, a terminal's own unit) leaves
+  /* A process outside the apps (the shell, a terminal in the login
+   * session's scope, which the user's manager does not even know) leaves
    * no app in the foreground. */
   apps = g_ptr_array_new ();
-  app = rc_registry_lookup_path (self->registry, path);
+  app = path != NULL ? rc_registry_lookup_path (self->registry, path) : NULL;
   if (app != NULL && rc_app_is_controllable_slice (app->slice))
     g_ptr_array_add (apps, app);
   authorize_then (self, invocation, foreground_authorized, apps,
@@ -899,14 +909,16 @@ handle_set_foreground_process (RcDBusResourceControl *object,
                                guint32                pid)
 {
   RcManager *self = RC_MANAGER (object);
+  Call *call;
 
   if (pid == 0)
     return reject (invocation,
                    g_error_new_literal (RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
                                         "Process 0 is not a process: pass the process id "
                                         "of the focused window's app"));
-  rc_systemd_get_unit_by_pid_async (self->systemd, pid, self->cancellable, unit_by_pid_cb,
-                                    call_new (self, invocation));
+  call = call_new (self, invocation);
+  call->pid = pid;
+  rc_systemd_get_unit_by_pid_async (self->systemd, pid, self->cancellable, unit_by_pid_cb, call);
   return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 

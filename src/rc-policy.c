@@ -131,15 +131,12 @@ effective_limits (RcPolicy *self,
 {
   const RcRule *rule = rc_rules_lookup (self->rules, unit->app->app_id);
   const RcBoost *boost = rc_rules_get_boost (self->rules);
-  gboolean has_io = rc_cgroup_is_delegated (unit->app->control_group, "io");
   RcLimits defaults;
 
   rc_limits_init_reset (&defaults, self->default_tasks_max);
   *out = (RcLimits) { 0, };
   for (RcLimit limit = 0; limit < RC_N_LIMITS; limit++)
     {
-      if (limit == RC_LIMIT_IO_WEIGHT && !has_io)
-        continue;
       if (boost_holds (self, unit, limit))
         rc_limits_set (out, limit, boost->limits.values[limit]);
       else if (rc_limits_has (&unit->api, limit))
@@ -149,6 +146,11 @@ effective_limits (RcPolicy *self,
       else if (rc_limits_has (&unit->applied, limit))
         rc_limits_set (out, limit, defaults.values[limit]);
     }
+  /* IOWeight means nothing where io is not delegated (and SetLimits would
+   * say NotSupported): leave it out there. */
+  if (rc_limits_has (out, RC_LIMIT_IO_WEIGHT) &&
+      !rc_cgroup_is_delegated (unit->app->control_group, "io"))
+    out->set &= ~(1u << RC_LIMIT_IO_WEIGHT);
 }
 
 typedef struct {

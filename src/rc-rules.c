@@ -346,11 +346,12 @@ rc_rule_parse_variant (GVariant *limits,
           continue;
         }
       if (!g_variant_is_of_type (value, G_VARIANT_TYPE_UINT32) ||
+          g_variant_get_uint32 (value) == 0 ||
           g_variant_get_uint32 (value) > RC_FREEZE_INACTIVE_MAX_SEC || has_freeze)
         {
           g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
-                       FREEZE_KEY " must be given once, as u, from 1 to %d seconds "
-                       "(0 or leaving it out: never freeze)", RC_FREEZE_INACTIVE_MAX_SEC);
+                       FREEZE_KEY " must be given once, as u, from 1 to %d seconds; leave "
+                       "it out for a rule that never freezes", RC_FREEZE_INACTIVE_MAX_SEC);
           return FALSE;
         }
       has_freeze = TRUE;

@@ -1487,6 +1487,7 @@ class RulesTest(Base):
             (RULED_ID, {'MemoryMax': t(MIB)}),             # below 16 MiB
             (RULED_ID, {'FreezeWhenInactiveSec': t(30)}),  # must be u
             (RULED_ID, {'FreezeWhenInactiveSec': u(86401)}),
+            (RULED_ID, {'FreezeWhenInactiveSec': u(0)}),     # leave it out instead
         ]
         for app_id, limits in cases:
             with self.subTest(app_id=app_id, limits=limits):
@@ -1573,8 +1574,15 @@ class ForegroundTest(Base):
         self.rc_call('SetForegroundProcess', (5002,), '(u)')
         self.wait_weights([100, 100, 300])
         self.assert_rc_error('InvalidArgument', 'SetForegroundProcess', (0,), '(u)')
-        self.assert_rc_error('NoSuchApp', 'SetForegroundProcess', (4242,), '(u)')
+        with open('/proc/sys/kernel/pid_max', encoding='ascii') as f:
+            gone = next(p for p in range(int(f.read()) - 1, 1, -1)
+                        if not os.path.exists(f'/proc/{p}'))
+        self.assert_rc_error('NoSuchApp', 'SetForegroundProcess', (gone,), '(u)')
         self.assertEqual(self.weights(), [100, 100, 300])
+        # a process in no unit of the user's manager (a terminal in the login session's scope)
+        # is focused: no app is in the foreground
+        self.rc_call('SetForegroundProcess', (os.getpid(),), '(u)')
+        self.wait_weights([100, 100, 100])
 
     def test_bad_foreground_app_changes_nothing(self):
         self.foreground(self.APPS[0])

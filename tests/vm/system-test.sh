@@ -989,6 +989,11 @@ sec_boost () {
   wait_for 10 weights_are "100 50 300" "$FA" "$FB" "$FC"
   check "foreground C by pid: cpu.weight A B C (B back to its rule)" "100 50 300" "$(weights "$FA" "$FB" "$FC")"
   call "SetForegroundProcess of a process that does not exist" NoSuchApp SetForegroundProcess "uint32 4194000"
+  # focus on a terminal in the login session (a unit of the system's manager, unknown to the user's)
+  pc=$(systemctl show -P MainPID rc-systemtest-login.service)
+  call "SetForegroundProcess of a process outside the user's units" OK SetForegroundProcess "uint32 $pc"
+  wait_for 10 weights_are "100 50 100" "$FA" "$FB" "$FC"
+  check "no app in the foreground: cpu.weight A B C" "100 50 100" "$(weights "$FA" "$FB" "$FC")"
 
   # A lost the foreground when B got it: FreezeWhenInactiveSec=3 freezes it
   wait_for 15 sh -c "[ \"\$(awk '\$1 == \"frozen\" { print \$2 }' '$(cg "$FA")/cgroup.events')\" = 1 ]"
