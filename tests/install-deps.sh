@@ -10,6 +10,8 @@ packages=(
   gcc libc6-dev meson ninja-build pkg-config
   libglib2.0-dev libglib2.0-bin libpolkit-gobject-1-dev libsystemd-dev libdbus-1-dev
   libjson-glib-dev
+  # man pages: the man-pages test renders them with groff
+  groff-base
   # runtime pieces the tests use for real
   dbus dbus-daemon dbus-user-session polkitd pkexec systemd procps util-linux
   # host integration tests
