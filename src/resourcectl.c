@@ -1122,15 +1122,23 @@ run_command (const Command *cmd,
   return status;
 }
 
+/* The command list; with @group ("rule"), only that group's commands. */
 static char *
-commands_description (void)
+commands_description (const char *group)
 {
   GString *text = g_string_new ("Commands:\n");
+  gsize group_len = group != NULL ? strlen (group) : 0;
 
   for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
     {
-      g_autofree char *usage = g_strdup_printf ("%s %s", commands[i].name, commands[i].params);
-      glong width = g_utf8_strlen (usage, -1);
+      g_autofree char *usage = NULL;
+      glong width;
+
+      if (group != NULL &&
+          (strncmp (commands[i].name, group, group_len) != 0 || commands[i].name[group_len] != ' '))
+        continue;
+      usage = g_strdup_printf ("%s %s", commands[i].name, commands[i].params);
+      width = g_utf8_strlen (usage, -1);
 
       /* printf pads bytes, and "…" is three of them. */
       g_string_append_printf (text, "  %s%*s %s\n", usage, (int) MAX (32 - width, 0), "",
@@ -1163,7 +1171,7 @@ main (int    argc,
   g_option_context_set_strict_posix (context, TRUE);
   g_option_context_set_summary (context, "Control the CPU, memory and freezing of running desktop apps,\n"
                                          "and the rules that set them for every instance of an app.");
-  description = commands_description ();
+  description = commands_description (NULL);
   g_option_context_set_description (context, description);
   g_option_context_add_main_entries (context, options, NULL);
   if (!g_option_context_parse (context, &argc, &argv, &error))
@@ -1196,6 +1204,15 @@ main (int    argc,
         return run_command (&commands[i], argc - 2, argv + 2);
     }
 
+  if (subcommands->len > 0 && argc > 2 &&
+      (strcmp (argv[2], "--help") == 0 || strcmp (argv[2], "-h") == 0))
+    {
+      g_autofree char *group = commands_description (argv[1]);
+
+      g_print ("Usage: resourcectl %s {%s} [ARGUMENT…]\n\n%s\n", argv[1], subcommands->str,
+               group);
+      return EXIT_SUCCESS;
+    }
   if (subcommands->len > 0 && argc < 3)
     return usage_error (NULL, "%s needs a subcommand: %s", argv[1], subcommands->str);
   if (subcommands->len > 0)
