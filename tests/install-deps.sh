@@ -22,6 +22,8 @@ packages=(
   cppcheck clang-tools-14
   # VM system tests
   qemu-system-x86 busybox-static kmod bc jq
+  # the VM boost test writes Mutter's focus mark (user.xdg.inactive-since) with setfattr
+  attr
 )
 
 missing=()

@@ -120,13 +120,22 @@ cg () { # cg UNIT: the unit's cgroup folder (cached: ControlGroup never changes 
   echo "${CG[$1]:-/nonexistent}"
 }
 
-wait_for () { # wait_for SECONDS CMD...: poll CMD every 0.2 s until it succeeds
-  local end
-  end=$(awk -v n="$(now)" -v t="$1" 'BEGIN { print n + t }'); shift
+# fd 8: a fifo nobody writes, so `read -t` is a sleep without starting a process (~0.1 s each under
+# emulation, which a poll loop would pay at every turn)
+[ -p /tmp/rc-never ] || mkfifo /tmp/rc-never
+exec 8<> /tmp/rc-never
+nap () { read -rt "$1" -u 8 _; }
+
+wait_for () { # wait_for SECONDS CMD...: poll CMD every 0.2 s until it succeeds (SECONDS: whole number)
+  local end u _
+  read -r u _ < /proc/uptime
+  end=$((10#${u/./} + $1 * 100)); shift
   until "$@"; do
-    awk -v n="$(now)" -v e="$end" 'BEGIN { exit !(n > e) }' && return 1
-    sleep 0.2
+    read -r u _ < /proc/uptime
+    (( 10#${u/./} > end )) && return 1
+    nap 0.2
   done
+  return 0
 }
 
 all_active () { # all_active UNIT...: one systemctl call for all
@@ -149,7 +158,7 @@ start_scope () { # start_scope UNIT [systemd-run options --] CMD...: a scope sta
 
 usage_us () { awk '$1 == "usage_usec" { print $2 }' "$1/cpu.stat" 2>/dev/null; }
 
-frozen_of () { awk '$1 == "frozen" { print $2 }' "$(cg "$1")/cgroup.events" 2>/dev/null; }
+frozen_of () { local k v; while read -r k v; do [ "$k" = frozen ] && echo "$v"; done 2>/dev/null < "$(cg "$1")/cgroup.events"; }
 
 # The knobs the daemon may change, as one comparable line. io.weight is "-" when the app's cgroup has no
 # io controller (stock Debian delegation).
@@ -876,27 +885,22 @@ file_is () { local v=; read -r v 2>/dev/null < "$1"; [ "$v" = "$2" ]; }
 weights () { local u v out=; for u in "$@"; do v=?; read -r v < "$(cg "$u")/cpu.weight"; out="$out $v"; done; echo "${out# }"; }
 weights_are () { local want=$1; shift; [ "$(weights "$@")" = "$want" ]; }
 # Mutter's mark on an app's cgroup: -1 while focused, the time it lost the focus after that
-mark_focus () {
-  "$AU" /usr/bin/python3 -c 'import os, sys; os.setxattr(sys.argv[1], "user.xdg.inactive-since", sys.argv[2].encode())' \
-    "$(cg "$1")" "$2"
-}
+mark_focus () { "$AU" setfattr -n user.xdg.inactive-since -v "$2" -- "$(cg "$1")"; }
+frozen_is () { [ "$(frozen_of "$1")" = "$2" ]; }
 
 # rule_gap UNIT FILE VALUE: start UNIT and print the seconds from its cgroup appearing to FILE holding
 # VALUE ("none" if it never did within 20 s); bash builtins only, so the poll itself costs nothing
 rule_gap () {
   local d=$UM/app.slice/$1 t_dir= v= i
-  [ -p /tmp/rc-never ] || mkfifo /tmp/rc-never    # a fifo nobody writes: read -t is a builtin sleep
-  exec 9<> /tmp/rc-never
   start_scope "$1" sleep infinity
   for ((i = 0; i < 1000; i++)); do
     if [ -z "$t_dir" ] && [ -d "$d" ]; then t_dir=$(now); fi
     if [ -n "$t_dir" ]; then
       v=; read -r v 2>/dev/null < "$d/$2"
-      if [ "$v" = "$3" ]; then awk -v a="$t_dir" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; exec 9>&-; return; fi
+      if [ "$v" = "$3" ]; then awk -v a="$t_dir" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; return; fi
     fi
-    read -rt 0.02 -u 9 _
+    nap 0.02
   done
-  exec 9>&-
   echo none
 }
 
@@ -996,7 +1000,7 @@ sec_boost () {
   check "no app in the foreground: cpu.weight A B C" "100 50 100" "$(weights "$FA" "$FB" "$FC")"
 
   # A lost the foreground when B got it: FreezeWhenInactiveSec=3 freezes it
-  wait_for 15 sh -c "[ \"\$(awk '\$1 == \"frozen\" { print \$2 }' '$(cg "$FA")/cgroup.events')\" = 1 ]"
+  wait_for 15 frozen_is "$FA" 1
   check "FreezeWhenInactiveSec: A frozen in the background" 1 "$(frozen_of "$FA")"
   check "B and C never frozen" "0 0" "$(frozen_of "$FB") $(frozen_of "$FC")"
 
@@ -1005,7 +1009,7 @@ sec_boost () {
   mark_focus "$FA" -1
   wait_for 10 weights_are "300 50 100" "$FA" "$FB" "$FC"
   check "xattr -1 on A: cpu.weight A B C" "300 50 100" "$(weights "$FA" "$FB" "$FC")"
-  wait_for 10 sh -c "[ \"\$(awk '\$1 == \"frozen\" { print \$2 }' '$(cg "$FA")/cgroup.events')\" = 0 ]"
+  wait_for 10 frozen_is "$FA" 0
   check "focused again: A thawed" 0 "$(frozen_of "$FA")"
   mark_focus "$FA" 2000000
   mark_focus "$FB" -1
