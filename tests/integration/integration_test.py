@@ -101,6 +101,17 @@ class Base(RcTestCase):
     def release_systemd(self):
         self.mock('ReleaseHung', ('SetUnitProperties',), '(s)')
 
+    def write_rules(self, folder, name, text):
+        '''A rules file, saved as an editor does: a new file renamed over the old one.'''
+        os.makedirs(folder, exist_ok=True)
+        path = os.path.join(folder, name)
+        h._write(path + '.tmp', text)
+        os.rename(path + '.tmp', path)
+        return path
+
+    def list_rules(self):
+        return self.rc_call('ListRules')[0]
+
     def wait_app_changed(self, unit, key, value, timeout=5):
         return self.wait_signal('AppChanged', unit,
                                 lambda args: args[1].get(key) == value, timeout)
@@ -1326,17 +1337,6 @@ OTHER = 'app-gnome-org.example.Other-2.scope'
 class RulesTest(Base):
     '''Rule files, ListRules/SetRule/RemoveRule, and rules reaching the instances.'''
 
-    def write_rules(self, folder, name, text):
-        os.makedirs(folder, exist_ok=True)
-        path = os.path.join(folder, name)
-        # as an editor saves: a new file renamed over the old one
-        h._write(path + '.tmp', text)
-        os.rename(path + '.tmp', path)
-        return path
-
-    def list_rules(self):
-        return self.rc_call('ListRules')[0]
-
     def wait_rule(self, app_id, key, value):
         return self.wait_until(lambda: self.list_rules().get(app_id, {}).get(key) == value,
                                message=f'rule {app_id} {key}={value}')
@@ -1554,8 +1554,7 @@ class ForegroundTest(Base):
 
     def test_the_boost_follows_the_foreground(self):
         a, b, c = self.APPS
-        RulesTest.write_rules(self, self.user_rules_dir, 'r.conf',
-                              '[org.example.B]\nCPUWeight=50\n')
+        self.write_rules(self.user_rules_dir, 'r.conf', '[org.example.B]\nCPUWeight=50\n')
         self.wait_weights([100, 50, 100])
         self.foreground(a)
         self.wait_weights([300, 50, 100])
@@ -1604,12 +1603,12 @@ class ForegroundTest(Base):
 
     def test_boost_settings(self):
         a, b, _ = self.APPS
-        RulesTest.write_rules(self, self.user_rules_dir, 'b.conf', '[Boost]\nCPUWeight=500\n')
+        self.write_rules(self.user_rules_dir, 'b.conf', '[Boost]\nCPUWeight=500\n')
         self.wait_until(lambda: os.path.exists(os.path.join(self.user_rules_dir, 'b.conf')))
         time.sleep(0.5)  # the folder monitor's batch
         self.foreground(a)
         self.wait_weights([500, 100, 100])
-        RulesTest.write_rules(self, self.user_rules_dir, 'b.conf', '[Boost]\nEnabled=false\n')
+        self.write_rules(self.user_rules_dir, 'b.conf', '[Boost]\nEnabled=false\n')
         self.wait_weights([100, 100, 100])
         self.clear_systemd_calls()
         self.foreground(b)
@@ -1634,15 +1633,19 @@ class ForegroundTest(Base):
         self.start_daemon()
         self.wait_weights([100, 100, 300])
 
-    def test_freeze_when_inactive(self):
+    def freeze_a_in_the_background(self):
+        '''A's rule freezes it 1 s after it lost the foreground; focus A, then B.'''
         a, b, _ = self.APPS
-        RulesTest.write_rules(self, self.user_rules_dir, 'r.conf',
-                              '[org.example.A]\nFreezeWhenInactiveSec=1\n')
-        self.wait_until(lambda: 'org.example.A' in self.rc_call('ListRules')[0])
+        self.write_rules(self.user_rules_dir, 'r.conf', '[org.example.A]\nFreezeWhenInactiveSec=1\n')
+        self.wait_until(lambda: 'org.example.A' in self.list_rules())
         self.foreground(a)
         self.foreground(b)
         self.wait_until(lambda: 'frozen 1' in self.cgroup_file(a, 'cgroup.events'), timeout=5,
                         message='A frozen a second after it lost the foreground')
+
+    def test_freeze_when_inactive(self):
+        a, b, _ = self.APPS
+        self.freeze_a_in_the_background()
         self.wait_app_changed(a, 'FreezerState', 'frozen')
         self.assertEqual(self.systemd_calls('FreezeUnit'), [[a]])
         self.assertNotIn('frozen 1', self.cgroup_file(b, 'cgroup.events'))
@@ -1667,13 +1670,8 @@ class ForegroundTest(Base):
         self.wait_weights([100, 100, 100])
 
     def test_a_restart_still_thaws_what_it_froze(self):
-        a, b, _ = self.APPS
-        RulesTest.write_rules(self, self.user_rules_dir, 'r.conf',
-                              '[org.example.A]\nFreezeWhenInactiveSec=1\n')
-        self.wait_until(lambda: 'org.example.A' in self.rc_call('ListRules')[0])
-        self.foreground(a)
-        self.foreground(b)
-        self.wait_until(lambda: 'frozen 1' in self.cgroup_file(a, 'cgroup.events'), timeout=5)
+        a = self.APPS[0]
+        self.freeze_a_in_the_background()
         self.stop_daemon()
         self.start_daemon()
         self.foreground(a)
