@@ -158,6 +158,20 @@ record_keys (void)
   return keys;
 }
 
+/* g_variant_new_string refuses a string that is not UTF-8, and a D-Bus
+ * message must not carry one: the desktop file's path, from the file
+ * system, may be any bytes. */
+static GVariant *
+new_utf8_string (const char *value)
+{
+  g_autofree char *valid = NULL;
+
+  if (G_LIKELY (g_utf8_validate (value, -1, NULL)))
+    return g_variant_new_string (value);
+  valid = g_utf8_make_valid (value, -1);
+  return g_variant_new_string (valid);
+}
+
 /* The record is built from its parts, not with g_variant_builder_add
  * ("{sv}", ...), which parses the format string of every entry: that
  * was most of the cost of a ListApps. */
@@ -172,15 +186,15 @@ rc_app_to_variant (RcApp *app)
 
   rc_cgroup_read_app (app->control_group, &stats, pids);
 
-  values[KEY_UNIT] = g_variant_new_string (app->unit);
-  values[KEY_APP_ID] = g_variant_new_string (app->app_id);
-  values[KEY_LAUNCHER] = g_variant_new_string (app->launcher);
-  values[KEY_NAME] = g_variant_new_string (app->name);
-  values[KEY_ICON] = g_variant_new_string (app->icon);
-  values[KEY_DESKTOP_FILE] = g_variant_new_string (app->desktop_file);
-  values[KEY_SLICE] = g_variant_new_string (app->slice);
-  values[KEY_ACTIVE_STATE] = g_variant_new_string (app->active_state);
-  values[KEY_FREEZER_STATE] = g_variant_new_string (app->freezer_state);
+  values[KEY_UNIT] = new_utf8_string (app->unit);
+  values[KEY_APP_ID] = new_utf8_string (app->app_id);
+  values[KEY_LAUNCHER] = new_utf8_string (app->launcher);
+  values[KEY_NAME] = new_utf8_string (app->name);
+  values[KEY_ICON] = new_utf8_string (app->icon);
+  values[KEY_DESKTOP_FILE] = new_utf8_string (app->desktop_file);
+  values[KEY_SLICE] = new_utf8_string (app->slice);
+  values[KEY_ACTIVE_STATE] = new_utf8_string (app->active_state);
+  values[KEY_FREEZER_STATE] = new_utf8_string (app->freezer_state);
   values[KEY_PIDS] = g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32, pids->data, pids->len,
                                                 sizeof (guint32));
   values[KEY_CPU_WEIGHT] = g_variant_new_uint64 (stats.cpu_weight);
