@@ -67,6 +67,20 @@ def strace_summary(path):
     return total, per
 
 
+def anon_mappings(pid):
+    '''The mappings holding the most anonymous memory: [(Anonymous KiB, name)].'''
+    maps = []
+    name = None
+    with open(f'/proc/{pid}/smaps', encoding='ascii', errors='replace') as f:
+        for line in f:
+            if not line[0].isupper():
+                parts = line.split()
+                name = f'{parts[0]} {parts[5] if len(parts) > 5 else ""}'
+            elif line.startswith('Anonymous:'):
+                maps.append((int(line.split()[1]), name))
+    return sorted(maps, reverse=True)[:6]
+
+
 class Profile(harness.RcTestCase):
     rules = 'allow-all'
     start_daemon_in_setup = False
@@ -127,6 +141,8 @@ class Profile(harness.RcTestCase):
         out['startup_systemd_calls'] = mock_call_counts(tmp)
         time.sleep(0.5)
         out['memory_before_first_list'] = rb.memory(d.pid)
+        if os.environ.get('RC_PROFILE_SMAPS'):
+            out['anon_mappings_before_first_list'] = anon_mappings(d.pid)
         self.assertEqual(len(self._list()), apps)
         out['memory_after_first_list'] = rb.memory(d.pid)
 
