@@ -180,11 +180,10 @@ dir_read_cpu_quota_percent (int dir_fd)
   return (guint32) MIN ((quota * 100 + period - 1) / period, G_MAXUINT32);
 }
 
-void
-rc_cgroup_read_stats (const char    *control_group,
-                      RcCgroupStats *out_stats)
+static void
+dir_read_stats (int            dir_fd,
+                RcCgroupStats *out_stats)
 {
-  int dir_fd = open_cgroup_dir (control_group);
   guint64 usage_usec;
 
   /* A missing file (or cgroup) reads as "max": not limited, not known. */
@@ -206,32 +205,113 @@ rc_cgroup_read_stats (const char    *control_group,
     out_stats->cpu_usage_nsec = usage_usec * 1000;
   else
     out_stats->cpu_usage_nsec = G_MAXUINT64;
+}
 
+void
+rc_cgroup_read_stats (const char    *control_group,
+                      RcCgroupStats *out_stats)
+{
+  int dir_fd = open_cgroup_dir (control_group);
+
+  dir_read_stats (dir_fd, out_stats);
   if (dir_fd >= 0)
     close (dir_fd);
+}
+
+/* Appends the pids of one chunk of cgroup.procs ("<pid>\n" lines) to @pids.
+ * A line cut at the end of the chunk is left for the next one: returns
+ * how many bytes of @text were used. */
+static gsize
+parse_pid_lines (const char *text,
+                 gsize       len,
+                 GArray     *pids)
+{
+  const char *line = text;
+  const char *end = text + len;
+
+  for (const char *nl; line < end && (nl = memchr (line, '\n', end - line)) != NULL; line = nl + 1)
+    {
+      guint64 pid = 0;
+      const char *p = line;
+
+      for (; p < nl && g_ascii_isdigit (*p) && pid <= G_MAXUINT32; p++)
+        pid = pid * 10 + (guint64) (*p - '0');
+      if (p == nl && pid > 0 && pid <= G_MAXUINT32)
+        {
+          guint32 value = (guint32) pid;
+          g_array_append_val (pids, value);
+        }
+    }
+  return line - text;
+}
+
+/* cgroup.procs has one line per process: one read into a stack buffer
+ * holds hundreds of them, and the kernel's seq_file fills a read as far as
+ * the file goes, so a short read is the end. */
+static void
+dir_read_pids (int     dir_fd,
+               GArray *pids)
+{
+  char buf[4096];
+  gsize kept = 0;
+  int fd;
+
+  if (dir_fd < 0)
+    return;
+  fd = openat (dir_fd, "cgroup.procs", O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0)
+    return;
+  for (;;)
+    {
+      ssize_t n = read (fd, buf + kept, sizeof buf - kept);
+      gsize filled, used;
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      filled = kept + n;
+      used = parse_pid_lines (buf, filled, pids);
+      kept = filled - used;
+      /* A line as long as the buffer is no pid. */
+      if (kept == sizeof buf)
+        kept = 0;
+      memmove (buf, buf + used, kept);
+      if (filled < sizeof buf)
+        break;
+    }
+  close (fd);
+  /* A last line without its newline (there is room: kept < sizeof buf). */
+  if (kept > 0)
+    {
+      buf[kept] = '\n';
+      parse_pid_lines (buf, kept + 1, pids);
+    }
 }
 
 GArray *
 rc_cgroup_read_pids (const char *control_group)
 {
-  g_autofree char *contents = read_cgroup_file (control_group, "cgroup.procs");
   GArray *pids = g_array_new (FALSE, FALSE, sizeof (guint32));
-  g_auto(GStrv) lines = NULL;
+  int dir_fd = open_cgroup_dir (control_group);
 
-  if (contents == NULL)
-    return pids;
-  lines = g_strsplit (contents, "\n", -1);
-  for (guint i = 0; lines[i] != NULL; i++)
-    {
-      guint64 pid;
-
-      if (lines[i][0] != '\0' && parse_u64 (lines[i], &pid) && pid > 0 && pid <= G_MAXUINT32)
-        {
-          guint32 p = (guint32) pid;
-          g_array_append_val (pids, p);
-        }
-    }
+  dir_read_pids (dir_fd, pids);
+  if (dir_fd >= 0)
+    close (dir_fd);
   return pids;
+}
+
+void
+rc_cgroup_read_app (const char    *control_group,
+                    RcCgroupStats *out_stats,
+                    GArray        *out_pids)
+{
+  int dir_fd = open_cgroup_dir (control_group);
+
+  dir_read_stats (dir_fd, out_stats);
+  dir_read_pids (dir_fd, out_pids);
+  if (dir_fd >= 0)
+    close (dir_fd);
 }
 
 gboolean

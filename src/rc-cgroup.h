@@ -30,6 +30,11 @@ gboolean    rc_cgroup_read_u64 (const char *control_group,
 void        rc_cgroup_read_stats (const char    *control_group,
                                   RcCgroupStats *out_stats);
 GArray     *rc_cgroup_read_pids (const char *control_group);
+/* The stats and the pids (appended to @out_pids, guint32) of one cgroup,
+ * from one open of its folder: what a record of ListApps needs. */
+void        rc_cgroup_read_app (const char    *control_group,
+                                RcCgroupStats *out_stats,
+                                GArray        *out_pids);
 gboolean    rc_cgroup_has_controller (const char *control_group,
                                       const char *controller);
 gboolean    rc_cgroup_is_delegated (const char *control_group,

@@ -36,6 +36,13 @@ typedef struct {
   guint         retries;
 } Tracked;
 
+/* What apply_properties and parse_any_name read of a unit; the rest of
+ * systemd's GetAll replies is dropped as it arrives. */
+static const char * const unit_keys[] = {
+  "ActiveState", "FreezerState", "SourcePath", "Names", "Slice", "ControlGroup", NULL
+};
+static const char * const alias_keys[] = { "Names", NULL };
+
 /* systemd under load answers slowly; a burst of thousands of GetAll calls
  * would also hit the bus's limit of pending replies per connection. */
 #define MAX_LOADS_IN_FLIGHT 16
@@ -350,7 +357,7 @@ pump_loads (RcRegistry *self)
       rc_systemd_get_unit_properties_async (self->systemd, tracked->object_path,
                                             tracked->kind == RC_UNIT_KIND_SCOPE
                                             ? SYSTEMD_SCOPE_INTERFACE : SYSTEMD_SERVICE_INTERFACE,
-                                            tracked->cancellable, load_unit_cb,
+                                            unit_keys, tracked->cancellable, load_unit_cb,
                                             load_data_new (self, tracked->object_path));
     }
 }
@@ -500,8 +507,8 @@ probe_aliases (RcRegistry *self,
 
   data->id = g_strdup (id);
   self->pending_loads++;
-  rc_systemd_get_unit_properties_async (self->systemd, object_path, NULL, self->cancellable,
-                                        probe_aliases_cb, data);
+  rc_systemd_get_unit_properties_async (self->systemd, object_path, NULL, alias_keys,
+                                        self->cancellable, probe_aliases_cb, data);
 }
 
 /* A unit from the listing, with its ActiveState then. */

@@ -166,9 +166,10 @@ rc_systemd_list_units_finish (RcSystemd    *self,
 }
 
 typedef struct {
-  GVariantDict dict;
-  guint        pending;
-  GError      *error;
+  GVariantDict        dict;
+  const char * const *keys;
+  guint               pending;
+  GError             *error;
 } GetAllData;
 
 static void
@@ -177,6 +178,31 @@ get_all_data_free (GetAllData *data)
   g_variant_dict_clear (&data->dict);
   g_clear_error (&data->error);
   g_free (data);
+}
+
+/* Child by child, not with g_variant_iter_loop ("{&sv}"): that parses its
+ * format string for each of some 250 properties, and its "&s" makes GLib
+ * serialise the whole reply (GDBus builds it as a tree) first. */
+static void
+merge_properties (GetAllData *data,
+                  GVariant   *props)
+{
+  gsize n = g_variant_n_children (props);
+
+  for (gsize i = 0; i < n; i++)
+    {
+      g_autoptr(GVariant) entry = g_variant_get_child_value (props, i);
+      g_autoptr(GVariant) key = g_variant_get_child_value (entry, 0);
+      const char *name = g_variant_get_string (key, NULL);
+      g_autoptr(GVariant) boxed = NULL;
+      g_autoptr(GVariant) value = NULL;
+
+      if (data->keys != NULL && !g_strv_contains (data->keys, name))
+        continue;
+      boxed = g_variant_get_child_value (entry, 1);
+      value = g_variant_get_variant (boxed);
+      g_variant_dict_insert_value (&data->dict, name, value);
+    }
 }
 
 static void
@@ -195,13 +221,8 @@ get_all_cb (GObject      *source,
   if (reply != NULL)
     {
       g_autoptr(GVariant) props = g_variant_get_child_value (reply, 0);
-      GVariantIter iter;
-      const char *key;
-      GVariant *value;
 
-      g_variant_iter_init (&iter, props);
-      while (g_variant_iter_loop (&iter, "{&sv}", &key, &value))
-        g_variant_dict_insert_value (&data->dict, key, value);
+      merge_properties (data, props);
     }
 
   if (--data->pending > 0)
@@ -217,6 +238,7 @@ void
 rc_systemd_get_unit_properties_async (RcSystemd          *self,
                                       const char         *object_path,
                                       const char         *type_interface,
+                                      const char * const *keys,
                                       GCancellable       *cancellable,
                                       GAsyncReadyCallback callback,
                                       gpointer            user_data)
@@ -228,6 +250,7 @@ rc_systemd_get_unit_properties_async (RcSystemd          *self,
 
   g_task_set_source_tag (task, rc_systemd_get_unit_properties_async);
   g_variant_dict_init (&data->dict, NULL);
+  data->keys = keys;
   data->pending = n_calls;
   g_task_set_task_data (task, data, (GDestroyNotify) get_all_data_free);
 

@@ -48,10 +48,13 @@ GVariant *rc_systemd_list_units_finish (RcSystemd    *self,
                                         GError      **error);
 
 /* GetAll of org.freedesktop.systemd1.Unit merged with GetAll of
- * @type_interface (…Scope or …Service, or NULL for none): one a{sv}. */
+ * @type_interface (…Scope or …Service, or NULL for none): one a{sv} of
+ * the properties named in @keys (a static array; NULL: all of them).
+ * systemd sends some 250 properties; keeping a few saves copying the rest. */
 void      rc_systemd_get_unit_properties_async (RcSystemd          *self,
                                                 const char         *object_path,
                                                 const char         *type_interface,
+                                                const char * const *keys,
                                                 GCancellable       *cancellable,
                                                 GAsyncReadyCallback callback,
                                                 gpointer            user_data);
