@@ -39,8 +39,9 @@ typedef struct {
 /* What apply_properties and parse_any_name read of a unit; the rest of
  * systemd's GetAll replies is dropped as it arrives. */
 static const char * const unit_keys[] = {
-  "ActiveState", "FreezerState", "SourcePath", "Names", "Slice", "ControlGroup", NULL
+  "ActiveState", "FreezerState", "SourcePath", "Names", NULL
 };
+static const char * const type_keys[] = { "Slice", "ControlGroup", NULL };
 static const char * const alias_keys[] = { "Names", NULL };
 
 /* systemd under load answers slowly; a burst of thousands of GetAll calls
@@ -357,7 +358,8 @@ pump_loads (RcRegistry *self)
       rc_systemd_get_unit_properties_async (self->systemd, tracked->object_path,
                                             tracked->kind == RC_UNIT_KIND_SCOPE
                                             ? SYSTEMD_SCOPE_INTERFACE : SYSTEMD_SERVICE_INTERFACE,
-                                            unit_keys, tracked->cancellable, load_unit_cb,
+                                            type_keys, unit_keys, tracked->cancellable,
+                                            load_unit_cb,
                                             load_data_new (self, tracked->object_path));
     }
 }
@@ -507,7 +509,7 @@ probe_aliases (RcRegistry *self,
 
   data->id = g_strdup (id);
   self->pending_loads++;
-  rc_systemd_get_unit_properties_async (self->systemd, object_path, NULL, alias_keys,
+  rc_systemd_get_unit_properties_async (self->systemd, object_path, NULL, NULL, alias_keys,
                                         self->cancellable, probe_aliases_cb, data);
 }
 

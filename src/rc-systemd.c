@@ -205,12 +205,19 @@ merge_properties (GetAllData *data,
     }
 }
 
+/* One reply of the unit's GetAll or of a Get of its type interface. */
+typedef struct {
+  GTask      *task;
+  const char *key;    /* the property a Get asked for; NULL for GetAll */
+} PropertiesCall;
+
 static void
 get_all_cb (GObject      *source,
             GAsyncResult *result,
             gpointer      user_data)
 {
-  g_autoptr(GTask) task = user_data;
+  PropertiesCall *call = user_data;
+  g_autoptr(GTask) task = call->task;
   GetAllData *data = g_task_get_task_data (task);
   g_autoptr(GError) error = NULL;
   g_autoptr(GVariant) reply = NULL;
@@ -220,10 +227,18 @@ get_all_cb (GObject      *source,
     data->error = translate_error (error);
   if (reply != NULL)
     {
-      g_autoptr(GVariant) props = g_variant_get_child_value (reply, 0);
+      g_autoptr(GVariant) child = g_variant_get_child_value (reply, 0);
 
-      merge_properties (data, props);
+      if (call->key == NULL)
+        merge_properties (data, child);
+      else
+        {
+          g_autoptr(GVariant) value = g_variant_get_variant (child);
+
+          g_variant_dict_insert_value (&data->dict, call->key, value);
+        }
     }
+  g_free (call);
 
   if (--data->pending > 0)
     return;
@@ -234,33 +249,52 @@ get_all_cb (GObject      *source,
                            (GDestroyNotify) g_variant_unref);
 }
 
+static void
+call_properties (RcSystemd    *self,
+                 GTask        *task,
+                 const char   *object_path,
+                 const char   *interface,
+                 const char   *key,
+                 GCancellable *cancellable)
+{
+  PropertiesCall *call = g_new0 (PropertiesCall, 1);
+
+  call->task = g_object_ref (task);
+  call->key = key;
+  g_dbus_connection_call (self->connection, SYSTEMD_DBUS_NAME, object_path,
+                          DBUS_PROPERTIES_INTERFACE, key == NULL ? "GetAll" : "Get",
+                          key == NULL ? g_variant_new ("(s)", interface)
+                                      : g_variant_new ("(ss)", interface, key),
+                          key == NULL ? G_VARIANT_TYPE ("(a{sv})") : G_VARIANT_TYPE ("(v)"),
+                          G_DBUS_CALL_FLAGS_NO_AUTO_START, RC_SYSTEMD_TIMEOUT_MSEC,
+                          cancellable, get_all_cb, call);
+}
+
 void
 rc_systemd_get_unit_properties_async (RcSystemd          *self,
                                       const char         *object_path,
                                       const char         *type_interface,
+                                      const char * const *type_keys,
                                       const char * const *keys,
                                       GCancellable       *cancellable,
                                       GAsyncReadyCallback callback,
                                       gpointer            user_data)
 {
-  const char *interfaces[] = { SYSTEMD_UNIT_INTERFACE, type_interface };
   GTask *task = g_task_new (self, cancellable, callback, user_data);
   GetAllData *data = g_new0 (GetAllData, 1);
-  guint n_calls = type_interface != NULL ? 2 : 1;
+  guint n_type_keys = type_interface != NULL ? g_strv_length ((char **) type_keys) : 0;
 
   g_task_set_source_tag (task, rc_systemd_get_unit_properties_async);
   g_variant_dict_init (&data->dict, NULL);
   data->keys = keys;
-  data->pending = n_calls;
+  data->pending = 1 + n_type_keys;
   g_task_set_task_data (task, data, (GDestroyNotify) get_all_data_free);
 
-  for (guint i = 0; i < n_calls; i++)
-    g_dbus_connection_call (self->connection, SYSTEMD_DBUS_NAME, object_path,
-                            DBUS_PROPERTIES_INTERFACE, "GetAll",
-                            g_variant_new ("(s)", interfaces[i]),
-                            G_VARIANT_TYPE ("(a{sv})"), G_DBUS_CALL_FLAGS_NO_AUTO_START,
-                            RC_SYSTEMD_TIMEOUT_MSEC, cancellable, get_all_cb,
-                            g_object_ref (task));
+  call_properties (self, task, object_path, SYSTEMD_UNIT_INTERFACE, NULL, cancellable);
+  /* Not GetAll of the type interface: systemd would compute some 170
+   * properties for it, reading the unit's cgroup files for the usage ones. */
+  for (guint i = 0; i < n_type_keys; i++)
+    call_properties (self, task, object_path, type_interface, type_keys[i], cancellable);
   g_object_unref (task);
 }
 

@@ -47,13 +47,14 @@ GVariant *rc_systemd_list_units_finish (RcSystemd    *self,
                                         GAsyncResult *result,
                                         GError      **error);
 
-/* GetAll of org.freedesktop.systemd1.Unit merged with GetAll of
- * @type_interface (…Scope or …Service, or NULL for none): one a{sv} of
- * the properties named in @keys (a static array; NULL: all of them).
- * systemd sends some 250 properties; keeping a few saves copying the rest. */
+/* GetAll of org.freedesktop.systemd1.Unit, keeping the properties named in
+ * @keys (a static array; NULL: all of them; systemd sends about 100), merged
+ * with a Get of each of @type_keys on @type_interface (…Scope or …Service;
+ * NULL for none): one a{sv}. */
 void      rc_systemd_get_unit_properties_async (RcSystemd          *self,
                                                 const char         *object_path,
                                                 const char         *type_interface,
+                                                const char * const *type_keys,
                                                 const char * const *keys,
                                                 GCancellable       *cancellable,
                                                 GAsyncReadyCallback callback,
