@@ -86,7 +86,10 @@ report (RcRules    *self,
   va_end (args);
   if (!g_hash_table_contains (self->reported, message))
     g_warning ("Rules: %s; skipped", message);
+  /* @reported (its key free function is g_free) owns @message now;
+   * cppcheck does not know GHashTable takes ownership. */
   g_hash_table_add (reported, message);
+  // cppcheck-suppress memleak
 }
 
 static gboolean

@@ -272,12 +272,16 @@ list_row (GVariant *app)
   return row;
 }
 
+#define MAX_TABLE_COLUMNS 8
+
 /* @rows are GStrv of @n_columns cells, the first row the headings. */
 static void
 print_table (GPtrArray *rows,
              gsize      n_columns)
 {
-  g_autofree gsize *widths = g_new0 (gsize, n_columns);
+  gsize widths[MAX_TABLE_COLUMNS] = { 0 };
+
+  g_assert (n_columns <= MAX_TABLE_COLUMNS);
 
   for (guint r = 0; r < rows->len; r++)
     for (gsize c = 0; c < n_columns; c++)
