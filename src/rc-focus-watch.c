@@ -63,20 +63,6 @@ read_focus (const char *path)
   return rc_focus_parse (value, (gsize) length);
 }
 
-static void
-forget (RcFocusWatch *self,
-        Watched      *watched,
-        gboolean      remove_watch)
-{
-  if (watched->wd >= 0)
-    {
-      if (remove_watch)
-        inotify_rm_watch (self->fd, watched->wd);
-      g_hash_table_remove (self->by_wd, GINT_TO_POINTER (watched->wd));
-    }
-  g_hash_table_remove (self->by_unit, watched->unit);
-}
-
 static gboolean
 inotify_cb (int          fd,
             GIOCondition condition,
@@ -149,8 +135,14 @@ rc_focus_watch_remove (RcFocusWatch *self,
 {
   Watched *watched = g_hash_table_lookup (self->by_unit, unit);
 
-  if (watched != NULL)
-    forget (self, watched, TRUE);
+  if (watched == NULL)
+    return;
+  if (watched->wd >= 0)
+    {
+      inotify_rm_watch (self->fd, watched->wd);
+      g_hash_table_remove (self->by_wd, GINT_TO_POINTER (watched->wd));
+    }
+  g_hash_table_remove (self->by_unit, unit);   /* frees @watched */
 }
 
 RcFocusWatch *

@@ -580,14 +580,6 @@ rc_rules_set_async (RcRules            *self,
   start_edit (self, edit, cancellable, callback, user_data);
 }
 
-gboolean
-rc_rules_set_finish (RcRules      *self,
-                     GAsyncResult *result,
-                     GError      **error)
-{
-  return g_task_propagate_boolean (G_TASK (result), error);
-}
-
 void
 rc_rules_remove_async (RcRules            *self,
                        const char         *app_id,
@@ -603,9 +595,9 @@ rc_rules_remove_async (RcRules            *self,
 }
 
 gboolean
-rc_rules_remove_finish (RcRules      *self,
-                        GAsyncResult *result,
-                        GError      **error)
+rc_rules_edit_finish (RcRules      *self,
+                      GAsyncResult *result,
+                      GError      **error)
 {
   return g_task_propagate_boolean (G_TASK (result), error);
 }

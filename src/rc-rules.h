@@ -55,9 +55,6 @@ void           rc_rules_set_async (RcRules            *self,
                                    GCancellable       *cancellable,
                                    GAsyncReadyCallback callback,
                                    gpointer            user_data);
-gboolean       rc_rules_set_finish (RcRules      *self,
-                                    GAsyncResult *result,
-                                    GError      **error);
 /* Removes the AppID's group from every user file. Errors: Protected (the
  * rule is only in the system folder), NoSuchApp (there is no rule). */
 void           rc_rules_remove_async (RcRules            *self,
@@ -65,8 +62,9 @@ void           rc_rules_remove_async (RcRules            *self,
                                       GCancellable       *cancellable,
                                       GAsyncReadyCallback callback,
                                       gpointer            user_data);
-gboolean       rc_rules_remove_finish (RcRules      *self,
-                                       GAsyncResult *result,
-                                       GError      **error);
+/* Finishes rc_rules_set_async and rc_rules_remove_async. */
+gboolean       rc_rules_edit_finish (RcRules      *self,
+                                     GAsyncResult *result,
+                                     GError      **error);
 
 G_END_DECLS

@@ -317,17 +317,27 @@ rc_systemd_get_unit_async (RcSystemd          *self,
                 cancellable, rc_systemd_get_unit_async, callback, user_data);
 }
 
-char *
-rc_systemd_get_unit_finish (RcSystemd    *self,
-                            GAsyncResult *result,
-                            GError      **error)
+/* The object path of a GetUnit or GetUnitByPID reply. */
+static char *
+object_path_finish (RcSystemd    *self,
+                    GAsyncResult *result,
+                    gpointer      source_tag,
+                    GError      **error)
 {
-  g_autoptr(GVariant) reply = call_systemd_finish (self, result, rc_systemd_get_unit_async, error);
+  g_autoptr(GVariant) reply = call_systemd_finish (self, result, source_tag, error);
   char *path = NULL;
 
   if (reply != NULL)
     g_variant_get (reply, "(o)", &path);
   return path;
+}
+
+char *
+rc_systemd_get_unit_finish (RcSystemd    *self,
+                            GAsyncResult *result,
+                            GError      **error)
+{
+  return object_path_finish (self, result, rc_systemd_get_unit_async, error);
 }
 
 void
@@ -346,13 +356,7 @@ rc_systemd_get_unit_by_pid_finish (RcSystemd    *self,
                                    GAsyncResult *result,
                                    GError      **error)
 {
-  g_autoptr(GVariant) reply = call_systemd_finish (self, result, rc_systemd_get_unit_by_pid_async,
-                                                   error);
-  char *path = NULL;
-
-  if (reply != NULL)
-    g_variant_get (reply, "(o)", &path);
-  return path;
+  return object_path_finish (self, result, rc_systemd_get_unit_by_pid_async, error);
 }
 
 void
