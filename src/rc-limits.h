@@ -24,6 +24,9 @@ typedef enum {
 #define RC_WEIGHT_MAX 10000
 #define RC_WEIGHT_DEFAULT 100
 
+/* The limits that can make the kernel reclaim hard or kill (WouldKill). */
+#define RC_LIMITS_MEMORY_CAPS ((1u << RC_LIMIT_MEMORY_HIGH) | (1u << RC_LIMIT_MEMORY_MAX))
+
 typedef struct {
   guint    set;                   /* one bit per RcLimit */
   guint64  values[RC_N_LIMITS];   /* CPUQuota in percent of one CPU */

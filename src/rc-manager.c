@@ -650,13 +650,8 @@ return_edit_result (GObject      *source,
 {
   g_autoptr(GDBusMethodInvocation) invocation = user_data;
   g_autoptr(GError) error = NULL;
-  gboolean ok;
 
-  if (g_str_equal (g_dbus_method_invocation_get_method_name (invocation), "SetRule"))
-    ok = rc_rules_set_finish (RC_RULES (source), result, &error);
-  else
-    ok = rc_rules_remove_finish (RC_RULES (source), result, &error);
-  if (ok)
+  if (rc_rules_edit_finish (RC_RULES (source), result, &error))
     g_dbus_method_invocation_return_value (invocation, NULL);
   else
     g_dbus_method_invocation_return_gerror (invocation, error);
@@ -710,7 +705,7 @@ check_rule_for_running (RcManager  *self,
   g_autoptr(GPtrArray) apps = rc_registry_get_apps (self->registry);
   RcLimits memory = edit->rule.limits;
 
-  memory.set &= (1u << RC_LIMIT_MEMORY_HIGH) | (1u << RC_LIMIT_MEMORY_MAX);
+  memory.set &= RC_LIMITS_MEMORY_CAPS;
   for (guint i = 0; i < apps->len; i++)
     {
       RcApp *app = g_ptr_array_index (apps, i);

@@ -210,14 +210,15 @@ sync_unit (RcPolicy *self,
            unit->applied.values[limit] != wanted.values[limit]))
         rc_limits_set (&diff, limit, wanted.values[limit]);
     }
-  /* A rule never takes memory away from an app that uses it now. */
-  if (!rc_limits_check_app (&diff, unit->app->unit, unit->app->control_group, &error))
+  /* A rule never takes memory away from an app that uses it now (only a
+   * memory cap needs memory.current read). */
+  if ((diff.set & RC_LIMITS_MEMORY_CAPS) != 0 &&
+      !rc_limits_check_app (&diff, unit->app->unit, unit->app->control_group, &error))
     {
       g_message ("Not applying the memory limits of the %s rule to %s: %s",
                  unit->app->app_id, unit->app->unit, error->message);
-      diff.set &= ~((1u << RC_LIMIT_MEMORY_HIGH) | (1u << RC_LIMIT_MEMORY_MAX));
-      unit->applied.set |= wanted.set & ((1u << RC_LIMIT_MEMORY_HIGH) |
-                                         (1u << RC_LIMIT_MEMORY_MAX));
+      diff.set &= ~RC_LIMITS_MEMORY_CAPS;
+      unit->applied.set |= wanted.set & RC_LIMITS_MEMORY_CAPS;
     }
   if (diff.set == 0)
     return;
@@ -435,6 +436,7 @@ app_added_cb (RcRegistry *registry,
 {
   Unit *unit = g_new0 (Unit, 1);
   const RcBoost *boost = rc_rules_get_boost (self->rules);
+  gboolean restored = FALSE;
   RcFocus focus;
 
   unit->policy = self;
@@ -444,13 +446,16 @@ app_added_cb (RcRegistry *registry,
   /* A boost or a freeze left by an earlier run of the daemon. */
   if (g_hash_table_remove (self->restored_boosted, app->unit))
     {
+      restored = TRUE;
       for (RcLimit limit = 0; limit < RC_N_LIMITS; limit++)
         if (rc_limits_has (&boost->limits, limit))
           rc_limits_set (&unit->applied, limit, boost->limits.values[limit]);
     }
-  if (g_hash_table_remove (self->restored_frozen, app->unit) &&
-      g_strcmp0 (app->freezer_state, "frozen") == 0)
-    unit->frozen_by_us = TRUE;
+  if (g_hash_table_remove (self->restored_frozen, app->unit))
+    {
+      restored = TRUE;
+      unit->frozen_by_us = g_strcmp0 (app->freezer_state, "frozen") == 0;
+    }
 
   focus = rc_focus_watch_add (self->focus_watch, app->unit, app->control_group);
   if (focus == RC_FOCUS_FOCUSED)
@@ -469,7 +474,10 @@ app_added_cb (RcRegistry *registry,
         }
       sync_unit (self, unit);
     }
-  save_state (self);
+  /* A new instance is neither boosted nor frozen by us unless it was
+   * focused (rc_policy_set_foreground saved that) or restored. */
+  if (restored)
+    save_state (self);
 }
 
 static void
@@ -477,8 +485,15 @@ app_removed_cb (RcRegistry *registry,
                 RcApp      *app,
                 RcPolicy   *self)
 {
+  Unit *unit = g_hash_table_lookup (self->units, app->unit);
+  gboolean in_state;
+
   rc_focus_watch_remove (self->focus_watch, app->unit);
-  if (g_hash_table_remove (self->units, app->unit))
+  if (unit == NULL)
+    return;
+  in_state = unit->foreground || unit->frozen_by_us;
+  g_hash_table_remove (self->units, app->unit);
+  if (in_state)
     save_state (self);
 }
 
