@@ -1203,7 +1203,8 @@ class HybridHostTest(Base):
 # resourcectl, the command-line client, against the same daemon
 #
 
-class ClientTest(Base):
+class ClientBase(Base):
+    '''resourcectl against the daemon, with APP running.'''
 
     def setUp(self):
         super().setUp()
@@ -1216,6 +1217,9 @@ class ClientTest(Base):
         proc = self.run_client(*args)
         self.assertEqual(proc.returncode, 0, f'resourcectl {" ".join(args)}: {proc.stderr}')
         return proc.stdout
+
+
+class ClientTest(ClientBase):
 
     def test_list_and_show_json(self):
         apps = json.loads(self.client_ok('list', '--json'))
@@ -1685,24 +1689,14 @@ class ForegroundTest(Base):
         self.assert_no_writes_to_systemd()
 
 
-class RuleCommandsTest(Base):
+class RuleCommandsTest(ClientBase):
     '''resourcectl rule list/set/remove and foreground.'''
 
     RULE_APP = 'org.example.App'
 
     def setUp(self):
         super().setUp()
-        self.assertTrue(self.client_path and os.access(self.client_path, os.X_OK),
-                        f'RC_CLIENT ({self.client_path}) is not an executable')
-        self.add_app(APP, pids=[4242])
-        self.clear_systemd_calls()
-        self.rules_file = os.path.join(self.xdg_env['XDG_CONFIG_HOME'], 'resource-control',
-                                       'rules.d', '50-resource-control.conf')
-
-    def client_ok(self, *args):
-        proc = self.run_client(*args)
-        self.assertEqual(proc.returncode, 0, f'resourcectl {" ".join(args)}: {proc.stderr}')
-        return proc.stdout
+        self.rules_file = os.path.join(self.user_rules_dir, '50-resource-control.conf')
 
     def rules_file_groups(self):
         '''{group: {key: value}} of the user's rule file, as written.'''
@@ -1766,11 +1760,8 @@ class RuleCommandsTest(Base):
                          {'FreezeWhenInactiveSec': 5})
 
     def test_system_rule(self):
-        system_dir = getattr(self, 'system_rules_dir', None)
-        if system_dir is None or 'RESOURCE_CONTROL_SYSTEM_RULES_DIR' not in self.daemon_env():
-            self.skipTest('the harness has no system rules folder')
-        h._write(os.path.join(system_dir, '10-system.conf'),
-                 f'[{self.RULE_APP}]\nCPUWeight=20\n')
+        self.write_rules(self.system_rules_dir, '10-system.conf',
+                         f'[{self.RULE_APP}]\nCPUWeight=20\n')
         self.wait_until(lambda: self.RULE_APP in self.rc_call('ListRules')[0],
                         message='the system rule')
         self.assertEqual(self.rule_line(self.RULE_APP), [self.RULE_APP, 'CPUWeight=20'])
