@@ -1547,7 +1547,10 @@ class ForegroundTest(Base):
             self.add_app(unit, controllers='cpu io memory pids', pids=[5000 + i])
 
     def weights(self):
-        return [int(self.cgroup_file(unit, 'cpu.weight')) for unit in self.APPS]
+        '''cpu.weight of the three apps; None for a file the mock is rewriting
+        (truncated, not yet written), so wait_weights reads it again.'''
+        texts = [self.cgroup_file(unit, 'cpu.weight') for unit in self.APPS]
+        return [int(text) if text else None for text in texts]
 
     def wait_weights(self, expected):
         return self.wait_until(lambda: self.weights() == expected,

@@ -157,12 +157,8 @@ def load(mock, parameters):
 #
 
 def _write(path, text):
-    # A kernel cgroup file is never seen half-written: a reader (the daemon, a
-    # test) that came between truncate and write read "" here.
-    tmp = os.path.join(os.path.dirname(path), '.' + os.path.basename(path) + '.new')
-    with open(tmp, 'w', encoding='ascii') as f:
+    with open(path, 'w', encoding='ascii') as f:
         f.write(text)
-    os.replace(tmp, path)
 
 
 def _read(path):
