@@ -27,6 +27,7 @@ typedef struct {
   RcUnitKind    kind;
   guint         generation;
   gboolean      live;         /* active or activating, last we heard */
+  const char   *state;        /* that ActiveState, interned; NULL before the first */
   GCancellable *cancellable;
   RcApp        *app;
   gboolean      queued;       /* waits in the registry's load queue */
@@ -410,6 +411,14 @@ static void
 note_state (Tracked    *tracked,
             const char *active_state)
 {
+  const char *state = g_intern_string (active_state);
+
+  /* systemd repeats ActiveState in the PropertiesChanged of every change of
+   * the unit (SubState, FreezerState, …): only a new state is news. A repeat
+   * that came while the unit was being read would read it a second time. */
+  if (state == tracked->state)
+    return;
+  tracked->state = state;
   if (tracked->app != NULL && is_active_state (active_state))
     set_field (&tracked->app->active_state, active_state);  /* still an app: nothing to read */
   else
