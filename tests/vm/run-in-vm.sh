@@ -19,6 +19,7 @@
 #   --keep           keep the run directory (console.log, journal.txt, out/...)
 #   --console        stream the guest serial console to stderr
 #   --quiet          print the payload's output once at the end instead of streaming it
+#   --with FILE      copy FILE into the guest's /mnt/vmshare too (files the payload sources); repeatable
 #   --kvm            try -accel kvm (on these hosts /dev/kvm is kvm_pvm: a stock kernel crawls; default tcg)
 # in the guest the payload gets: VM_TEST_USER, VM_TEST_UID, VM_OUT (a host-visible dir, world-writable: files put
 # there are copied back), and the helper /mnt/vmshare/as-user CMD... (run CMD as the test user with
@@ -30,6 +31,7 @@
 set -uo pipefail
 RC_VMDIR=${RC_VMDIR:-/var/tmp/resource-control-vm}
 TIMEOUT=300; MEM=2048; SMP=$(nproc); USERMODE=0; USERMGR=1; OUT=; KEEP=0; CONSOLE=0; ACCEL=tcg; CMD=; DELEGATE=; LIVE=1
+WITH=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --user) USERMODE=1;;
@@ -42,6 +44,7 @@ while [ $# -gt 0 ]; do
     --console) CONSOLE=1;;
     --quiet) LIVE=0;;
     --delegate) DELEGATE=$2; shift;;
+    --with) WITH+=("$2"); shift;;
     --kvm) ACCEL=kvm;;
     -c) CMD=$2; shift; shift; break;;
     --) shift; break;;
@@ -58,6 +61,7 @@ KERNEL="$RC_VMDIR/kernel/vmlinuz"; INITRD="$RC_VMDIR/initramfs.img"; MODULES=$(r
 if [ -z "$OUT" ]; then mkdir -p "$RC_VMDIR/runs"; RUN=$(mktemp -d "$RC_VMDIR/runs/run.XXXXXX"); else RUN=$OUT; mkdir -p "$RUN"; fi
 rm -rf "$RUN/out"; mkdir -p "$RUN/out" "$RUN/units"; chmod 1777 "$RUN/out"
 if [ -n "$CMD" ]; then printf '%s\n' "$CMD" > "$RUN/payload"; else cp "$1" "$RUN/payload"; shift; fi
+for f in "${WITH[@]}"; do cp "$f" "$RUN/" || exit 125; done
 printf '%q ' "$@" > "$RUN/args"
 # the payload gets less time than the VM, so that the journal and the result still come back
 PAYLOAD_TIMEOUT=$((TIMEOUT > 180 ? TIMEOUT - 90 : TIMEOUT / 2))
@@ -126,11 +130,15 @@ S=/mnt/vmshare; O=$S/out
 . $S/config
 exec 3>&1 > $O/runner.log 2>&1
 t0=$(cut -d' ' -f1 /proc/uptime); echo "runner start at uptime $t0"
-# test user: uid 1000 (reuse the existing account with that uid, else create 'vmtest')
+# test user: a new account 'rcvmtest' in the guest's overlay (the host's passwd and homes are untouched), so
+# nothing of the host's own users (whatever uid 1000 is called there, its home and config) reaches the
+# tests; uid 1000 when the host has no such user, else the first free uid above it
+VM_TEST_USER=rcvmtest
 VM_TEST_UID=1000
-VM_TEST_USER=$(getent passwd $VM_TEST_UID | cut -d: -f1)
-[ -n "$VM_TEST_USER" ] || { useradd -m -u $VM_TEST_UID -s /bin/bash vmtest; VM_TEST_USER=vmtest; }
-VM_TEST_HOME=$(getent passwd $VM_TEST_UID | cut -d: -f6); mkdir -p "$VM_TEST_HOME"; chown "$VM_TEST_USER:" "$VM_TEST_HOME"
+while getent passwd $VM_TEST_UID >/dev/null || getent group $VM_TEST_UID >/dev/null; do VM_TEST_UID=$((VM_TEST_UID + 1)); done
+VM_TEST_HOME=/home/$VM_TEST_USER
+getent passwd $VM_TEST_USER >/dev/null && userdel -r $VM_TEST_USER 2>/dev/null
+useradd -m -d "$VM_TEST_HOME" -u $VM_TEST_UID -U -s /bin/bash $VM_TEST_USER || echo "runner: useradd $VM_TEST_USER failed"
 printf 'VM_TEST_UID=%s\nVM_TEST_USER=%s\nVM_TEST_HOME=%s\nVM_OUT=%s\n' $VM_TEST_UID "$VM_TEST_USER" "$VM_TEST_HOME" $O > $S/guest.env
 if [ "$USERMGR" = 1 ]; then
   systemctl start user@$VM_TEST_UID.service || echo "runner: starting user@$VM_TEST_UID.service failed"
