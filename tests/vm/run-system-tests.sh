@@ -71,6 +71,11 @@ if [ -n "$BUILD" ] && [ "$(prefix_of "$BUILD")" = /usr ]; then
 else
   [ -n "$BUILD" ] && echo "run-system-tests: $BUILD is not --prefix=/usr; using $RC_VMDIR/build"
   BUILD=$RC_VMDIR/build
+  # a build dir left by a run from another clone would build that clone's sources
+  if [ -f "$BUILD/build.ninja" ] && [ "$(jq -r .directories.source "$BUILD/meson-info/meson-info.json" 2>/dev/null)" != "$SRC" ]; then
+    echo "run-system-tests: $BUILD was set up for another source tree; starting it afresh"
+    rm -rf "$BUILD"
+  fi
   if [ -f "$BUILD/build.ninja" ]; then
     meson setup --reconfigure --prefix=/usr -Dtests=disabled "$BUILD" "$SRC" > "$RC_VMDIR/meson-setup.log" 2>&1 \
       || { cat "$RC_VMDIR/meson-setup.log"; exit 125; }
