@@ -109,20 +109,20 @@ nap 0.5
 share 6
 check_range "set-weight 300: Painter gets ~3 times Discord's CPU" 2.25 3.75 "$RATIO"
 
+# freeze_step VERB FROZEN STATE WHEN LOW HIGH: resourcectl VERB Discord, then its cgroup.events and its
+# CPU use over 3 s (microseconds, LOW..HIGH)
+freeze_step () {
+  run_ok "resourcectl $1 succeeds" resourcectl "$1" com.discordapp.Discord
+  echo "  cgroup.events: frozen $(frozen_of "$D")"
+  check "Discord's cgroup.events says $3" "$2" "$(frozen_of "$D")"
+  measure "$(cg "$D")" "$(cg "$P")" 3
+  echo "  Discord's CPU use $4, over 3 s: $((DA / 1000)) ms"
+  check_range "$4: Discord's CPU use over 3 s (us)" "$5" "$6" "$DA"
+}
 say "Freeze Discord, then thaw it"
-run_ok "resourcectl freeze succeeds" resourcectl freeze com.discordapp.Discord
-echo "  cgroup.events: frozen $(frozen_of "$D")"
-check "Discord's cgroup.events says frozen" 1 "$(frozen_of "$D")"
-measure "$(cg "$D")" "$(cg "$P")" 3
-echo "  Discord's CPU use while frozen, over 3 s: $((DA / 1000)) ms"
-check_range "frozen: Discord's CPU use over 3 s (us)" 0 999 "$DA"
-run_ok "resourcectl thaw succeeds" resourcectl thaw com.discordapp.Discord
-echo "  cgroup.events: frozen $(frozen_of "$D")"
-check "Discord's cgroup.events says thawed" 0 "$(frozen_of "$D")"
-measure "$(cg "$D")" "$(cg "$P")" 3
-echo "  Discord's CPU use after thawing, over 3 s: $((DA / 1000)) ms"
-# a quarter of CPU 0 against Painter's weight 300: ~750 ms; 300 ms leaves room for the emulator
-check_range "thawed: Discord's CPU use over 3 s resumes (us)" 300000 100000000 "$DA"
+freeze_step freeze 1 frozen "while frozen" 0 999
+# thawed, a quarter of CPU 0 against Painter's weight 300: ~750 ms; 300 ms leaves room for the emulator
+freeze_step thaw 0 thawed "after thawing" 300000 100000000
 
 say "resourcectl list, after"
 list=$(run resourcectl list); rcode=$?
