@@ -55,8 +55,8 @@ stage "ASan+UBSan build" setup build-sanitizers -Db_sanitize=address,undefined -
   -Dbuildtype=debug
 stage "ASan+UBSan: unit + host integration tests" \
   mtest build-sanitizers testlog --setup=sanitizers --suite unit --suite integration
-stage "load test (50 clients, mock systemd, real polkitd)" \
-  env RC_DAEMON="$src/build/src/resource-controld" /usr/bin/python3 -B bench/load-test.py --quick
+stage "load test (50 clients, mock systemd, real polkitd; and its leak check catching a leak)" \
+  mtest build testlog-load --suite load
 stage "benchmark smoke (mock systemd; figures only, no timing goals)" \
   bash bench/run.sh --quick --host-only --build-dir "$src/build"
 stage "fuzzing (libFuzzer, ASan+UBSan)" bash tests/fuzz/run-fuzzers.sh
