@@ -22,6 +22,7 @@ typedef struct {
   RcRules         *rules;
   RcFocusWatch    *focus_watch;
   RcPolicy        *policy;
+  RcRequestQueue  *queue;
   RcManager       *manager;
   guint            owner_id;
   gboolean         replace;
@@ -125,7 +126,7 @@ start_policy (Daemon *daemon)
 
   daemon->rules = rc_rules_new (system_dir, user_dir);
   daemon->focus_watch = rc_focus_watch_new ();
-  daemon->policy = rc_policy_new (daemon->registry, daemon->systemd, daemon->rules,
+  daemon->policy = rc_policy_new (daemon->registry, daemon->systemd, daemon->queue, daemon->rules,
                                   daemon->focus_watch, state_file);
 }
 
@@ -142,9 +143,10 @@ start (Daemon  *daemon,
   daemon->systemd = rc_systemd_new (daemon->connection);
   daemon->registry = rc_registry_new (daemon->systemd);
   daemon->authority = rc_authority_new ();
+  daemon->queue = rc_request_queue_new ();
   start_policy (daemon);
   daemon->manager = rc_manager_new (daemon->registry, daemon->systemd, daemon->authority,
-                                    daemon->rules, daemon->policy);
+                                    daemon->rules, daemon->policy, daemon->queue);
   if (!g_dbus_interface_skeleton_export (G_DBUS_INTERFACE_SKELETON (daemon->manager),
                                          daemon->connection, RC_DBUS_PATH, error))
     return FALSE;
@@ -162,6 +164,7 @@ stop (Daemon *daemon)
   if (daemon->policy != NULL)
     g_object_run_dispose (G_OBJECT (daemon->policy));
   g_clear_object (&daemon->policy);
+  g_clear_object (&daemon->queue);
   g_clear_object (&daemon->focus_watch);
   g_clear_object (&daemon->rules);
   g_clear_object (&daemon->authority);

@@ -3,6 +3,7 @@
 #include "rc-cgroup.h"
 #include "rc-error.h"
 #include "rc-limits.h"
+#include "rc-request-queue.h"
 #include "rc-unit-name.h"
 
 #include <string.h>
@@ -15,13 +16,9 @@ typedef enum {
   OP_THAW,
 } OpKind;
 
-/* One write request, from arrival to reply. Requests wait in arrival order
- * in the manager's queue. A request runs once it is authorized, no request
- * for one of its units is running, and no earlier request for one of them
- * is either authorized or from the same caller. So one unit sees one
- * change at a time, a caller's requests run in the order it sent them,
- * authorized requests in the order they arrived, and a caller stuck in
- * polkit (a password dialog nobody answers) holds up nobody else. */
+/* One write request, from arrival to reply: resolved, authorized, then it
+ * waits for its turn in the request queue (rc-request-queue.h), the one
+ * every writer of unit properties goes through. */
 typedef struct {
   RcManager             *manager;
   GDBusMethodInvocation *invocation;
@@ -33,8 +30,7 @@ typedef struct {
   GPtrArray             *changed;    /* unit names already changed */
   guint                  next;       /* index of the app being changed */
   guint64                default_tasks_max;
-  gboolean               authorized;
-  gboolean               running;
+  RcQueued              *queued;
 } Request;
 
 struct _RcManager {
@@ -43,9 +39,9 @@ struct _RcManager {
   RcSystemd    *systemd;
   RcAuthority  *authority;
   RcRules      *rules;
-  RcPolicy     *policy;
-  GCancellable *cancellable;
-  GQueue        requests;
+  RcPolicy       *policy;
+  RcRequestQueue *queue;
+  GCancellable   *cancellable;
 };
 
 static void rc_manager_iface_init (RcDBusResourceControlIface *iface);
@@ -54,7 +50,6 @@ G_DEFINE_TYPE_WITH_CODE (RcManager, rc_manager, RC_DBUS_TYPE_RESOURCE_CONTROL_SK
                          G_IMPLEMENT_INTERFACE (RC_DBUS_TYPE_RESOURCE_CONTROL,
                                                 rc_manager_iface_init))
 
-static void pump_requests (RcManager *self);
 static void apply_next (Request *request);
 
 static GVariant *
@@ -124,17 +119,15 @@ static void
 request_finish (Request *request,
                 GError  *error)
 {
-  RcManager *self = request->manager;
+  g_autoptr(RcRequestQueue) queue = g_object_ref (request->manager->queue);
+  RcQueued *queued = request->queued;
 
   if (error != NULL)
     g_dbus_method_invocation_return_gerror (request->invocation, error);
   else
     g_dbus_method_invocation_return_value (request->invocation, NULL);
-  g_queue_remove (&self->requests, request);
-  g_object_ref (self);
   request_free (request);
-  pump_requests (self);
-  g_object_unref (self);
+  rc_request_queue_done (queue, queued);
 }
 
 /* The error for a failure part-way through an AppID's instances names
@@ -157,60 +150,6 @@ request_fail_on_app (Request *request,
   full = g_error_new (error->domain, error->code, "Changed %s; failed on %s: %s",
                       changed, app->unit, error->message);
   request_finish (request, full);
-}
-
-static gboolean
-request_shares_unit (Request *earlier,
-                     Request *request)
-{
-  /* An earlier request whose units are not known yet might share one. */
-  if (earlier->apps == NULL)
-    return TRUE;
-  for (guint i = 0; i < earlier->apps->len; i++)
-    for (guint j = 0; j < request->apps->len; j++)
-      {
-        RcApp *a = g_ptr_array_index (earlier->apps, i);
-        RcApp *b = g_ptr_array_index (request->apps, j);
-
-        if (g_str_equal (a->unit, b->unit))
-          return TRUE;
-      }
-  return FALSE;
-}
-
-static gboolean
-same_caller (Request *a,
-             Request *b)
-{
-  return g_strcmp0 (g_dbus_method_invocation_get_sender (a->invocation),
-                    g_dbus_method_invocation_get_sender (b->invocation)) == 0;
-}
-
-static gboolean
-request_may_start (RcManager *self,
-                   GList     *link)
-{
-  Request *request = link->data;
-  gboolean later = FALSE;    /* the others seen now came after this request */
-
-  if (request->running || !request->authorized)
-    return FALSE;
-  for (GList *l = self->requests.head; l != NULL; l = l->next)
-    {
-      Request *other = l->data;
-
-      if (l == link)
-        {
-          later = TRUE;
-          continue;
-        }
-      if (!request_shares_unit (other, request))
-        continue;
-      if (other->running ||
-          (!later && (other->authorized || same_caller (other, request))))
-        return FALSE;
-    }
-  return TRUE;
 }
 
 static gboolean
@@ -243,12 +182,21 @@ request_limits_for_app (Request  *request,
     out_limits->set &= ~(1u << RC_LIMIT_IO_WEIGHT);
 }
 
+/* Its turn in the queue has come. */
 static void
-request_start (Request *request)
+request_start (RcQueued *queued,
+               gpointer  user_data)
 {
+  Request *request = user_data;
   GError *error = NULL;
 
-  request->running = TRUE;
+  /* the manager went away while the request waited */
+  if (g_cancellable_set_error_if_cancelled (request->manager->cancellable, &error))
+    {
+      request_finish (request, error);
+      g_error_free (error);
+      return;
+    }
   if (!check_still_running (request, &error))
     {
       request_finish (request, error);
@@ -272,25 +220,6 @@ request_start (Request *request)
           }
       }
   apply_next (request);
-}
-
-static void
-pump_requests (RcManager *self)
-{
-  GList *l;
-
-again:
-  for (l = self->requests.head; l != NULL; l = l->next)
-    {
-      if (request_may_start (self, l))
-        {
-          /* Starting may finish requests and change the queue: look again
-           * from the head. Each start marks its request running or removes
-           * it, so this ends. */
-          request_start (l->data);
-          goto again;
-        }
-    }
 }
 
 static void
@@ -408,8 +337,7 @@ default_tasks_max_cb (GObject      *source,
       return;
     }
   rc_limits_init_reset (&request->limits, tasks_max);
-  request->authorized = TRUE;
-  pump_requests (request->manager);
+  rc_request_queue_ready (request->manager->queue, request->queued);
 }
 
 static void
@@ -435,8 +363,7 @@ authorized_cb (GObject      *source,
                                               default_tasks_max_cb, request);
       return;
     }
-  request->authorized = TRUE;
-  pump_requests (request->manager);
+  rc_request_queue_ready (request->manager->queue, request->queued);
 }
 
 static void
@@ -446,6 +373,7 @@ resolved_cb (GObject      *source,
 {
   Request *request = user_data;
   g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) units = NULL;
 
   request->apps = rc_registry_resolve_finish (RC_REGISTRY (source), result, &error);
   if (request->apps == NULL)
@@ -453,6 +381,11 @@ resolved_cb (GObject      *source,
       request_finish (request, error);
       return;
     }
+  units = g_ptr_array_sized_new (request->apps->len);
+  for (guint i = 0; i < request->apps->len; i++)
+    g_ptr_array_add (units, ((RcApp *) g_ptr_array_index (request->apps, i))->unit);
+  rc_request_queue_set_units (request->manager->queue, request->queued,
+                              (const char * const *) units->pdata, units->len);
   rc_authority_check_async (request->manager->authority, request->invocation,
                             request->manager->cancellable, authorized_cb, request);
 }
@@ -467,6 +400,7 @@ request_submit (RcManager             *self,
                 const RcLimits        *limits)
 {
   Request *request = g_new0 (Request, 1);
+  const char *sender;
 
   request->manager = g_object_ref (self);
   request->invocation = g_object_ref (invocation);
@@ -475,7 +409,9 @@ request_submit (RcManager             *self,
   request->changed = g_ptr_array_new_with_free_func (g_free);
   if (limits != NULL)
     request->limits = *limits;
-  g_queue_push_tail (&self->requests, request);
+  sender = g_dbus_method_invocation_get_sender (invocation);
+  request->queued = rc_request_queue_push (self->queue, sender != NULL ? sender : "",
+                                           request_start, request);
 
   rc_registry_resolve_async (self->registry, app, TRUE, self->cancellable, resolved_cb, request);
 }
@@ -955,11 +891,12 @@ app_changed_cb (RcRegistry *registry,
 }
 
 RcManager *
-rc_manager_new (RcRegistry  *registry,
-                RcSystemd   *systemd,
-                RcAuthority *authority,
-                RcRules     *rules,
-                RcPolicy    *policy)
+rc_manager_new (RcRegistry     *registry,
+                RcSystemd      *systemd,
+                RcAuthority    *authority,
+                RcRules        *rules,
+                RcPolicy       *policy,
+                RcRequestQueue *queue)
 {
   RcManager *self = g_object_new (RC_TYPE_MANAGER, NULL);
 
@@ -968,6 +905,7 @@ rc_manager_new (RcRegistry  *registry,
   self->authority = g_object_ref (authority);
   self->rules = g_object_ref (rules);
   self->policy = g_object_ref (policy);
+  self->queue = g_object_ref (queue);
   g_signal_connect_object (policy, "limits-applied", G_CALLBACK (limits_applied_cb), self, 0);
   g_signal_connect_object (registry, "app-added", G_CALLBACK (app_added_cb), self, 0);
   g_signal_connect_object (registry, "app-removed", G_CALLBACK (app_removed_cb), self, 0);
@@ -990,6 +928,7 @@ rc_manager_dispose (GObject *object)
   g_clear_object (&self->authority);
   g_clear_object (&self->rules);
   g_clear_object (&self->policy);
+  g_clear_object (&self->queue);
   g_clear_object (&self->cancellable);
   G_OBJECT_CLASS (rc_manager_parent_class)->dispose (object);
 }
@@ -1022,5 +961,4 @@ static void
 rc_manager_init (RcManager *self)
 {
   self->cancellable = g_cancellable_new ();
-  g_queue_init (&self->requests);
 }

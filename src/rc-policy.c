@@ -2,10 +2,14 @@
 #include "rc-policy.h"
 #include "rc-cgroup.h"
 #include "rc-error.h"
+#include "rc-request-queue.h"
 
 #include <errno.h>
 
 #define STATE_GROUP "State"
+/* The policy's caller name in the request queue: not a bus name, so it
+ * never shares a D-Bus caller's order. */
+#define POLICY_CALLER "resource-controld policy"
 
 /* What the policy knows of one running instance. */
 typedef struct {
@@ -22,10 +26,11 @@ typedef struct {
 struct _RcPolicy {
   GObject       parent_instance;
   RcRegistry   *registry;
-  RcSystemd    *systemd;
-  RcRules      *rules;
-  RcFocusWatch *focus_watch;
-  char         *state_file;
+  RcSystemd      *systemd;
+  RcRequestQueue *queue;
+  RcRules        *rules;
+  RcFocusWatch   *focus_watch;
+  char           *state_file;
   char         *state_written;
   GHashTable   *units;             /* unit name -> Unit */
   GHashTable   *restored_boosted;  /* unit names, from the state file */
@@ -153,35 +158,99 @@ effective_limits (RcPolicy *self,
     out->set &= ~(1u << RC_LIMIT_IO_WEIGHT);
 }
 
+/* One change the policy has systemd make: limits, or a freeze or thaw. It
+ * waits for its turn in the request queue like a D-Bus request, so a unit
+ * sees one change at a time whoever makes it. */
 typedef struct {
   RcPolicy *policy;
   RcApp    *app;
+  RcQueued *queued;
+  gboolean  freezer;   /* a freeze or thaw, not limits */
+  gboolean  freeze;
   RcLimits  limits;
-} Apply;
+} Write;
 
 static void
-apply_free (Apply *apply)
+write_free (Write *write)
 {
-  g_object_unref (apply->policy);
-  rc_app_unref (apply->app);
-  g_free (apply);
+  rc_request_queue_done (write->policy->queue, write->queued);
+  g_object_unref (write->policy);
+  rc_app_unref (write->app);
+  g_free (write);
 }
 
 static void
-applied_cb (GObject      *source,
-            GAsyncResult *result,
-            gpointer      user_data)
+limits_written_cb (GObject      *source,
+                   GAsyncResult *result,
+                   gpointer      user_data)
 {
-  Apply *apply = user_data;
+  Write *write = user_data;
   g_autoptr(GError) error = NULL;
 
   if (rc_systemd_set_unit_properties_finish (RC_SYSTEMD (source), result, &error))
-    g_signal_emit (apply->policy, signals[SIGNAL_LIMITS_APPLIED], 0, apply->app,
-                   rc_limits_to_app_changes (&apply->limits));
+    g_signal_emit (write->policy, signals[SIGNAL_LIMITS_APPLIED], 0, write->app,
+                   rc_limits_to_app_changes (&write->limits));
   else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    g_message ("Could not apply the rule or boost of %s: %s", apply->app->unit,
+    g_message ("Could not apply the rule or boost of %s: %s", write->app->unit,
                error->message);
-  apply_free (apply);
+  write_free (write);
+}
+
+static void
+freezer_written_cb (GObject      *source,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  Write *write = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (rc_systemd_freeze_unit_finish (RC_SYSTEMD (source), result, &error))
+    rc_registry_set_freezer_state (write->policy->registry, write->app,
+                                   write->freeze ? "frozen" : "running");
+  else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    g_message ("Could not %s %s: %s", write->freeze ? "freeze" : "thaw", write->app->unit,
+               error->message);
+  write_free (write);
+}
+
+static void
+write_start (RcQueued *queued,
+             gpointer  user_data)
+{
+  Write *write = user_data;
+  RcPolicy *self = write->policy;
+
+  if (g_cancellable_is_cancelled (self->cancellable))
+    write_free (write);
+  else if (write->freezer)
+    rc_systemd_freeze_unit_async (self->systemd, write->app->unit, write->freeze,
+                                  self->cancellable, freezer_written_cb, write);
+  else
+    rc_systemd_set_unit_properties_async (self->systemd, write->app->unit,
+                                          rc_limits_to_unit_properties (&write->limits),
+                                          self->cancellable, limits_written_cb, write);
+}
+
+static Write *
+write_new (RcPolicy *self,
+           Unit     *unit)
+{
+  Write *write = g_new0 (Write, 1);
+
+  write->policy = g_object_ref (self);
+  write->app = rc_app_ref (unit->app);
+  return write;
+}
+
+static void
+write_submit (Write *write)
+{
+  RcRequestQueue *queue = write->policy->queue;
+  const char *units[] = { write->app->unit };
+
+  write->queued = rc_request_queue_push (queue, POLICY_CALLER, write_start, write);
+  rc_request_queue_set_units (queue, write->queued, units, G_N_ELEMENTS (units));
+  rc_request_queue_ready (queue, write->queued);
 }
 
 static gboolean
@@ -198,7 +267,7 @@ sync_unit (RcPolicy *self,
 {
   g_autoptr(GError) error = NULL;
   RcLimits wanted, diff = { 0, };
-  Apply *apply;
+  Write *write;
 
   if (!is_controllable (unit))
     return;
@@ -227,13 +296,9 @@ sync_unit (RcPolicy *self,
       rc_limits_set (&unit->applied, limit, diff.values[limit]);
 
   g_debug ("Policy: applying %x to %s", diff.set, unit->app->unit);
-  apply = g_new0 (Apply, 1);
-  apply->policy = g_object_ref (self);
-  apply->app = rc_app_ref (unit->app);
-  apply->limits = diff;
-  rc_systemd_set_unit_properties_async (self->systemd, unit->app->unit,
-                                        rc_limits_to_unit_properties (&diff),
-                                        self->cancellable, applied_cb, apply);
+  write = write_new (self, unit);
+  write->limits = diff;
+  write_submit (write);
 }
 
 void
@@ -268,46 +333,18 @@ freeze_delay (RcPolicy *self,
   return rule != NULL ? rule->freeze_when_inactive_sec : 0;
 }
 
-typedef struct {
-  RcPolicy *policy;
-  RcApp    *app;
-  gboolean  freeze;
-} Freeze;
-
-static void
-freezer_cb (GObject      *source,
-            GAsyncResult *result,
-            gpointer      user_data)
-{
-  Freeze *freeze = user_data;
-  RcPolicy *self = freeze->policy;
-  g_autoptr(GError) error = NULL;
-
-  if (rc_systemd_freeze_unit_finish (RC_SYSTEMD (source), result, &error))
-    rc_registry_set_freezer_state (self->registry, freeze->app,
-                                   freeze->freeze ? "frozen" : "running");
-  else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    g_message ("Could not %s %s: %s", freeze->freeze ? "freeze" : "thaw", freeze->app->unit,
-               error->message);
-  g_object_unref (freeze->policy);
-  rc_app_unref (freeze->app);
-  g_free (freeze);
-}
-
 static void
 set_frozen (RcPolicy *self,
             Unit     *unit,
             gboolean  frozen)
 {
-  Freeze *freeze = g_new0 (Freeze, 1);
+  Write *write = write_new (self, unit);
 
   g_debug ("Policy: %s %s", frozen ? "freezing" : "thawing", unit->app->unit);
   unit->frozen_by_us = frozen;
-  freeze->policy = g_object_ref (self);
-  freeze->app = rc_app_ref (unit->app);
-  freeze->freeze = frozen;
-  rc_systemd_freeze_unit_async (self->systemd, unit->app->unit, frozen, self->cancellable,
-                                freezer_cb, freeze);
+  write->freezer = TRUE;
+  write->freeze = frozen;
+  write_submit (write);
   save_state (self);
 }
 
@@ -539,16 +576,18 @@ systemd_appeared_cb (RcSystemd *systemd,
 }
 
 RcPolicy *
-rc_policy_new (RcRegistry   *registry,
-               RcSystemd    *systemd,
-               RcRules      *rules,
-               RcFocusWatch *focus_watch,
-               const char   *state_file)
+rc_policy_new (RcRegistry     *registry,
+               RcSystemd      *systemd,
+               RcRequestQueue *queue,
+               RcRules        *rules,
+               RcFocusWatch   *focus_watch,
+               const char     *state_file)
 {
   RcPolicy *self = g_object_new (RC_TYPE_POLICY, NULL);
 
   self->registry = g_object_ref (registry);
   self->systemd = g_object_ref (systemd);
+  self->queue = g_object_ref (queue);
   self->rules = g_object_ref (rules);
   self->focus_watch = g_object_ref (focus_watch);
   self->state_file = g_strdup (state_file);
@@ -583,6 +622,8 @@ rc_policy_finalize (GObject *object)
   RcPolicy *self = RC_POLICY (object);
 
   g_clear_object (&self->cancellable);
+  /* kept until here: writes finishing after dispose leave the queue */
+  g_clear_object (&self->queue);
   g_clear_pointer (&self->restored_boosted, g_hash_table_unref);
   g_clear_pointer (&self->restored_frozen, g_hash_table_unref);
   g_free (self->state_file);

@@ -6,6 +6,7 @@
 #include "rc-focus-watch.h"
 #include "rc-limits.h"
 #include "rc-registry.h"
+#include "rc-request-queue.h"
 #include "rc-rules.h"
 #include "rc-systemd.h"
 
@@ -24,17 +25,20 @@ G_BEGIN_DECLS
  * $XDG_RUNTIME_DIR), so a restarted daemon undoes a boost it no longer
  * knows about and still thaws what it froze.
  *
+ * Its changes go through @queue, like those of D-Bus requests.
+ *
  * Signals:
  *   "limits-applied" (RcApp*, GVariant* a{sv})   the daemon changed these
  *                                                limits of the app */
 #define RC_TYPE_POLICY (rc_policy_get_type ())
 G_DECLARE_FINAL_TYPE (RcPolicy, rc_policy, RC, POLICY, GObject)
 
-RcPolicy *rc_policy_new (RcRegistry   *registry,
-                         RcSystemd    *systemd,
-                         RcRules      *rules,
-                         RcFocusWatch *focus_watch,
-                         const char   *state_file);
+RcPolicy *rc_policy_new (RcRegistry     *registry,
+                         RcSystemd      *systemd,
+                         RcRequestQueue *queue,
+                         RcRules        *rules,
+                         RcFocusWatch   *focus_watch,
+                         const char     *state_file);
 
 /* The API is about to have systemd apply @limits to @app: they become the
  * app's API values, and limits the boost holds are replaced by the boost's

@@ -1375,6 +1375,27 @@ class RulesTest(Base):
         self.add_app(second, controllers='cpu memory pids')
         self.wait_cgroup(second, 'cpu.weight', '50')
 
+    def test_a_rule_and_an_api_call_on_one_unit_take_turns(self):
+        # The rule's write reaches systemd first and is held there; the API's
+        # SetWeight for the same unit, arriving meanwhile, must wait for it
+        # (one change per unit at a time, whoever makes it) and then win.
+        self.add_app(RULED, controllers='cpu memory pids')
+        self.mock('SetDelays', ('SetUnitProperties', [HANG]), '(sau)')
+        self.write_rules(self.user_rules_dir, '10-mine.conf', f'[{RULED_ID}]\nCPUWeight=50\n')
+        self.wait_until(lambda: self.mock('CountHung')[0] == 1, message='the rule write held by systemd')
+        pending = self.call_async('SetWeight', (RULED, 300), '(st)')
+        self.iterate(0.5)
+        self.assertFalse(pending.done, 'SetWeight answered while the rule write was still running')
+        self.assertEqual(self.unit_property_calls(), [(RULED, True, {'CPUWeight': 50})],
+                         'the API call reached systemd while the rule write for the unit ran')
+        self.mock('ReleaseHung', ('SetUnitProperties',), '(s)')
+        self.wait_pending(pending)
+        self.assertIsNone(pending.error)
+        self.assertEqual(self.unit_property_calls(),
+                         [(RULED, True, {'CPUWeight': 50}), (RULED, True, {'CPUWeight': 300})],
+                         'the rule first, then the API call, one after the other')
+        self.assertEqual(self.cgroup_file(RULED, 'cpu.weight'), '300')
+
     def test_user_folder_wins_and_later_files_win(self):
         self.write_rules(self.system_rules_dir, '10-a.conf',
                          '[org.example.Both]\nCPUWeight=20\n'
