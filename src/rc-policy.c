@@ -127,8 +127,31 @@ boost_holds (RcPolicy *self,
   return unit->foreground && boost->enabled && rc_limits_has (&boost->limits, limit);
 }
 
-/* What @unit should have now, limit by limit; a limit no one ever set is
- * left alone. */
+void
+rc_policy_resolve_limits (const RcLimits *boost,
+                          const RcLimits *api,
+                          const RcLimits *rule,
+                          const RcLimits *applied,
+                          const RcLimits *defaults,
+                          RcLimits       *out_limits)
+{
+  RcLimits out = { 0, };
+
+  for (RcLimit limit = 0; limit < RC_N_LIMITS; limit++)
+    {
+      if (boost != NULL && rc_limits_has (boost, limit))
+        rc_limits_set (&out, limit, boost->values[limit]);
+      else if (rc_limits_has (api, limit))
+        rc_limits_set (&out, limit, api->values[limit]);
+      else if (rule != NULL && rc_limits_has (rule, limit))
+        rc_limits_set (&out, limit, rule->values[limit]);
+      else if (rc_limits_has (applied, limit))
+        rc_limits_set (&out, limit, defaults->values[limit]);
+    }
+  *out_limits = out;
+}
+
+/* What @unit should have now. */
 static void
 effective_limits (RcPolicy *self,
                   Unit     *unit,
@@ -139,18 +162,9 @@ effective_limits (RcPolicy *self,
   RcLimits defaults;
 
   rc_limits_init_reset (&defaults, self->default_tasks_max);
-  *out = (RcLimits) { 0, };
-  for (RcLimit limit = 0; limit < RC_N_LIMITS; limit++)
-    {
-      if (boost_holds (self, unit, limit))
-        rc_limits_set (out, limit, boost->limits.values[limit]);
-      else if (rc_limits_has (&unit->api, limit))
-        rc_limits_set (out, limit, unit->api.values[limit]);
-      else if (rule != NULL && rc_limits_has (&rule->limits, limit))
-        rc_limits_set (out, limit, rule->limits.values[limit]);
-      else if (rc_limits_has (&unit->applied, limit))
-        rc_limits_set (out, limit, defaults.values[limit]);
-    }
+  rc_policy_resolve_limits (unit->foreground && boost->enabled ? &boost->limits : NULL,
+                            &unit->api, rule != NULL ? &rule->limits : NULL, &unit->applied,
+                            &defaults, out);
   /* IOWeight means nothing where io is not delegated (and SetLimits would
    * say NotSupported): leave it out there. */
   if (rc_limits_has (out, RC_LIMIT_IO_WEIGHT) &&

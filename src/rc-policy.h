@@ -40,6 +40,17 @@ RcPolicy *rc_policy_new (RcRegistry     *registry,
                          RcFocusWatch   *focus_watch,
                          const char     *state_file);
 
+/* Which value each limit should have, first found: @boost (NULL unless the
+ * app holds the boost), @api (set through the API), @rule (NULL: none),
+ * and for a limit that has been applied (@applied) but no one sets any
+ * more, @defaults. A limit no one ever set is left out of @out_limits. */
+void      rc_policy_resolve_limits (const RcLimits *boost,
+                                    const RcLimits *api,
+                                    const RcLimits *rule,
+                                    const RcLimits *applied,
+                                    const RcLimits *defaults,
+                                    RcLimits       *out_limits);
+
 /* The API is about to have systemd apply @limits to @app: they become the
  * app's API values, and limits the boost holds are replaced by the boost's
  * values in @limits, so the boost stays in force until the app loses it. */
