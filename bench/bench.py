@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
-'''resource-controld benchmark (issue 5): the measurements, and the table.
+'''resource-controld benchmark: the measurements, and the table.
 
 Normally started by bench/run.sh. Runs as the desktop user, on a session bus
 with a systemd user manager:
@@ -418,7 +418,7 @@ def print_table(res, out=sys.stdout):
             p(f'  {t["method"]:<9} {t["apps"]:>5} {t["clients"]:>7} {t["calls_per_s"]:>9.1f} '
               f'{t["p50_ms"]:>7.2f}ms {t["p99_ms"]:>7.2f}ms {t["daemon_cpu_share"]:>9.0%} {t["errors"]:>6}')
     p()
-    p('Goals (issue 5)')
+    p('Goals')
     for g in res['goals']:
         p(f'  [{g["status"].upper():>6}] {g["goal"]}: {g["value"]} {g["unit"]} (goal {g["target"]})')
 

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
-'''Per-call costs of the daemon on the host (issue 5), for profilers.
+'''Per-call costs of the daemon on the host, for profilers.
 
 The host integration harness's world (mock systemd, fake cgroupfs), like
 host_bench.py, but one scenario only: RC_PROFILE_APPS app units (default 1000)

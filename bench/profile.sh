@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# bench/profile.sh - the daemon's per-call costs on the host mock (issue 5), see bench/profile.py.
+# bench/profile.sh - the daemon's per-call costs on the host mock, see bench/profile.py.
 #
 #   bench/profile.sh [--build-dir DIR] [--apps N] [--calls N] [--callgrind FILE | --strace | --steps]
 #

@@ -33,7 +33,7 @@ PROPS = 'org.freedesktop.DBus.Properties'
 PK_NAME = 'org.freedesktop.PolicyKit1'
 PK_PATH = '/org/freedesktop/PolicyKit1/Authority'
 PK_IFACE = 'org.freedesktop.PolicyKit1.Authority'
-# What a client without the daemon asks systemd for (DESIGN.md section 2's unit forms).
+# What a client without the daemon asks systemd for (the unit forms of docs/design.md, "What an app is").
 APP_PATTERNS = ['app-*.scope', 'app-*.service', 'flatpak-*.scope', 'gnome-launched-*.scope']
 MIB = 1024 * 1024
 # Calls to the daemon never D-Bus activate it: the benchmark starts it itself.

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# bench/run.sh - measure resource-controld against what a client without it must do (issue 5).
+# bench/run.sh - measure resource-controld against what a client without it must do.
 #
 #   bench/run.sh [--quick] [--host-only] [--out FILE.json] [--build-dir DIR] [--keep] [--timeout SEC]
 #

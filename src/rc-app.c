@@ -127,7 +127,7 @@ rc_app_is_controllable_slice (const char *slice)
   return FALSE;
 }
 
-/* The keys of a record, in the order of DESIGN.md section 3. */
+/* The keys of a record, in the order docs/design.md lists them. */
 enum {
   KEY_UNIT, KEY_APP_ID, KEY_LAUNCHER, KEY_NAME, KEY_ICON, KEY_DESKTOP_FILE, KEY_SLICE,
   KEY_ACTIVE_STATE, KEY_FREEZER_STATE, KEY_PIDS, KEY_CPU_WEIGHT, KEY_IO_WEIGHT, KEY_CPU_QUOTA,

@@ -6,7 +6,7 @@
 #include <polkit/polkit.h>
 #include <unistd.h>
 
-/* A non-interactive check that hangs fails after this long (DESIGN.md 5);
+/* A non-interactive check that hangs fails after this long (docs/design.md, "Authorization and safety");
  * an interactive one waits for the user to type a password. */
 #define CHECK_TIMEOUT_SEC 10
 #define INTERACTIVE_CHECK_TIMEOUT_SEC 300

@@ -263,7 +263,7 @@ rc_limits_init_reset (RcLimits *limits,
 {
   *limits = (RcLimits) { 0, };
   /* Explicit 100 rather than "unset": the app keeps its own cpu and io
-   * controllers, and so its fair share (DESIGN.md, 2a). */
+   * controllers, and so its fair share (docs/design.md, "Fair by default"). */
   rc_limits_set (limits, RC_LIMIT_CPU_WEIGHT, RC_WEIGHT_DEFAULT);
   rc_limits_set (limits, RC_LIMIT_IO_WEIGHT, RC_WEIGHT_DEFAULT);
   rc_limits_set (limits, RC_LIMIT_CPU_QUOTA, 0);

@@ -508,7 +508,7 @@ probe_aliases_cb (GObject      *source,
 }
 
 /* A unit whose own name is not an app's may have an alias that is
- * (DESIGN.md 2: check all of Names). */
+ * (every name in Names counts). */
 static void
 probe_aliases (RcRegistry *self,
                const char *id,

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Recognizing app units by their systemd name (DESIGN.md section 2). */
+/* Recognizing app units by their systemd name (docs/design.md, "What an app is"). */
 #pragma once
 
 #include <glib.h>

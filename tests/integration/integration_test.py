@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
-'''Host integration tests for resource-controld (DESIGN.md section 6, tier 2).
+'''Host integration tests for resource-controld (docs/design.md, "Tests", tier 2).
 
 The real daemon from the build folder on a private session bus, a mock systemd user
 manager with a fake cgroupfs (mock_systemd.py) and a real polkitd on a private
@@ -742,7 +742,7 @@ class WritesTest(Base):
 
 
 class FaultsTest(Base):
-    '''Faults the daemon must survive (issue #4): nothing lost, nothing stale,
+    '''Faults the daemon must survive: nothing lost, nothing stale,
     every caller answered. The VM tier repeats the systemd ones for real
     (tests/vm/system-test.sh, section faults).'''
 
@@ -1330,7 +1330,7 @@ class ClientTest(ClientBase):
 
 
 #
-# Rules and the foreground boost (issue 6)
+# Rules and the foreground boost
 #
 
 RULED = 'app-gnome-org.example.Ruled-1.scope'

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-'''Harness for resource-controld's host integration tests (DESIGN.md section 6, tier 2).
+'''Harness for resource-controld's host integration tests (docs/design.md, "Tests", tier 2).
 
 Started as root (CI), the test program splits in two:
 

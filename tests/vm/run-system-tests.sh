@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# run-system-tests.sh - the system tests (DESIGN.md section 6, tier 3): boot a VM with real systemd as
+# run-system-tests.sh - the system tests (docs/design.md, "Tests", tier 3): boot a VM with real systemd as
 # PID 1 on cgroup v2, install the project into it, start real apps as the test user, D-Bus activate the
 # daemon and check every feature against the kernel's cgroup files. One VM boot for everything.
 #

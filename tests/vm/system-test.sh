@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# System tests (DESIGN.md section 6, tier 3). Runs as root inside the test VM (run-in-vm.sh), where real
+# System tests (docs/design.md, "Tests", tier 3). Runs as root inside the test VM (run-in-vm.sh), where real
 # systemd is PID 1 on pure cgroup v2 and the test user (uid 1000) has its own systemd --user manager.
 # Normally started by run-system-tests.sh; it is self-contained because run-in-vm.sh copies it into the VM.
 #
@@ -645,7 +645,7 @@ sec_polkit_down () {
   call "polkitd back (D-Bus activated): SetWeight" OK SetWeight "$C1" "uint64 100"
 }
 
-# Faults the daemon must survive (issue #4), with real systemd: every caller answered, nothing stale,
+# Faults the daemon must survive, with real systemd: every caller answered, nothing stale,
 # no app the caller did not name changed, and the daemon keeps its PID (sec_health).
 running_apps () { usc list-units --type=scope,service --state=active --plain --no-legend -- 'app-*' | awk '{ print $1 }' | sort | paste -sd' '; }
 listed_apps () { rc_json ListApps | flat | units_in /dev/stdin; }
@@ -731,7 +731,7 @@ sec_faults () {
 }
 
 # ---------------------------------------------------------------------------------------------------
-# rules and the foreground boost (issue 6)
+# rules and the foreground boost
 
 SYS_RULES=/etc/resource-control/rules.d
 USR_RULES=$THOME/.config/resource-control/rules.d
