@@ -76,14 +76,6 @@ lookup_action (const char *method,
   return NULL;
 }
 
-gboolean
-rc_authority_is_read_only (const char *method_name)
-{
-  gboolean known;
-
-  return lookup_action (method_name, &known) == NULL && known;
-}
-
 /* Every refusal ends the check's deadline with it. */
 static void G_GNUC_PRINTF (2, 3)
 fail (GTask      *task,

@@ -14,9 +14,6 @@ G_DECLARE_FINAL_TYPE (RcAuthority, rc_authority, RC, AUTHORITY, GObject)
 
 RcAuthority *rc_authority_new (void);
 
-/* Is @method_name one that needs no authorization (a read)? */
-gboolean     rc_authority_is_read_only (const char *method_name);
-
 /* On success @out_pid is the caller's process id. Errors: NotAuthorized. */
 void         rc_authority_check_async (RcAuthority           *self,
                                        GDBusMethodInvocation *invocation,

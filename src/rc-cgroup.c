@@ -207,17 +207,6 @@ dir_read_stats (int            dir_fd,
     out_stats->cpu_usage_nsec = G_MAXUINT64;
 }
 
-void
-rc_cgroup_read_stats (const char    *control_group,
-                      RcCgroupStats *out_stats)
-{
-  int dir_fd = open_cgroup_dir (control_group);
-
-  dir_read_stats (dir_fd, out_stats);
-  if (dir_fd >= 0)
-    close (dir_fd);
-}
-
 /* Appends the pids of one chunk of cgroup.procs ("<pid>\n" lines) to @pids.
  * A line cut at the end of the chunk is left for the next one: returns
  * how many bytes of @text were used. */

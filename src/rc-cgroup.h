@@ -27,8 +27,6 @@ char       *rc_cgroup_file_path (const char *control_group,
 gboolean    rc_cgroup_read_u64 (const char *control_group,
                                 const char *file,
                                 guint64    *out_value);
-void        rc_cgroup_read_stats (const char    *control_group,
-                                  RcCgroupStats *out_stats);
 GArray     *rc_cgroup_read_pids (const char *control_group);
 /* The stats and the pids (appended to @out_pids, guint32) of one cgroup,
  * from one open of its folder: what a record of ListApps needs. */

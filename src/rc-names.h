@@ -4,7 +4,6 @@
 
 #define RC_DBUS_NAME            "org.example.ResourceControl"
 #define RC_DBUS_PATH            "/org/example/ResourceControl"
-#define RC_DBUS_INTERFACE       "org.example.ResourceControl"
 #define RC_DBUS_ERROR_PREFIX    "org.example.ResourceControl.Error."
 
 #define RC_POLKIT_ACTION_PREFIX "org.example.ResourceControl."
@@ -29,12 +28,7 @@
 #define SYSTEMD_SCOPE_INTERFACE     "org.freedesktop.systemd1.Scope"
 #define SYSTEMD_SERVICE_INTERFACE   "org.freedesktop.systemd1.Service"
 
-#define POLKIT_DBUS_NAME            "org.freedesktop.PolicyKit1"
-
 #define DBUS_PROPERTIES_INTERFACE   "org.freedesktop.DBus.Properties"
 #define DBUS_NAME                   "org.freedesktop.DBus"
 #define DBUS_PATH                   "/org/freedesktop/DBus"
 #define DBUS_INTERFACE              "org.freedesktop.DBus"
-
-/* The daemon's own unit, which is never controllable. */
-#define RC_SYSTEMD_UNIT             "resource-control.service"

@@ -807,12 +807,6 @@ rc_registry_new (RcSystemd *systemd)
   return self;
 }
 
-gboolean
-rc_registry_is_ready (RcRegistry *self)
-{
-  return self->ready;
-}
-
 static gint
 compare_apps (gconstpointer a,
               gconstpointer b)

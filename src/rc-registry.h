@@ -21,7 +21,6 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (RcRegistry, rc_registry, RC, REGISTRY, GObject)
 
 RcRegistry *rc_registry_new (RcSystemd *systemd);
-gboolean    rc_registry_is_ready (RcRegistry *self);
 
 /* Every app instance, sorted by unit name. */
 GPtrArray  *rc_registry_get_apps (RcRegistry *self);

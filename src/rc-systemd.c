@@ -543,12 +543,6 @@ rc_systemd_new (GDBusConnection *connection)
   return self;
 }
 
-GDBusConnection *
-rc_systemd_get_connection (RcSystemd *self)
-{
-  return self->connection;
-}
-
 gboolean
 rc_systemd_is_present (RcSystemd *self)
 {

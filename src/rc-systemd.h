@@ -25,7 +25,6 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (RcSystemd, rc_systemd, RC, SYSTEMD, GObject)
 
 RcSystemd       *rc_systemd_new (GDBusConnection *connection);
-GDBusConnection *rc_systemd_get_connection (RcSystemd *self);
 gboolean         rc_systemd_is_present (RcSystemd *self);
 
 void      rc_systemd_subscribe_async (RcSystemd          *self,
