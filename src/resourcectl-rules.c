@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* resourcectl rule list, rule set and rule remove. */
+#include "resourcectl.h"
+
+#include <string.h>
+
+gboolean
+rcctl_parse_rule_set (char   **args,
+                Request *req,
+                GError **error)
+{
+  GVariant *limits = rcctl_parse_limits (args + 1, TRUE, error);
+
+  if (limits == NULL)
+    return FALSE;
+  req->params = g_variant_ref_sink (g_variant_new ("(s@a{sv})", args[0], limits));
+  return TRUE;
+}
+
+
+static void
+null_for_max_in_rule_cb (JsonObject *object,
+                         const char *member,
+                         JsonNode   *node,
+                         gpointer    user_data)
+{
+  if (JSON_NODE_HOLDS_OBJECT (node))
+    json_object_foreach_member (json_node_get_object (node), rcctl_null_for_max_cb, NULL);
+}
+
+/* "KEY=VALUE ...", in the order of rcctl_limit_keys, then keys this client does
+ * not know; the values as `show` prints them. */
+static char *
+format_rule (GVariant *rule)
+{
+  g_autoptr(GString) out = g_string_new (NULL);
+  GVariantIter iter;
+  const char *key;
+  GVariant *value;
+
+  for (gsize k = 0; k < rcctl_n_limit_keys; k++)
+    {
+      g_autoptr(GVariant) known = g_variant_lookup_value (rule, rcctl_limit_keys[k].key, NULL);
+      g_autofree char *text = NULL;
+
+      if (known == NULL)
+        continue;
+      text = rcctl_format_value (rcctl_limit_keys[k].key, known);
+      g_string_append_printf (out, "%s%s=%s", out->len > 0 ? " " : "", rcctl_limit_keys[k].key, text);
+    }
+  g_variant_iter_init (&iter, rule);
+  while (g_variant_iter_loop (&iter, "{&sv}", &key, &value))
+    {
+      g_autofree char *shown_key = NULL;
+      g_autofree char *text = NULL;
+      gsize k;
+
+      for (k = 0; k < rcctl_n_limit_keys; k++)
+        if (strcmp (key, rcctl_limit_keys[k].key) == 0)
+          break;
+      if (k < rcctl_n_limit_keys)
+        continue;
+      shown_key = rcctl_printable (key);
+      text = rcctl_format_value (key, value);
+      g_string_append_printf (out, "%s%s=%s", out->len > 0 ? " " : "", shown_key, text);
+    }
+  return out->len > 0 ? g_string_free (g_steal_pointer (&out), FALSE) : g_strdup ("-");
+}
+
+static const char * const rule_columns[] = { "APP", "RULE" };
+#define N_RULE_COLUMNS G_N_ELEMENTS (rule_columns)
+
+/* @rules is ListRules' a{sa{sv}}, sorted by AppID by the daemon. */
+int
+rcctl_finish_rule_list (GVariant *rules)
+{
+  g_autoptr(GPtrArray) rows = NULL;
+  GVariantIter iter;
+  const char *app_id;
+  GVariant *rule;
+
+  if (opt_json)
+    {
+      g_autoptr(JsonNode) root = json_gvariant_serialize (rules);
+
+      json_object_foreach_member (json_node_get_object (root), null_for_max_in_rule_cb, NULL);
+      rcctl_print_json_node (root);
+      return EXIT_SUCCESS;
+    }
+
+  rows = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
+  g_ptr_array_add (rows, g_strdupv ((GStrv) rule_columns));
+  g_variant_iter_init (&iter, rules);
+  while (g_variant_iter_loop (&iter, "{&s@a{sv}}", &app_id, &rule))
+    {
+      GStrv row = g_new0 (char *, N_RULE_COLUMNS + 1);
+
+      row[0] = rcctl_printable (app_id);
+      row[1] = format_rule (rule);
+      g_ptr_array_add (rows, row);
+    }
+  rcctl_print_table (rows, N_RULE_COLUMNS);
+  return EXIT_SUCCESS;
+}
