@@ -244,12 +244,10 @@ apply_cb (GObject      *source,
       return;
     }
 
+  /* The registry has the new freezer state already (RcSystemd's
+   * "freezer-reached"). */
   if (request->kind == OP_FREEZE || request->kind == OP_THAW)
-    {
-      rc_policy_note_freezer (self->policy, app);
-      rc_registry_set_freezer_state (self->registry, app,
-                                     request->kind == OP_FREEZE ? "frozen" : "running");
-    }
+    rc_policy_note_freezer (self->policy, app);
   else
     rc_dbus_resource_control_emit_app_changed (RC_DBUS_RESOURCE_CONTROL (self), app->unit,
                                                rc_limits_to_app_changes (&request->sent));

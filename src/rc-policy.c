@@ -218,10 +218,9 @@ freezer_written_cb (GObject      *source,
   Write *write = user_data;
   g_autoptr(GError) error = NULL;
 
-  if (rc_systemd_freeze_unit_finish (RC_SYSTEMD (source), result, &error))
-    rc_registry_set_freezer_state (write->policy->registry, write->app,
-                                   write->freeze ? "frozen" : "running");
-  else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+  /* On success the registry has the new freezer state already. */
+  if (!rc_systemd_freeze_unit_finish (RC_SYSTEMD (source), result, &error) &&
+      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     g_message ("Could not %s %s: %s", write->freeze ? "freeze" : "thaw", write->app->unit,
                error->message);
   write_free (write);

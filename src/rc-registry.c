@@ -78,6 +78,9 @@ static guint signals[N_SIGNALS];
 G_DEFINE_TYPE (RcRegistry, rc_registry, G_TYPE_OBJECT)
 
 static void load_unit (Tracked *tracked);
+static void set_freezer_state (RcRegistry *self,
+                               RcApp      *app,
+                               const char *freezer_state);
 
 static void
 set_ready (RcRegistry *self)
@@ -438,17 +441,17 @@ unit_changed_cb (RcSystemd  *systemd,
     return;
 
   if (tracked->app != NULL && g_variant_lookup (changed, "FreezerState", "&s", &state))
-    rc_registry_set_freezer_state (self, tracked->app, state);
+    set_freezer_state (self, tracked->app, state);
 
   /* systemd sends ActiveState with every change of the unit. */
   if (g_variant_lookup (changed, "ActiveState", "&s", &state))
     note_state (tracked, state);
 }
 
-void
-rc_registry_set_freezer_state (RcRegistry *self,
-                               RcApp      *app,
-                               const char *freezer_state)
+static void
+set_freezer_state (RcRegistry *self,
+                   RcApp      *app,
+                   const char *freezer_state)
 {
   g_auto(GVariantDict) dict = G_VARIANT_DICT_INIT (NULL);
 
@@ -793,6 +796,20 @@ systemd_vanished_cb (RcSystemd  *systemd,
   set_ready (self);
 }
 
+/* systemd answered FreezeUnit/ThawUnit: the state is reached, whether or
+ * not its PropertiesChanged has arrived yet. */
+static void
+freezer_reached_cb (RcSystemd  *systemd,
+                    const char *unit,
+                    const char *freezer_state,
+                    RcRegistry *self)
+{
+  RcApp *app = g_hash_table_lookup (self->apps, unit);
+
+  if (app != NULL)
+    set_freezer_state (self, app, freezer_state);
+}
+
 RcRegistry *
 rc_registry_new (RcSystemd *systemd)
 {
@@ -804,6 +821,7 @@ rc_registry_new (RcSystemd *systemd)
   g_signal_connect_object (systemd, "unit-new", G_CALLBACK (unit_new_cb), self, 0);
   g_signal_connect_object (systemd, "unit-removed", G_CALLBACK (unit_removed_cb), self, 0);
   g_signal_connect_object (systemd, "unit-changed", G_CALLBACK (unit_changed_cb), self, 0);
+  g_signal_connect_object (systemd, "freezer-reached", G_CALLBACK (freezer_reached_cb), self, 0);
   return self;
 }
 

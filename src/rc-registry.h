@@ -16,7 +16,11 @@ G_BEGIN_DECLS
  *   "ready" ()                          the first full listing is done
  *   "app-added" (RcApp*)                an app instance became active
  *   "app-removed" (RcApp*)              it stopped
- *   "app-changed" (RcApp*, GVariant*)   a{sv}: its FreezerState changed */
+ *   "app-changed" (RcApp*, GVariant*)   a{sv}: its FreezerState changed
+ *
+ * It is the only writer of an app's freezer state, which it learns from
+ * systemd: the units' PropertiesChanged, and the answers to FreezeUnit and
+ * ThawUnit (RcSystemd's "freezer-reached"), whoever asked. */
 #define RC_TYPE_REGISTRY (rc_registry_get_type ())
 G_DECLARE_FINAL_TYPE (RcRegistry, rc_registry, RC, REGISTRY, GObject)
 
@@ -43,12 +47,6 @@ void        rc_registry_resolve_async (RcRegistry         *self,
 GPtrArray  *rc_registry_resolve_finish (RcRegistry   *self,
                                         GAsyncResult *result,
                                         GError      **error);
-
-/* systemd answered FreezeUnit/ThawUnit: the state is reached, whether or
- * not its PropertiesChanged has arrived yet. Emits "app-changed". */
-void        rc_registry_set_freezer_state (RcRegistry *self,
-                                           RcApp      *app,
-                                           const char *freezer_state);
 
 /* Syntax only: is @app a unit name or an AppID a caller may pass? */
 gboolean    rc_registry_check_app_argument (const char *app,

@@ -23,6 +23,7 @@ enum {
   SIGNAL_UNIT_NEW,
   SIGNAL_UNIT_REMOVED,
   SIGNAL_UNIT_CHANGED,
+  SIGNAL_FREEZER_REACHED,
   N_SIGNALS
 };
 static guint signals[N_SIGNALS];
@@ -382,6 +383,40 @@ rc_systemd_set_unit_properties_finish (RcSystemd    *self,
   return call_systemd_finish_empty (self, result, rc_systemd_set_unit_properties_async, error);
 }
 
+typedef struct {
+  char     *unit;
+  gboolean  freeze;
+} FreezeData;
+
+static void
+freeze_data_free (FreezeData *data)
+{
+  g_free (data->unit);
+  g_free (data);
+}
+
+static void
+freeze_unit_cb (GObject      *source,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  RcSystemd *self = RC_SYSTEMD (source);
+  g_autoptr(GTask) task = user_data;
+  FreezeData *data = g_task_get_task_data (task);
+  GError *error = NULL;
+
+  if (!call_systemd_finish_empty (self, result, freeze_unit_cb, &error))
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  /* The state is reached, whether or not its PropertiesChanged has come:
+   * the one who keeps the apps' freezer state hears it before the caller. */
+  g_signal_emit (self, signals[SIGNAL_FREEZER_REACHED], 0, data->unit,
+                 data->freeze ? "frozen" : "running");
+  g_task_return_boolean (task, TRUE);
+}
+
 void
 rc_systemd_freeze_unit_async (RcSystemd          *self,
                               const char         *unit,
@@ -390,9 +425,15 @@ rc_systemd_freeze_unit_async (RcSystemd          *self,
                               GAsyncReadyCallback callback,
                               gpointer            user_data)
 {
+  GTask *task = g_task_new (self, cancellable, callback, user_data);
+  FreezeData *data = g_new0 (FreezeData, 1);
+
+  g_task_set_source_tag (task, rc_systemd_freeze_unit_async);
+  data->unit = g_strdup (unit);
+  data->freeze = freeze;
+  g_task_set_task_data (task, data, (GDestroyNotify) freeze_data_free);
   call_manager (self, freeze ? "FreezeUnit" : "ThawUnit", g_variant_new ("(s)", unit),
-                G_VARIANT_TYPE_UNIT, cancellable, rc_systemd_freeze_unit_async,
-                callback, user_data);
+                G_VARIANT_TYPE_UNIT, cancellable, freeze_unit_cb, freeze_unit_cb, task);
 }
 
 gboolean
@@ -400,7 +441,9 @@ rc_systemd_freeze_unit_finish (RcSystemd    *self,
                                GAsyncResult *result,
                                GError      **error)
 {
-  return call_systemd_finish_empty (self, result, rc_systemd_freeze_unit_async, error);
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == rc_systemd_freeze_unit_async, FALSE);
+  return g_task_propagate_boolean (G_TASK (result), error);
 }
 
 void
@@ -587,6 +630,9 @@ rc_systemd_class_init (RcSystemdClass *klass)
   signals[SIGNAL_UNIT_CHANGED] =
     g_signal_new ("unit-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                   NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_VARIANT);
+  signals[SIGNAL_FREEZER_REACHED] =
+    g_signal_new ("freezer-reached", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                  NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_STRING);
 }
 
 static void

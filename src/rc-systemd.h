@@ -18,6 +18,10 @@ G_BEGIN_DECLS
  *   "unit-changed" (s path, a{sv} changed)
  *                                 PropertiesChanged of org.freedesktop.systemd1.Unit
  *                                 on any unit object
+ *   "freezer-reached" (s unit, s state)
+ *                                 FreezeUnit or ThawUnit succeeded: the unit is
+ *                                 "frozen" or "running", emitted before the call's
+ *                                 callback runs
  *
  * Errors: systemd's NoSuchUnit/LoadFailed become RC_ERROR_NO_SUCH_APP, any
  * other failure RC_ERROR_FAILED with systemd's own message. */
