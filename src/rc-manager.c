@@ -431,7 +431,7 @@ submit_limits (RcManager             *self,
 {
   GError *error = NULL;
 
-  if (!rc_registry_check_app_argument (app, &error) ||
+  if (!rc_unit_name_check_app_argument (app, &error) ||
       !rc_limits_validate (limits, g_get_num_processors (), &error))
     return reject (invocation, error);
   request_submit (self, invocation, OP_LIMITS, app, limits);
@@ -473,7 +473,7 @@ handle_set_limits (RcDBusResourceControl *object,
   GError *error = NULL;
   RcLimits limits;
 
-  if (!rc_registry_check_app_argument (app, &error) ||
+  if (!rc_unit_name_check_app_argument (app, &error) ||
       !rc_limits_parse (limits_variant, options, g_get_num_processors (), &limits, &error))
     return reject (invocation, error);
   request_submit (self, invocation, OP_LIMITS, app, &limits);
@@ -488,7 +488,7 @@ submit_simple (RcManager             *self,
 {
   GError *error = NULL;
 
-  if (!rc_registry_check_app_argument (app, &error))
+  if (!rc_unit_name_check_app_argument (app, &error))
     return reject (invocation, error);
   if ((kind == OP_FREEZE || kind == OP_THAW) &&
       !rc_dbus_resource_control_get_freeze_supported (RC_DBUS_RESOURCE_CONTROL (self)))
@@ -592,21 +592,6 @@ return_edit_result (GObject      *source,
 }
 
 static gboolean
-check_app_id (const char *app_id,
-              GError    **error)
-{
-  g_autofree char *shown = NULL;
-
-  if (rc_app_id_is_valid (app_id))
-    return TRUE;
-  shown = g_utf8_make_valid (app_id, MIN (strlen (app_id), 64));
-  g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
-               "“%s” is not an AppID: rules are per desktop AppID (e.g. org.gnome.Calculator, "
-               "the desktop file's name without .desktop), not per unit", shown);
-  return FALSE;
-}
-
-static gboolean
 handle_list_rules (RcDBusResourceControl *object,
                    GDBusMethodInvocation *invocation)
 {
@@ -684,7 +669,7 @@ handle_set_rule (RcDBusResourceControl *object,
   RuleEdit *edit = g_new0 (RuleEdit, 1);
   GError *error = NULL;
 
-  if (!check_app_id (app_id, &error) ||
+  if (!rc_app_id_check (app_id, &error) ||
       !rc_rule_parse_variant (limits, g_get_num_processors (), &edit->rule, &error))
     {
       rule_edit_free (edit);
@@ -711,7 +696,7 @@ handle_remove_rule (RcDBusResourceControl *object,
 {
   GError *error = NULL;
 
-  if (!check_app_id (app_id, &error))
+  if (!rc_app_id_check (app_id, &error))
     return reject (invocation, error);
   authorize_then (RC_MANAGER (object), invocation, remove_rule_authorized, g_strdup (app_id),
                   g_free);
@@ -795,7 +780,7 @@ handle_set_foreground_app (RcDBusResourceControl *object,
                       (GDestroyNotify) g_ptr_array_unref);
       return G_DBUS_METHOD_INVOCATION_HANDLED;
     }
-  if (!rc_registry_check_app_argument (app, &error))
+  if (!rc_unit_name_check_app_argument (app, &error))
     return reject (invocation, error);
   rc_registry_resolve_async (self->registry, app, TRUE, self->cancellable,
                              foreground_resolved_cb, call_new (self, invocation));

@@ -9,8 +9,8 @@
 G_BEGIN_DECLS
 
 /* The app registry: the set of running app instances, kept current from
- * systemd's signals (UnitNew, UnitRemoved, the units' PropertiesChanged),
- * never by polling. It knows nothing of the D-Bus API it feeds.
+ * the unit tracker (rc-unit-tracker.h), which follows systemd's signals and
+ * never polls. It knows nothing of the D-Bus API it feeds.
  *
  * Signals:
  *   "ready" ()                          the first full listing is done
@@ -47,9 +47,5 @@ void        rc_registry_resolve_async (RcRegistry         *self,
 GPtrArray  *rc_registry_resolve_finish (RcRegistry   *self,
                                         GAsyncResult *result,
                                         GError      **error);
-
-/* Syntax only: is @app a unit name or an AppID a caller may pass? */
-gboolean    rc_registry_check_app_argument (const char *app,
-                                            GError    **error);
 
 G_END_DECLS

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-unit-name.h"
+#include "rc-error.h"
 
 #include <string.h>
 
@@ -266,4 +267,52 @@ rc_unit_name_parse (const char *unit)
     return parse_legacy_form (stem + strlen ("gnome-launched-"), "gnome-launched");
 
   return NULL;
+}
+
+/* ---- what callers may pass ------------------------------------------- */
+
+gboolean
+rc_unit_name_check_app_argument (const char *app,
+                                 GError    **error)
+{
+  if (app == NULL || *app == '\0')
+    {
+      g_set_error_literal (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                           "No app given: pass a unit name (app-…-1234.scope) or an AppID "
+                           "(org.gnome.Calculator)");
+      return FALSE;
+    }
+  if (strlen (app) > 255)
+    {
+      g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                   "App name is %zu bytes long; unit names and AppIDs have at most 255",
+                   strlen (app));
+      return FALSE;
+    }
+  if (!rc_unit_name_is_valid (app) && !rc_app_id_is_valid (app))
+    {
+      g_autofree char *shown = g_utf8_make_valid (app, -1);
+
+      g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                   "“%s” is neither a systemd unit name nor a desktop AppID: unit names use "
+                   "[A-Za-z0-9:_.\\@-] and end in a unit type such as .scope or .service; "
+                   "AppIDs use [A-Za-z0-9._-]", shown);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+rc_app_id_check (const char *app_id,
+                 GError    **error)
+{
+  g_autofree char *shown = NULL;
+
+  if (rc_app_id_is_valid (app_id))
+    return TRUE;
+  shown = g_utf8_make_valid (app_id, MIN (strlen (app_id), 64));
+  g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+               "“%s” is not an AppID: rules are per desktop AppID (e.g. org.gnome.Calculator, "
+               "the desktop file's name without .desktop), not per unit", shown);
+  return FALSE;
 }

@@ -27,4 +27,12 @@ char       *rc_unit_name_unescape (const char *s);
 gboolean    rc_unit_name_is_valid (const char *name);
 gboolean    rc_app_id_is_valid (const char *app_id);
 
+/* Syntax only, with an InvalidArgument that says what is allowed: is @app a
+ * unit name or an AppID a caller may pass (at most 255 bytes)? */
+gboolean    rc_unit_name_check_app_argument (const char *app,
+                                             GError    **error);
+/* Is @app_id an AppID (rules are per AppID, not per unit)? */
+gboolean    rc_app_id_check (const char *app_id,
+                             GError    **error);
+
 G_END_DECLS

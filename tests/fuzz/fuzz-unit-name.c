@@ -69,7 +69,7 @@ LLVMFuzzerTestOneInput (const guint8 *data, size_t size)
         FUZZ_ASSERT (name->kind == RC_UNIT_KIND_SERVICE && g_str_has_suffix (text, ".service"));
     }
 
-  accepted = rc_registry_check_app_argument (text, &error);
+  accepted = rc_unit_name_check_app_argument (text, &error);
   FUZZ_ASSERT (accepted == (error == NULL));
   FUZZ_ASSERT (accepted == (size <= 255 && (unit_valid || app_id_valid)));
   if (error != NULL)

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Table-driven tests of the unit-name parser: add a row to extend them. */
+#include "rc-error.h"
 #include "rc-unit-name.h"
 
 #include <string.h>
@@ -263,6 +264,56 @@ test_null (void)
   rc_unit_name_free (NULL);
 }
 
+/* What callers may pass as an app, and as an AppID for rules: the error
+ * says what was wrong and what is allowed. */
+typedef struct {
+  const char *input;
+  gboolean    app_ok;        /* rc_unit_name_check_app_argument */
+  gboolean    app_id_ok;     /* rc_app_id_check */
+  const char *message;       /* part of the app argument's error, or NULL */
+} ArgumentCase;
+
+static const ArgumentCase argument_cases[] = {
+  { "org.gnome.Calculator", TRUE, TRUE, NULL },
+  { "app-gnome-org.gnome.Calculator-4711.scope", TRUE, FALSE, NULL },
+  { "app-org.kde.krita@3f2a.service", TRUE, FALSE, NULL },
+  { "", FALSE, FALSE, "No app given" },
+  { "../etc/passwd", FALSE, FALSE, "neither a systemd unit name nor a desktop AppID" },
+  { "a b", FALSE, FALSE, "neither a systemd unit name nor a desktop AppID" },
+};
+
+static void
+test_arguments (gconstpointer data)
+{
+  const ArgumentCase *c = data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GError) id_error = NULL;
+
+  g_assert_cmpint (rc_unit_name_check_app_argument (c->input, &error), ==, c->app_ok);
+  g_assert_cmpint (rc_app_id_check (c->input, &id_error), ==, c->app_id_ok);
+  if (!c->app_ok)
+    {
+      g_assert_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT);
+      g_assert_nonnull (strstr (error->message, c->message));
+    }
+  if (!c->app_id_ok)
+    {
+      g_assert_error (id_error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT);
+      g_assert_nonnull (strstr (id_error->message, "is not an AppID"));
+    }
+}
+
+static void
+test_argument_too_long (void)
+{
+  g_autofree char *name = g_strnfill (256, 'a');
+  g_autoptr(GError) error = NULL;
+
+  g_assert_false (rc_unit_name_check_app_argument (name, &error));
+  g_assert_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "at most 255"));
+}
+
 #define ADD_CASES(prefix, cases, field, func)                         \
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)                    \
     {                                                                 \
@@ -281,6 +332,13 @@ main (int argc, char **argv)
   ADD_CASES ("/unit-name/unescape/", unescape_cases, input, test_unescape);
   g_test_add_func ("/unit-name/length-limits", test_length_limits);
   g_test_add_func ("/unit-name/null", test_null);
+  for (gsize i = 0; i < G_N_ELEMENTS (argument_cases); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/unit-name/argument/%" G_GSIZE_FORMAT, i);
+
+      g_test_add_data_func (path, &argument_cases[i], test_arguments);
+    }
+  g_test_add_func ("/unit-name/argument-too-long", test_argument_too_long);
 
   return g_test_run ();
 }

@@ -1,0 +1,863 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "rc-unit-tracker.h"
+#include "rc-error.h"
+#include "rc-names.h"
+#include "rc-unit-name.h"
+
+#include <string.h>
+
+typedef struct {
+  RcUnitTracker *tracker;
+  char          *id;
+  char          *object_path;
+  char          *app_id;
+  char          *launcher;
+  RcUnitKind     kind;
+  RcUnitState    state;
+  const char    *active_state;  /* the last ActiveState heard, interned; NULL before the first */
+  guint          generation;    /* the listing that last saw it */
+  gboolean       counted;       /* part of the initial listing's count */
+  guint          retries;
+  GCancellable  *cancellable;
+} Tracked;
+
+/* What the registry reads of a unit; the rest of systemd's GetAll replies
+ * is dropped as it arrives. */
+static const char * const unit_keys[] = {
+  "ActiveState", "FreezerState", "SourcePath", "Names", NULL
+};
+static const char * const type_keys[] = { "Slice", "ControlGroup", NULL };
+static const char * const alias_keys[] = { "Names", NULL };
+
+/* systemd under load answers slowly; a burst of thousands of GetAll calls
+ * would also hit the bus's limit of pending replies per connection. */
+#define MAX_LOADS_IN_FLIGHT 16
+#define MAX_LOAD_RETRIES 5
+
+struct _RcUnitTracker {
+  GObject       parent_instance;
+  RcSystemd    *systemd;
+  GHashTable   *tracked;        /* object path -> Tracked */
+  GCancellable *cancellable;
+  guint         generation;
+  guint         pending_loads;  /* reads the first listing waits for */
+  GQueue        load_queue;     /* object paths */
+  guint         loads_in_flight;
+  GHashTable   *to_query;       /* object paths whose state to ask systemd for */
+  guint         query_id;
+  gboolean      syncing;
+  gboolean      ready;
+};
+
+enum {
+  SIGNAL_READY,
+  SIGNAL_UNIT_READ,
+  SIGNAL_UNIT_DOWN,
+  SIGNAL_UNIT_ACTIVE_STATE,
+  SIGNAL_UNIT_FREEZER,
+  N_SIGNALS
+};
+static guint signals[N_SIGNALS];
+
+G_DEFINE_TYPE (RcUnitTracker, rc_unit_tracker, G_TYPE_OBJECT)
+
+/* ---- the rules --------------------------------------------------------- */
+
+RcUnitState
+rc_unit_state_next (RcUnitState   state,
+                    RcUnitEvent   event,
+                    RcUnitAction *out_actions)
+{
+  RcUnitAction actions = RC_UNIT_ACTION_NONE;
+  RcUnitState next = state;
+
+  switch (event)
+    {
+    case RC_UNIT_EVENT_LIVE:
+      /* Slice and ControlGroup are set as the unit starts: read them anew. */
+      if (state == RC_UNIT_READING || state == RC_UNIT_DOWN_READING)
+        next = RC_UNIT_READING_STALE;
+      else if (state != RC_UNIT_QUEUED && state != RC_UNIT_READING_STALE)
+        {
+          next = RC_UNIT_QUEUED;
+          actions = RC_UNIT_ACTION_QUEUE_READ;
+        }
+      break;
+
+    case RC_UNIT_EVENT_DOWN:
+      /* Stopping or gone: no read, it could come after systemd collected
+       * the unit. A read in flight still answers. */
+      if (state != RC_UNIT_DOWN_READING)
+        actions = RC_UNIT_ACTION_DROP_APP;
+      next = state == RC_UNIT_READING || state == RC_UNIT_READING_STALE ||
+             state == RC_UNIT_DOWN_READING ? RC_UNIT_DOWN_READING : RC_UNIT_DOWN;
+      break;
+
+    case RC_UNIT_EVENT_READ_STARTS:
+      if (state == RC_UNIT_QUEUED)
+        next = RC_UNIT_READING;
+      break;
+
+    case RC_UNIT_EVENT_READ_ACTIVE:
+    case RC_UNIT_EVENT_READ_STARTING:
+    case RC_UNIT_EVENT_READ_DOWN:
+      if (state != RC_UNIT_READING && state != RC_UNIT_READING_STALE &&
+          state != RC_UNIT_DOWN_READING)
+        break;
+      if (event == RC_UNIT_EVENT_READ_ACTIVE)
+        {
+          actions = RC_UNIT_ACTION_APPLY;
+          next = RC_UNIT_ACTIVE;
+        }
+      else
+        {
+          actions = RC_UNIT_ACTION_DROP_APP;
+          next = event == RC_UNIT_EVENT_READ_STARTING ? RC_UNIT_STARTING : RC_UNIT_DOWN;
+        }
+      /* Changed while it was read: the last state must win. */
+      if (state == RC_UNIT_READING_STALE && event != RC_UNIT_EVENT_READ_DOWN)
+        {
+          actions |= RC_UNIT_ACTION_QUEUE_READ;
+          next = RC_UNIT_QUEUED;
+        }
+      break;
+
+    case RC_UNIT_EVENT_READ_FAILED:
+      /* A slow or busy systemd: try again, later each time. */
+      if (state == RC_UNIT_READING)
+        {
+          next = RC_UNIT_RETRY_WAIT;
+          actions = RC_UNIT_ACTION_RETRY_LATER;
+        }
+      else if (state == RC_UNIT_READING_STALE)
+        {
+          next = RC_UNIT_QUEUED;
+          actions = RC_UNIT_ACTION_QUEUE_READ;
+        }
+      else if (state == RC_UNIT_DOWN_READING)
+        next = RC_UNIT_DOWN;
+      break;
+
+    case RC_UNIT_EVENT_RETRY:
+      if (state == RC_UNIT_RETRY_WAIT)
+        {
+          next = RC_UNIT_QUEUED;
+          actions = RC_UNIT_ACTION_QUEUE_READ;
+        }
+      break;
+
+    case RC_UNIT_EVENT_REMOVED:
+      /* A running unit does not go away without stopping first, except in
+       * a daemon-reload, where it comes back at once: ask. */
+      if (state == RC_UNIT_DOWN || state == RC_UNIT_DOWN_READING)
+        actions = RC_UNIT_ACTION_FORGET | RC_UNIT_ACTION_DROP_APP;
+      else
+        actions = RC_UNIT_ACTION_ASK_STATE;
+      break;
+
+    case RC_UNIT_EVENT_GONE:
+      actions = RC_UNIT_ACTION_FORGET | RC_UNIT_ACTION_DROP_APP;
+      next = RC_UNIT_DOWN;
+      break;
+
+    default:
+      g_assert_not_reached ();
+    }
+  *out_actions = actions;
+  return next;
+}
+
+const char *
+rc_unit_state_to_string (RcUnitState state)
+{
+  static const char * const names[] = {
+    "down", "down-reading", "queued", "reading", "reading-stale", "active", "starting",
+    "retry-wait",
+  };
+
+  g_return_val_if_fail (state < G_N_ELEMENTS (names), "?");
+  return names[state];
+}
+
+/* ---- the tracked units ------------------------------------------------- */
+
+static void
+set_ready (RcUnitTracker *self)
+{
+  if (self->ready)
+    return;
+  self->ready = TRUE;
+  g_debug ("Unit tracker ready: %u units", g_hash_table_size (self->tracked));
+  g_signal_emit (self, signals[SIGNAL_READY], 0);
+}
+
+static void
+load_done (RcUnitTracker *self)
+{
+  if (self->pending_loads > 0 && --self->pending_loads == 0 && self->syncing)
+    {
+      self->syncing = FALSE;
+      set_ready (self);
+    }
+}
+
+static void
+uncount (Tracked *tracked)
+{
+  if (tracked->counted)
+    {
+      tracked->counted = FALSE;
+      load_done (tracked->tracker);
+    }
+}
+
+static void
+tracked_free (Tracked *tracked)
+{
+  if (tracked->cancellable != NULL)
+    g_cancellable_cancel (tracked->cancellable);
+  g_clear_object (&tracked->cancellable);
+  g_free (tracked->id);
+  g_free (tracked->object_path);
+  g_free (tracked->app_id);
+  g_free (tracked->launcher);
+  g_free (tracked);
+}
+
+static gboolean
+is_active_state (const char *state)
+{
+  return g_strcmp0 (state, "active") == 0 || g_strcmp0 (state, "reloading") == 0;
+}
+
+/* A unit in these states exists for sure: reading it loads nothing. */
+static gboolean
+is_live_state (const char *state)
+{
+  return is_active_state (state) || g_strcmp0 (state, "activating") == 0;
+}
+
+/* Units are tracked by the first of their names (Id, then aliases) that
+ * parses as an app unit. */
+static RcUnitName *
+parse_any_name (const char  *id,
+                GVariant    *props,
+                const char **out_name)
+{
+  g_autofree const char **names = NULL;
+  RcUnitName *parsed = rc_unit_name_parse (id);
+
+  *out_name = id;
+  if (parsed != NULL || props == NULL || !g_variant_lookup (props, "Names", "^a&s", &names))
+    return parsed;
+  for (guint i = 0; names[i] != NULL && parsed == NULL; i++)
+    {
+      parsed = rc_unit_name_parse (names[i]);
+      if (parsed != NULL)
+        *out_name = names[i];
+    }
+  return parsed;
+}
+
+/* One read of a unit object in flight: a load of a tracked unit, or (with
+ * an id) an alias probe of a unit not yet tracked. */
+typedef struct {
+  RcUnitTracker *tracker;
+  char          *object_path;
+  char          *id;
+} LoadData;
+
+static LoadData *
+load_data_new (RcUnitTracker *self,
+               const char    *object_path)
+{
+  LoadData *data = g_new0 (LoadData, 1);
+
+  data->tracker = g_object_ref (self);
+  data->object_path = g_strdup (object_path);
+  return data;
+}
+
+static void
+load_data_free (LoadData *data)
+{
+  g_object_unref (data->tracker);
+  g_free (data->object_path);
+  g_free (data->id);
+  g_free (data);
+}
+
+static void handle (Tracked     *tracked,
+                    RcUnitEvent  event,
+                    GVariant    *props);
+
+static Tracked *
+lookup (RcUnitTracker *self,
+        const char    *object_path)
+{
+  return self->tracked != NULL ? g_hash_table_lookup (self->tracked, object_path) : NULL;
+}
+
+static gboolean
+retry_load_cb (gpointer user_data)
+{
+  LoadData *data = user_data;
+  Tracked *tracked = lookup (data->tracker, data->object_path);
+
+  if (tracked != NULL)
+    handle (tracked, RC_UNIT_EVENT_RETRY, NULL);
+  return G_SOURCE_REMOVE;
+}
+
+static void pump_loads (RcUnitTracker *self);
+
+static void
+load_unit_cb (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  LoadData *data = user_data;
+  RcUnitTracker *self = data->tracker;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) props = NULL;
+  Tracked *tracked = NULL;
+
+  props = rc_systemd_get_unit_properties_finish (RC_SYSTEMD (source), result, &error);
+  self->loads_in_flight--;
+
+  /* Looked up by path: the unit that asked may be forgotten by now. */
+  if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    tracked = lookup (self, data->object_path);
+  if (tracked != NULL && props != NULL)
+    {
+      const char *active_state = NULL;
+
+      tracked->retries = 0;
+      g_variant_lookup (props, "ActiveState", "&s", &active_state);
+      handle (tracked, is_active_state (active_state) ? RC_UNIT_EVENT_READ_ACTIVE
+                       : is_live_state (active_state) ? RC_UNIT_EVENT_READ_STARTING
+                       : RC_UNIT_EVENT_READ_DOWN, props);
+    }
+  else if (tracked != NULL)
+    {
+      /* Gone for good, or tried often enough: forget the unit. */
+      if (g_error_matches (error, RC_ERROR, RC_ERROR_NO_SUCH_APP) ||
+          tracked->retries >= MAX_LOAD_RETRIES)
+        {
+          g_debug ("Unit %s is gone: %s", tracked->id, error->message);
+          handle (tracked, RC_UNIT_EVENT_GONE, NULL);
+        }
+      else
+        {
+          tracked->retries++;
+          g_debug ("Could not read unit %s (%s); retry %u", tracked->id, error->message,
+                   tracked->retries);
+          handle (tracked, RC_UNIT_EVENT_READ_FAILED, NULL);
+        }
+    }
+  if (self->tracked != NULL)
+    pump_loads (self);
+  load_data_free (data);
+}
+
+static void
+pump_loads (RcUnitTracker *self)
+{
+  while (self->loads_in_flight < MAX_LOADS_IN_FLIGHT && !g_queue_is_empty (&self->load_queue))
+    {
+      g_autofree char *path = g_queue_pop_head (&self->load_queue);
+      Tracked *tracked = g_hash_table_lookup (self->tracked, path);
+
+      if (tracked == NULL || tracked->state != RC_UNIT_QUEUED)
+        continue;
+      handle (tracked, RC_UNIT_EVENT_READ_STARTS, NULL);
+      self->loads_in_flight++;
+      rc_systemd_get_unit_properties_async (self->systemd, tracked->object_path,
+                                            tracked->kind == RC_UNIT_KIND_SCOPE
+                                            ? SYSTEMD_SCOPE_INTERFACE : SYSTEMD_SERVICE_INTERFACE,
+                                            type_keys, unit_keys, tracked->cancellable,
+                                            load_unit_cb,
+                                            load_data_new (self, tracked->object_path));
+    }
+}
+
+static void query_state (RcUnitTracker *self,
+                         const char    *object_path);
+
+/* Moves @tracked on by @event and carries out what the rules say. */
+static void
+handle (Tracked     *tracked,
+        RcUnitEvent  event,
+        GVariant    *props)
+{
+  RcUnitTracker *self = tracked->tracker;
+  RcUnitState before = tracked->state;
+  RcUnitAction actions;
+
+  tracked->state = rc_unit_state_next (before, event, &actions);
+  if (tracked->state != before)
+    g_debug ("Unit %s: %s -> %s", tracked->id, rc_unit_state_to_string (before),
+             rc_unit_state_to_string (tracked->state));
+
+  if (actions & RC_UNIT_ACTION_APPLY)
+    g_signal_emit (self, signals[SIGNAL_UNIT_READ], 0, tracked->object_path, tracked->id,
+                   tracked->app_id, tracked->launcher, props);
+  if (actions & RC_UNIT_ACTION_DROP_APP)
+    g_signal_emit (self, signals[SIGNAL_UNIT_DOWN], 0, tracked->object_path);
+  if (actions & RC_UNIT_ACTION_ASK_STATE)
+    query_state (self, tracked->object_path);
+  if (actions & RC_UNIT_ACTION_RETRY_LATER)
+    g_timeout_add_seconds_full (G_PRIORITY_DEFAULT, tracked->retries, retry_load_cb,
+                                load_data_new (self, tracked->object_path),
+                                (GDestroyNotify) load_data_free);
+  if (actions & RC_UNIT_ACTION_FORGET)
+    {
+      uncount (tracked);
+      g_hash_table_remove (self->tracked, tracked->object_path);
+      return;
+    }
+  if (actions & RC_UNIT_ACTION_QUEUE_READ)
+    {
+      /* The first listing is ready once every live unit it found is read. */
+      if (self->syncing && !tracked->counted)
+        {
+          tracked->counted = TRUE;
+          self->pending_loads++;
+        }
+      g_queue_push_tail (&self->load_queue, g_strdup (tracked->object_path));
+      pump_loads (self);
+    }
+  else if (props != NULL)
+    uncount (tracked);
+}
+
+/* The unit's ActiveState, from a signal or a listing. */
+static void
+note_state (Tracked    *tracked,
+            const char *active_state)
+{
+  const char *state = g_intern_string (active_state);
+
+  /* systemd repeats ActiveState in the PropertiesChanged of every change of
+   * the unit (SubState, FreezerState, …): only a new state is news. A repeat
+   * that came while the unit was being read would read it a second time. */
+  if (state == tracked->active_state)
+    return;
+  tracked->active_state = state;
+  if (tracked->state == RC_UNIT_ACTIVE && is_active_state (active_state))
+    g_signal_emit (tracked->tracker, signals[SIGNAL_UNIT_ACTIVE_STATE], 0,
+                   tracked->object_path, active_state);   /* still an app: nothing to read */
+  else
+    handle (tracked, is_live_state (active_state) ? RC_UNIT_EVENT_LIVE : RC_UNIT_EVENT_DOWN, NULL);
+}
+
+static void
+unit_changed_cb (RcSystemd     *systemd,
+                 const char    *object_path,
+                 GVariant      *changed,
+                 RcUnitTracker *self)
+{
+  Tracked *tracked = g_hash_table_lookup (self->tracked, object_path);
+  const char *state;
+
+  if (tracked == NULL)
+    return;
+  if (g_variant_lookup (changed, "FreezerState", "&s", &state))
+    g_signal_emit (self, signals[SIGNAL_UNIT_FREEZER], 0, object_path, state);
+  /* systemd sends ActiveState with every change of the unit. */
+  if (g_variant_lookup (changed, "ActiveState", "&s", &state))
+    note_state (tracked, state);
+}
+
+static void
+track_parsed (RcUnitTracker    *self,
+              const char       *id,
+              const char       *object_path,
+              const RcUnitName *parsed,
+              gboolean          live)
+{
+  Tracked *tracked = g_new0 (Tracked, 1);
+
+  tracked->tracker = self;
+  tracked->id = g_strdup (id);
+  tracked->object_path = g_strdup (object_path);
+  tracked->app_id = g_strdup (parsed->app_id);
+  tracked->launcher = g_strdup (parsed->launcher);
+  tracked->kind = parsed->kind;
+  tracked->state = RC_UNIT_DOWN;
+  tracked->generation = self->generation;
+  tracked->cancellable = g_cancellable_new ();
+  g_hash_table_insert (self->tracked, tracked->object_path, tracked);
+  if (live)
+    handle (tracked, RC_UNIT_EVENT_LIVE, NULL);
+}
+
+static void
+probe_aliases_cb (GObject      *source,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  LoadData *data = user_data;
+  RcUnitTracker *self = data->tracker;
+  g_autoptr(GVariant) props = NULL;
+  g_autoptr(RcUnitName) parsed = NULL;
+  const char *name;
+
+  props = rc_systemd_get_unit_properties_finish (RC_SYSTEMD (source), result, NULL);
+  if (props != NULL && self->tracked != NULL &&
+      !g_hash_table_contains (self->tracked, data->object_path))
+    {
+      parsed = parse_any_name (data->id, props, &name);
+      if (parsed != NULL)
+        {
+          g_debug ("Unit %s is an app through its alias %s", data->id, name);
+          track_parsed (self, data->id, data->object_path, parsed, TRUE);
+        }
+    }
+  load_done (self);
+  load_data_free (data);
+}
+
+/* A unit whose own name is not an app's may have an alias that is (every
+ * name in Names counts). */
+static void
+probe_aliases (RcUnitTracker *self,
+               const char    *id,
+               const char    *object_path)
+{
+  LoadData *data = load_data_new (self, object_path);
+
+  data->id = g_strdup (id);
+  self->pending_loads++;
+  rc_systemd_get_unit_properties_async (self->systemd, object_path, NULL, NULL, alias_keys,
+                                        self->cancellable, probe_aliases_cb, data);
+}
+
+/* A unit from the listing, with its ActiveState then. */
+static void
+track_listed (RcUnitTracker *self,
+              const char    *id,
+              const char    *object_path,
+              const char    *active_state)
+{
+  g_autoptr(RcUnitName) parsed = NULL;
+  Tracked *tracked = g_hash_table_lookup (self->tracked, object_path);
+  gboolean live = is_live_state (active_state);
+
+  if (tracked != NULL)
+    {
+      tracked->generation = self->generation;
+      handle (tracked, live ? RC_UNIT_EVENT_LIVE : RC_UNIT_EVENT_DOWN, NULL);
+      return;
+    }
+
+  parsed = rc_unit_name_parse (id);
+  if (parsed != NULL)
+    track_parsed (self, id, object_path, parsed, live);
+  else if (live)
+    probe_aliases (self, id, object_path);
+}
+
+/* ---- asking systemd for states ----------------------------------------- */
+
+typedef struct {
+  RcUnitTracker *tracker;
+  GHashTable    *paths;        /* object paths asked about */
+} QueryData;
+
+static void
+query_data_free (QueryData *data)
+{
+  g_object_unref (data->tracker);
+  g_hash_table_unref (data->paths);
+  g_free (data);
+}
+
+static gboolean
+requery_cb (gpointer user_data)
+{
+  QueryData *data = user_data;
+  GHashTableIter iter;
+  const char *path;
+
+  g_hash_table_iter_init (&iter, data->paths);
+  while (g_hash_table_iter_next (&iter, (gpointer *) &path, NULL))
+    query_state (data->tracker, path);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+query_states_cb (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  QueryData *data = user_data;
+  RcUnitTracker *self = data->tracker;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) units = NULL;
+  g_autoptr(GPtrArray) gone = g_ptr_array_new ();
+  GVariantIter unit_iter;
+  GHashTableIter iter;
+  const char *id, *object_path, *active_state;
+  Tracked *tracked;
+
+  units = rc_systemd_list_units_finish (RC_SYSTEMD (source), result, &error);
+  if (units == NULL)
+    {
+      /* With systemd off the bus, asking again would poll: the full listing
+       * when it is back ("appeared") settles these units too. */
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) &&
+          rc_systemd_is_present (self->systemd))
+        {
+          g_debug ("Could not ask systemd for unit states (%s); asking again", error->message);
+          g_timeout_add_seconds_full (G_PRIORITY_DEFAULT, 1, requery_cb, data,
+                                      (GDestroyNotify) query_data_free);
+          return;
+        }
+      query_data_free (data);
+      return;
+    }
+
+  g_variant_iter_init (&unit_iter, units);
+  while (g_variant_iter_next (&unit_iter, "(&s&s&s&s&s&s&ou&s&o)", &id, NULL, NULL,
+                              &active_state, NULL, NULL, &object_path, NULL, NULL, NULL))
+    {
+      tracked = g_hash_table_lookup (self->tracked, object_path);
+      if (tracked != NULL && g_hash_table_remove (data->paths, object_path))
+        note_state (tracked, active_state);
+    }
+  /* Not listed: no longer loaded, and its UnitRemoved may be behind us. */
+  g_hash_table_iter_init (&iter, data->paths);
+  while (g_hash_table_iter_next (&iter, (gpointer *) &object_path, NULL))
+    if ((tracked = g_hash_table_lookup (self->tracked, object_path)) != NULL)
+      g_ptr_array_add (gone, tracked);
+  for (guint i = 0; i < gone->len; i++)
+    handle (g_ptr_array_index (gone, i), RC_UNIT_EVENT_GONE, NULL);
+  query_data_free (data);
+}
+
+static gboolean
+query_states_idle_cb (gpointer user_data)
+{
+  RcUnitTracker *self = user_data;
+  g_autoptr(GPtrArray) patterns = g_ptr_array_new_with_free_func (g_free);
+  static const char * const any_state[] = { NULL };
+  GHashTableIter iter;
+  const char *path;
+  Tracked *tracked;
+  QueryData *data = g_new0 (QueryData, 1);
+
+  self->query_id = 0;
+  data->tracker = g_object_ref (self);
+  data->paths = g_steal_pointer (&self->to_query);
+  self->to_query = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_hash_table_iter_init (&iter, data->paths);
+  while (g_hash_table_iter_next (&iter, (gpointer *) &path, NULL))
+    if ((tracked = g_hash_table_lookup (self->tracked, path)) != NULL)
+      {
+        /* A glob of the name: '?' for the '\' of \x2d escapes, whatever
+         * systemd's fnmatch flags; the reply is matched by path. */
+        char *pattern = g_strdup (tracked->id);
+        g_strdelimit (pattern, "\\", '?');
+        g_ptr_array_add (patterns, pattern);
+      }
+  g_ptr_array_add (patterns, NULL);
+  if (patterns->len == 1)
+    {
+      query_data_free (data);
+      return G_SOURCE_REMOVE;
+    }
+  rc_systemd_list_units_async (self->systemd, any_state, (const char * const *) patterns->pdata,
+                               self->cancellable, query_states_cb, data);
+  return G_SOURCE_REMOVE;
+}
+
+/* Asks systemd for a unit's ActiveState without loading it; the questions
+ * of one main loop iteration go in one call. */
+static void
+query_state (RcUnitTracker *self,
+             const char    *object_path)
+{
+  g_hash_table_add (self->to_query, g_strdup (object_path));
+  if (self->query_id == 0)
+    self->query_id = g_idle_add (query_states_idle_cb, self);
+}
+
+/* ---- systemd's signals and the full listing ----------------------------- */
+
+static void
+unit_new_cb (RcSystemd     *systemd,
+             const char    *id,
+             const char    *object_path,
+             RcUnitTracker *self)
+{
+  g_autoptr(RcUnitName) parsed = NULL;
+
+  /* No read here, not even an alias probe: see RcUnitState. */
+  if (!g_hash_table_contains (self->tracked, object_path))
+    {
+      parsed = rc_unit_name_parse (id);
+      if (parsed == NULL)
+        return;
+      track_parsed (self, id, object_path, parsed, FALSE);
+    }
+  query_state (self, object_path);
+}
+
+static void
+unit_removed_cb (RcSystemd     *systemd,
+                 const char    *id,
+                 const char    *object_path,
+                 RcUnitTracker *self)
+{
+  Tracked *tracked = g_hash_table_lookup (self->tracked, object_path);
+
+  if (tracked != NULL)
+    handle (tracked, RC_UNIT_EVENT_REMOVED, NULL);
+}
+
+static void
+list_units_cb (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  RcUnitTracker *self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) units = NULL;
+  g_autoptr(GPtrArray) stale = g_ptr_array_new ();
+  GHashTableIter iter;
+  Tracked *tracked;
+  GVariantIter unit_iter;
+  const char *id, *object_path, *active_state;
+
+  units = rc_systemd_list_units_finish (RC_SYSTEMD (source), result, &error);
+  if (units == NULL)
+    {
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        return;
+      g_warning ("Could not list the user manager's units: %s", error->message);
+      self->syncing = FALSE;
+      set_ready (self);
+      return;
+    }
+
+  self->pending_loads++;    /* held until the loop below has started every load */
+  g_variant_iter_init (&unit_iter, units);
+  while (g_variant_iter_next (&unit_iter, "(&s&s&s&s&s&s&ou&s&o)", &id, NULL, NULL,
+                              &active_state, NULL, NULL, &object_path, NULL, NULL, NULL))
+    track_listed (self, id, object_path, active_state);
+
+  /* Units that went away while systemd was gone (daemon-reexec). */
+  g_hash_table_iter_init (&iter, self->tracked);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &tracked))
+    if (tracked->generation != self->generation)
+      g_ptr_array_add (stale, tracked);
+  for (guint i = 0; i < stale->len; i++)
+    handle (g_ptr_array_index (stale, i), RC_UNIT_EVENT_GONE, NULL);
+
+  load_done (self);
+}
+
+static void
+subscribe_cb (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  RcUnitTracker *self = user_data;
+  g_autoptr(GError) error = NULL;
+  static const char * const no_filter[] = { NULL };
+
+  if (!rc_systemd_subscribe_finish (RC_SYSTEMD (source), result, &error))
+    {
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        return;
+      /* Without Subscribe systemd sends no UnitNew: the list would go stale. */
+      g_warning ("Could not subscribe to the user manager's signals: %s", error->message);
+    }
+  /* Every unit, not only those named app-*: an app may be known by an alias. */
+  rc_systemd_list_units_async (self->systemd, no_filter, no_filter,
+                               self->cancellable, list_units_cb, self);
+}
+
+static void
+systemd_appeared_cb (RcSystemd     *systemd,
+                     RcUnitTracker *self)
+{
+  self->generation++;
+  self->syncing = TRUE;
+  self->pending_loads = 0;
+  rc_systemd_subscribe_async (self->systemd, self->cancellable, subscribe_cb, self);
+}
+
+static void
+systemd_vanished_cb (RcSystemd     *systemd,
+                     RcUnitTracker *self)
+{
+  /* Without a user manager at start the tracker is ready, and empty, at
+   * once. Apps keep running while their manager re-executes: keep the
+   * units and reconcile them when it is back. */
+  set_ready (self);
+}
+
+RcUnitTracker *
+rc_unit_tracker_new (RcSystemd *systemd)
+{
+  RcUnitTracker *self = g_object_new (RC_TYPE_UNIT_TRACKER, NULL);
+
+  self->systemd = g_object_ref (systemd);
+  g_signal_connect_object (systemd, "appeared", G_CALLBACK (systemd_appeared_cb), self, 0);
+  g_signal_connect_object (systemd, "vanished", G_CALLBACK (systemd_vanished_cb), self, 0);
+  g_signal_connect_object (systemd, "unit-new", G_CALLBACK (unit_new_cb), self, 0);
+  g_signal_connect_object (systemd, "unit-removed", G_CALLBACK (unit_removed_cb), self, 0);
+  g_signal_connect_object (systemd, "unit-changed", G_CALLBACK (unit_changed_cb), self, 0);
+  return self;
+}
+
+static void
+rc_unit_tracker_dispose (GObject *object)
+{
+  RcUnitTracker *self = RC_UNIT_TRACKER (object);
+
+  g_cancellable_cancel (self->cancellable);
+  g_clear_handle_id (&self->query_id, g_source_remove);
+  g_clear_pointer (&self->to_query, g_hash_table_unref);
+  g_queue_clear_full (&self->load_queue, g_free);
+  g_clear_pointer (&self->tracked, g_hash_table_unref);
+  g_clear_object (&self->systemd);
+  g_clear_object (&self->cancellable);
+  G_OBJECT_CLASS (rc_unit_tracker_parent_class)->dispose (object);
+}
+
+static void
+rc_unit_tracker_class_init (RcUnitTrackerClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = rc_unit_tracker_dispose;
+
+  signals[SIGNAL_READY] =
+    g_signal_new ("ready", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                  NULL, NULL, NULL, G_TYPE_NONE, 0);
+  signals[SIGNAL_UNIT_READ] =
+    g_signal_new ("unit-read", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                  NULL, NULL, NULL, G_TYPE_NONE, 5, G_TYPE_STRING, G_TYPE_STRING,
+                  G_TYPE_STRING, G_TYPE_STRING, G_TYPE_VARIANT);
+  signals[SIGNAL_UNIT_DOWN] =
+    g_signal_new ("unit-down", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                  NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+  signals[SIGNAL_UNIT_ACTIVE_STATE] =
+    g_signal_new ("unit-active-state", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                  NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_STRING);
+  signals[SIGNAL_UNIT_FREEZER] =
+    g_signal_new ("unit-freezer", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                  NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_STRING);
+}
+
+static void
+rc_unit_tracker_init (RcUnitTracker *self)
+{
+  self->tracked = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
+                                         (GDestroyNotify) tracked_free);
+  self->to_query = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->cancellable = g_cancellable_new ();
+}
