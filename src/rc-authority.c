@@ -76,8 +76,12 @@ lookup_action (const char *method,
   return NULL;
 }
 
+static void fail (GTask      *task,
+                  const char *format,
+                  ...) G_GNUC_PRINTF (2, 3);
+
 /* Every refusal ends the check's deadline with it. */
-static void G_GNUC_PRINTF (2, 3)
+static void
 fail (GTask      *task,
       const char *format,
       ...)

@@ -2,6 +2,7 @@
 #include "rc-error.h"
 #include "rc-names.h"
 
+/* *INDENT-OFF* */
 static const GDBusErrorEntry rc_error_entries[] = {
   { RC_ERROR_INVALID_ARGUMENT, RC_DBUS_ERROR_PREFIX "InvalidArgument" },
   { RC_ERROR_PROTECTED,        RC_DBUS_ERROR_PREFIX "Protected" },
@@ -11,6 +12,7 @@ static const GDBusErrorEntry rc_error_entries[] = {
   { RC_ERROR_WOULD_KILL,       RC_DBUS_ERROR_PREFIX "WouldKill" },
   { RC_ERROR_FAILED,           RC_DBUS_ERROR_PREFIX "Failed" },
 };
+/* *INDENT-ON* */
 
 G_STATIC_ASSERT (G_N_ELEMENTS (rc_error_entries) == RC_ERROR_FAILED + 1);
 

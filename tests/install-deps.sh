@@ -20,6 +20,8 @@ packages=(
   valgrind clang libclang-rt-14-dev
   # fuzzing and static analysis
   cppcheck clang-tools-14
+  # formatting (tests/check-format.sh) and Python lint
+  uncrustify flake8
   # VM system tests
   qemu-system-x86 busybox-static kmod bc jq
   # the VM boost test writes Mutter's focus mark (user.xdg.inactive-since) with setfattr
