@@ -39,7 +39,7 @@ g_dbus_method_invocation_return_value (GDBusMethodInvocation *invocation,
   static void (*real) (GDBusMethodInvocation *, GVariant *);
 
   if (real == NULL)
-    real = (void (*) (GDBusMethodInvocation *, GVariant *)) dlsym (RTLD_NEXT, __func__);
+    real = (void (*)(GDBusMethodInvocation *, GVariant *))dlsym (RTLD_NEXT, __func__);
   keep_one_more ();
   real (invocation, parameters);
 }
@@ -51,7 +51,7 @@ g_dbus_method_invocation_return_gerror (GDBusMethodInvocation *invocation,
   static void (*real) (GDBusMethodInvocation *, const GError *);
 
   if (real == NULL)
-    real = (void (*) (GDBusMethodInvocation *, const GError *)) dlsym (RTLD_NEXT, __func__);
+    real = (void (*)(GDBusMethodInvocation *, const GError *))dlsym (RTLD_NEXT, __func__);
   keep_one_more ();
   real (invocation, error);
 }

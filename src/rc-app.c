@@ -57,8 +57,8 @@ rc_app_unref (RcApp *app)
 }
 
 static void
-set_string (char       **field,
-            const char  *value)
+set_string (char      **field,
+            const char *value)
 {
   g_free (*field);
   *field = g_strdup (value != NULL ? value : "");

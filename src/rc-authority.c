@@ -31,23 +31,23 @@ static const struct {
 };
 
 struct _RcAuthority {
-  GObject         parent_instance;
+  GObject          parent_instance;
   PolkitAuthority *polkit;
 };
 
 G_DEFINE_TYPE (RcAuthority, rc_authority, G_TYPE_OBJECT)
 
 typedef struct {
-  char          *action;
-  char          *sender;
-  gboolean       interactive;
-  guint32        pid;
-  guint32        uid;
-  GCancellable  *check_cancellable;   /* cancelled by the caller's or by the timeout */
-  gulong         cancelled_id;
-  guint          timeout_id;
-  gboolean       timed_out;
-  GTask         *task;                /* not a reference: the task owns this data */
+  char         *action;
+  char         *sender;
+  gboolean      interactive;
+  guint32       pid;
+  guint32       uid;
+  GCancellable *check_cancellable;    /* cancelled by the caller's or by the timeout */
+  gulong        cancelled_id;
+  guint         timeout_id;
+  gboolean      timed_out;
+  GTask        *task;                 /* not a reference: the task owns this data */
 } CheckData;
 
 static void
@@ -105,13 +105,13 @@ return_unavailable (GTask  *task,
   g_dbus_error_strip_remote_error (error);
   if (remote != NULL && g_str_has_prefix (remote, "org.freedesktop.PolicyKit1.Error."))
     fail (task,
-                             "Not authorized: polkit could not decide (%s); is "
-                             "org.example.ResourceControl.policy installed in polkit's "
-                             "actions folder?", error->message);
+          "Not authorized: polkit could not decide (%s); is "
+          "org.example.ResourceControl.policy installed in polkit's "
+          "actions folder?", error->message);
   else
     fail (task,
-                             "Not authorized: authorization service unavailable (%s)",
-                             error->message);
+          "Not authorized: authorization service unavailable (%s)",
+          error->message);
 }
 
 static void
@@ -143,11 +143,11 @@ check_authorization_cb (GObject      *source,
     }
   else if (polkit_authorization_result_get_is_challenge (auth))
     fail (task,
-                             "Not authorized: %s needs authentication; call again allowing "
-                             "interactive authorization (resourcectl does)", data->action);
+          "Not authorized: %s needs authentication; call again allowing "
+          "interactive authorization (resourcectl does)", data->action);
   else
     fail (task,
-                             "Not authorized: polkit denies %s to this caller", data->action);
+          "Not authorized: polkit denies %s to this caller", data->action);
 }
 
 static gboolean
@@ -160,8 +160,8 @@ check_timeout_cb (gpointer user_data)
   /* Cancelling asks polkitd to stop, but a hung polkitd never answers: the
    * caller gets its error now. */
   fail (data->task,
-                           "Not authorized: the authorization service did not answer "
-                           "within %d seconds", data->interactive
+        "Not authorized: the authorization service did not answer "
+        "within %d seconds", data->interactive
                            ? INTERACTIVE_CHECK_TIMEOUT_SEC : CHECK_TIMEOUT_SEC);
   g_cancellable_cancel (data->check_cancellable);
   return G_SOURCE_REMOVE;
@@ -233,8 +233,8 @@ credentials_cb (GObject      *source,
     {
       g_dbus_error_strip_remote_error (error);
       fail (task,
-                               "Not authorized: the caller's credentials are unknown (%s)",
-                               error->message);
+            "Not authorized: the caller's credentials are unknown (%s)",
+            error->message);
       return;
     }
   creds = g_variant_get_child_value (reply, 0);
@@ -242,16 +242,16 @@ credentials_cb (GObject      *source,
       !g_variant_lookup (creds, "ProcessID", "u", &data->pid))
     {
       fail (task,
-                               "Not authorized: the bus does not tell the caller's user and "
-                               "process");
+            "Not authorized: the bus does not tell the caller's user and "
+            "process");
       return;
     }
   /* On the session bus we serve our own user only. */
   if (data->uid != getuid ())
     {
       fail (task,
-                               "Not authorized: the caller runs as uid %u, this daemon serves "
-                               "uid %u only", data->uid, (guint) getuid ());
+            "Not authorized: the caller runs as uid %u, this daemon serves "
+            "uid %u only", data->uid, (guint) getuid ());
       return;
     }
 
@@ -303,13 +303,13 @@ rc_authority_check_async (RcAuthority           *self,
     {
       /* Deny by default. */
       fail (task,
-                               "Not authorized: no polkit action is defined for %s", method);
+            "Not authorized: no polkit action is defined for %s", method);
       return;
     }
   if (data->sender == NULL)
     {
       fail (task,
-                               "Not authorized: the caller has no bus name");
+            "Not authorized: the caller has no bus name");
       return;
     }
 

@@ -56,10 +56,10 @@ rc_limits_has (const RcLimits *limits,
 }
 
 static gboolean
-check_range (RcLimit   limit,
-             guint64   value,
-             guint     n_cpus,
-             GError  **error)
+check_range (RcLimit  limit,
+             guint64  value,
+             guint    n_cpus,
+             GError **error)
 {
   const char *key = limit_info[limit].key;
 
@@ -141,9 +141,9 @@ rc_limit_from_key (const char *key,
 }
 
 static gboolean
-parse_options (GVariant  *options,
-               gboolean  *out_force,
-               GError   **error)
+parse_options (GVariant *options,
+               gboolean *out_force,
+               GError  **error)
 {
   GVariantIter iter;
   const char *key;
@@ -184,11 +184,11 @@ parse_options (GVariant  *options,
 }
 
 gboolean
-rc_limits_parse (GVariant  *limits,
-                 GVariant  *options,
-                 guint      n_cpus,
-                 RcLimits  *out_limits,
-                 GError   **error)
+rc_limits_parse (GVariant *limits,
+                 GVariant *options,
+                 guint     n_cpus,
+                 RcLimits *out_limits,
+                 GError  **error)
 {
   RcLimits parsed = { 0, };
   GVariantIter iter;

@@ -28,9 +28,9 @@ typedef enum {
 #define RC_LIMITS_MEMORY_CAPS ((1u << RC_LIMIT_MEMORY_HIGH) | (1u << RC_LIMIT_MEMORY_MAX))
 
 typedef struct {
-  guint    set;                   /* one bit per RcLimit */
-  guint64  values[RC_N_LIMITS];   /* CPUQuota in percent of one CPU */
-  gboolean force;
+  guint     set;                  /* one bit per RcLimit */
+  guint64   values[RC_N_LIMITS];  /* CPUQuota in percent of one CPU */
+  gboolean  force;
 } RcLimits;
 
 const char *rc_limit_key (RcLimit limit);
@@ -53,11 +53,11 @@ gboolean    rc_limits_has (const RcLimits *limits,
 gboolean    rc_limits_validate (const RcLimits *limits,
                                 guint           n_cpus,
                                 GError        **error);
-gboolean    rc_limits_parse (GVariant  *limits,
-                             GVariant  *options,
-                             guint      n_cpus,
-                             RcLimits  *out_limits,
-                             GError   **error);
+gboolean    rc_limits_parse (GVariant *limits,
+                             GVariant *options,
+                             guint     n_cpus,
+                             RcLimits *out_limits,
+                             GError  **error);
 void        rc_limits_init_memory_limit (RcLimits *limits,
                                          guint64   bytes);
 void        rc_limits_init_reset (RcLimits *limits,

@@ -34,14 +34,14 @@ typedef struct {
 } Request;
 
 struct _RcManager {
-  RcDBusResourceControlSkeleton parent_instance;
-  RcRegistry   *registry;
-  RcSystemd    *systemd;
-  RcAuthority  *authority;
-  RcRules      *rules;
-  RcPolicy       *policy;
-  RcRequestQueue *queue;
-  GCancellable   *cancellable;
+  RcDBusResourceControlSkeleton  parent_instance;
+  RcRegistry                    *registry;
+  RcSystemd                     *systemd;
+  RcAuthority                   *authority;
+  RcRules                       *rules;
+  RcPolicy                      *policy;
+  RcRequestQueue                *queue;
+  GCancellable                  *cancellable;
 };
 
 static void rc_manager_iface_init (RcDBusResourceControlIface *iface);
@@ -617,9 +617,9 @@ rule_edit_free (RuleEdit *edit)
 /* A rule reaches the running instances at once: none may lose memory it
  * uses now (WouldKill). */
 static gboolean
-check_rule_for_running (RcManager  *self,
-                        RuleEdit   *edit,
-                        GError    **error)
+check_rule_for_running (RcManager *self,
+                        RuleEdit  *edit,
+                        GError   **error)
 {
   g_autoptr(GPtrArray) apps = rc_registry_get_apps (self->registry);
   RcLimits memory = edit->rule.limits;

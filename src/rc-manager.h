@@ -19,11 +19,11 @@ G_BEGIN_DECLS
 #define RC_TYPE_MANAGER (rc_manager_get_type ())
 G_DECLARE_FINAL_TYPE (RcManager, rc_manager, RC, MANAGER, RcDBusResourceControlSkeleton)
 
-RcManager *rc_manager_new (RcRegistry     *registry,
-                           RcSystemd      *systemd,
-                           RcAuthority    *authority,
-                           RcRules        *rules,
-                           RcPolicy       *policy,
-                           RcRequestQueue *queue);
+RcManager *rc_manager_new (RcRegistry * registry,
+                           RcSystemd * systemd,
+                           RcAuthority * authority,
+                           RcRules * rules,
+                           RcPolicy * policy,
+                           RcRequestQueue * queue);
 
 G_END_DECLS

@@ -24,19 +24,19 @@ typedef struct {
 } Unit;
 
 struct _RcPolicy {
-  GObject       parent_instance;
-  RcRegistry   *registry;
+  GObject         parent_instance;
+  RcRegistry     *registry;
   RcSystemd      *systemd;
   RcRequestQueue *queue;
   RcRules        *rules;
   RcFocusWatch   *focus_watch;
   char           *state_file;
-  char         *state_written;
-  GHashTable   *units;             /* unit name -> Unit */
-  GHashTable   *restored_boosted;  /* unit names, from the state file */
-  GHashTable   *restored_frozen;
-  guint64       default_tasks_max;
-  GCancellable *cancellable;
+  char           *state_written;
+  GHashTable     *units;           /* unit name -> Unit */
+  GHashTable     *restored_boosted; /* unit names, from the state file */
+  GHashTable     *restored_frozen;
+  guint64         default_tasks_max;
+  GCancellable   *cancellable;
 };
 
 G_DEFINE_TYPE (RcPolicy, rc_policy, G_TYPE_OBJECT)

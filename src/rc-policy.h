@@ -33,11 +33,11 @@ G_BEGIN_DECLS
 #define RC_TYPE_POLICY (rc_policy_get_type ())
 G_DECLARE_FINAL_TYPE (RcPolicy, rc_policy, RC, POLICY, GObject)
 
-RcPolicy *rc_policy_new (RcRegistry     *registry,
-                         RcSystemd      *systemd,
-                         RcRequestQueue *queue,
-                         RcRules        *rules,
-                         RcFocusWatch   *focus_watch,
+RcPolicy *rc_policy_new (RcRegistry * registry,
+                         RcSystemd * systemd,
+                         RcRequestQueue * queue,
+                         RcRules * rules,
+                         RcFocusWatch * focus_watch,
                          const char     *state_file);
 
 /* Which value each limit should have, first found: @boost (NULL unless the

@@ -28,7 +28,7 @@ static guint signals[N_SIGNALS];
 G_DEFINE_TYPE (RcRegistry, rc_registry, G_TYPE_OBJECT)
 
 static const char *
-lookup_string (GVariant   *props,
+lookup_string (GVariant * props,
                const char *key)
 {
   const char *value = NULL;
@@ -39,8 +39,8 @@ lookup_string (GVariant   *props,
 }
 
 static void
-set_field (char       **field,
-           const char  *value)
+set_field (char      **field,
+           const char *value)
 {
   g_free (*field);
   *field = g_strdup (value);

@@ -24,7 +24,7 @@ G_BEGIN_DECLS
 #define RC_TYPE_REGISTRY (rc_registry_get_type ())
 G_DECLARE_FINAL_TYPE (RcRegistry, rc_registry, RC, REGISTRY, GObject)
 
-RcRegistry *rc_registry_new (RcSystemd *systemd);
+RcRegistry *rc_registry_new (RcSystemd * systemd);
 
 /* Every app instance, sorted by unit name. */
 GPtrArray  *rc_registry_get_apps (RcRegistry *self);

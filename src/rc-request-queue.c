@@ -103,10 +103,10 @@ pump (RcRequestQueue *self)
 }
 
 RcQueued *
-rc_request_queue_push (RcRequestQueue    *self,
-                       const char        *caller,
-                       RcQueuedStartFunc  start,
-                       gpointer           user_data)
+rc_request_queue_push (RcRequestQueue   *self,
+                       const char       *caller,
+                       RcQueuedStartFunc start,
+                       gpointer          user_data)
 {
   RcQueued *queued = g_new0 (RcQueued, 1);
 

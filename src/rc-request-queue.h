@@ -26,25 +26,25 @@ typedef struct _RcQueued RcQueued;
 typedef void (*RcQueuedStartFunc) (RcQueued *queued,
                                    gpointer  user_data);
 
-RcRequestQueue *rc_request_queue_new       (void);
+RcRequestQueue *rc_request_queue_new (void);
 /* A new entry of @caller (any string that tells callers apart, such as a
  * bus name), last in the queue, its units not known yet, not ready. */
-RcQueued       *rc_request_queue_push      (RcRequestQueue    *self,
-                                            const char        *caller,
-                                            RcQueuedStartFunc  start,
-                                            gpointer           user_data);
+RcQueued       *rc_request_queue_push (RcRequestQueue   *self,
+                                       const char       *caller,
+                                       RcQueuedStartFunc start,
+                                       gpointer          user_data);
 /* The unit names @queued will change (copied). */
 void            rc_request_queue_set_units (RcRequestQueue     *self,
                                             RcQueued           *queued,
                                             const char * const *units,
                                             guint               n_units);
 /* @queued may run once its turn comes; its units must be set. */
-void            rc_request_queue_ready     (RcRequestQueue    *self,
-                                            RcQueued          *queued);
+void            rc_request_queue_ready (RcRequestQueue *self,
+                                        RcQueued       *queued);
 /* @queued is finished, or gave up before it ran: it leaves the queue and
  * the entries it held up may run. Frees @queued. */
-void            rc_request_queue_done      (RcRequestQueue    *self,
-                                            RcQueued          *queued);
-guint           rc_request_queue_length    (RcRequestQueue    *self);
+void            rc_request_queue_done (RcRequestQueue *self,
+                                       RcQueued       *queued);
+guint           rc_request_queue_length (RcRequestQueue *self);
 
 G_END_DECLS

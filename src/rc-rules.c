@@ -66,11 +66,10 @@ list_rule_files (const char *dir)
 }
 
 /* A problem in a file is logged once, not at every reading while it lasts. */
-static void
-report (RcRules    *self,
-        GHashTable *reported,
-        const char *format,
-        ...) G_GNUC_PRINTF (3, 4);
+static void report (RcRules    *self,
+                    GHashTable *reported,
+                    const char *format,
+                    ...) G_GNUC_PRINTF (3, 4);
 
 static void
 report (RcRules    *self,
@@ -265,11 +264,11 @@ reload_cb (gpointer user_data)
 /* An editor's save is several events (created, changed, moved): read once
  * they are all in. */
 static void
-folder_changed_cb (GFileMonitor      *monitor,
-                   GFile             *file,
-                   GFile             *other_file,
-                   GFileMonitorEvent  event,
-                   RcRules           *self)
+folder_changed_cb (GFileMonitor     *monitor,
+                   GFile            *file,
+                   GFile            *other_file,
+                   GFileMonitorEvent event,
+                   RcRules          *self)
 {
   if (self->reload_id == 0)
     self->reload_id = g_timeout_add (100, reload_cb, self);
@@ -373,11 +372,11 @@ rc_rule_parse_variant (GVariant *limits,
 /* ---- writing ----------------------------------------------------------- */
 
 typedef struct {
-  char   *app_id;
-  RcRule  rule;
-  gboolean remove;
-  char   *system_dir;
-  char   *user_dir;
+  char     *app_id;
+  RcRule    rule;
+  gboolean  remove;
+  char     *system_dir;
+  char     *user_dir;
 } Edit;
 
 static void

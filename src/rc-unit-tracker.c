@@ -287,9 +287,9 @@ load_data_free (LoadData *data)
   g_free (data);
 }
 
-static void handle (Tracked     *tracked,
-                    RcUnitEvent  event,
-                    GVariant    *props);
+static void handle (Tracked    *tracked,
+                    RcUnitEvent event,
+                    GVariant   *props);
 
 static Tracked *
 lookup (RcUnitTracker *self,
@@ -386,9 +386,9 @@ static void query_state (RcUnitTracker *self,
 
 /* Moves @tracked on by @event and carries out what the rules say. */
 static void
-handle (Tracked     *tracked,
-        RcUnitEvent  event,
-        GVariant    *props)
+handle (Tracked    *tracked,
+        RcUnitEvent event,
+        GVariant   *props)
 {
   RcUnitTracker *self = tracked->tracker;
   RcUnitState before = tracked->state;

@@ -6,8 +6,8 @@
 
 gboolean
 rcctl_parse_foreground (char   **args,
-                  Request *req,
-                  GError **error)
+                        Request *req,
+                        GError **error)
 {
   guint64 pid;
 

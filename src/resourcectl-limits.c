@@ -35,9 +35,9 @@ is_unlimited (const char *text)
 /* Only the syntax is checked here; ranges are the daemon's to judge. */
 static GVariant *
 parse_value (RcctlValueKind kind,
-             const char *key,
-             const char *text,
-             GError    **error)
+             const char    *key,
+             const char    *text,
+             GError       **error)
 {
   guint64 n = 0;
 
@@ -101,16 +101,16 @@ rcctl_write_options (void)
 
 gboolean
 rcctl_parse_nothing (char   **args,
-               Request *req,
-               GError **error)
+                     Request *req,
+                     GError **error)
 {
   return TRUE;
 }
 
 gboolean
 rcctl_parse_app (char   **args,
-           Request *req,
-           GError **error)
+                 Request *req,
+                 GError **error)
 {
   req->params = g_variant_ref_sink (g_variant_new ("(s)", args[0]));
   return TRUE;
@@ -118,8 +118,8 @@ rcctl_parse_app (char   **args,
 
 gboolean
 rcctl_parse_set_weight (char   **args,
-                  Request *req,
-                  GError **error)
+                        Request *req,
+                        GError **error)
 {
   GVariant *weight = parse_value (VALUE_NUMBER, "weight", args[1], error);
 
@@ -131,8 +131,8 @@ rcctl_parse_set_weight (char   **args,
 
 gboolean
 rcctl_parse_set_memory_limit (char   **args,
-                        Request *req,
-                        GError **error)
+                              Request *req,
+                              GError **error)
 {
   g_auto(GVariantDict) limits = G_VARIANT_DICT_INIT (NULL);
   guint64 bytes;
@@ -159,9 +159,9 @@ rcctl_parse_set_memory_limit (char   **args,
 /* KEY=VALUE arguments as an a{sv} of SetLimits' keys, and of SetRule's when
  * @for_rule. Keys match without regard to case, as systemd's do. */
 GVariant *
-rcctl_parse_limits (char    **args,
-              gboolean  for_rule,
-              GError  **error)
+rcctl_parse_limits (char   **args,
+                    gboolean for_rule,
+                    GError **error)
 {
   g_auto(GVariantDict) limits = G_VARIANT_DICT_INIT (NULL);
 
@@ -205,8 +205,8 @@ rcctl_parse_limits (char    **args,
 
 gboolean
 rcctl_parse_set (char   **args,
-           Request *req,
-           GError **error)
+                 Request *req,
+                 GError **error)
 {
   GVariant *limits = rcctl_parse_limits (args + 1, FALSE, error);
 

@@ -91,7 +91,7 @@ format_plain (GVariant *value)
 
 char *
 rcctl_format_value (const char *key,
-              GVariant   *value)
+                    GVariant   *value)
 {
   gssize i = rcctl_find_app_key (key);
   RcctlValueFormat format = i >= 0 ? rcctl_app_keys[i].format : FORMAT_TEXT;
@@ -130,7 +130,7 @@ rcctl_format_value (const char *key,
 /* "-" when the daemon did not send @key. */
 char *
 rcctl_lookup_formatted (GVariant   *app,
-                  const char *key)
+                        const char *key)
 {
   g_autoptr(GVariant) value = g_variant_lookup_value (app, key, NULL);
 
@@ -139,7 +139,7 @@ rcctl_lookup_formatted (GVariant   *app,
 
 const char *
 rcctl_lookup_string (GVariant   *app,
-               const char *key)
+                     const char *key)
 {
   const char *s = NULL;
 
@@ -148,10 +148,10 @@ rcctl_lookup_string (GVariant   *app,
 
 
 void
-rcctl_null_for_max_cb (JsonObject  *object,
-                 const char  *member,
-                 JsonNode    *node,
-                 gpointer     user_data)
+rcctl_null_for_max_cb (JsonObject *object,
+                       const char *member,
+                       JsonNode   *node,
+                       gpointer    user_data)
 {
   /* JSON has no unsigned 64-bit numbers: json-glib writes G_MAXUINT64 (no
    * limit, or not available) as -1. null says it without pretending. */
@@ -215,7 +215,7 @@ rcctl_sorted_apps (GVariant *apps)
 /* @rows are GStrv of @n_columns cells, the first row the headings. */
 void
 rcctl_print_table (GPtrArray *rows,
-             gsize      n_columns)
+                   gsize      n_columns)
 {
   gsize widths[MAX_TABLE_COLUMNS] = { 0 };
 

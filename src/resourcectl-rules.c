@@ -6,8 +6,8 @@
 
 gboolean
 rcctl_parse_rule_set (char   **args,
-                Request *req,
-                GError **error)
+                      Request *req,
+                      GError **error)
 {
   GVariant *limits = rcctl_parse_limits (args + 1, TRUE, error);
 

@@ -56,18 +56,18 @@ static const GOptionEntry force_options[] = {
   "  TasksMax=N                      a number or infinity"
 
 typedef struct {
-  const char *name;
-  const char *params;
-  const char *summary;
-  const char *help;                 /* more text for "COMMAND --help", or NULL */
+  const char         *name;
+  const char         *params;
+  const char         *summary;
+  const char         *help;         /* more text for "COMMAND --help", or NULL */
   const GOptionEntry *options;
-  guint min_args;
-  guint max_args;
-  const char *method;
-  gboolean writes;                  /* needs polkit: may ask for a password */
-  gboolean (*parse) (char **args, Request *req, GError **error);
-  int (*finish) (GVariant *apps);   /* prints the aa{sv} reply, or NULL */
-  int (*run) (RcDBusResourceControl *proxy);  /* instead of one call */
+  guint               min_args;
+  guint               max_args;
+  const char         *method;
+  gboolean            writes;       /* needs polkit: may ask for a password */
+  gboolean (*parse)(char **args, Request *req, GError **error);
+  int (*finish)(GVariant *apps);    /* prints the aa{sv} reply, or NULL */
+  int (*run)(RcDBusResourceControl *proxy);   /* instead of one call */
 } Command;
 
 static const Command commands[] = {
@@ -122,10 +122,9 @@ static const char app_help[] =
   "APP is a unit name (one instance, e.g. app-gnome-org.gnome.Calculator-4711.scope)\n"
   "or a desktop AppID (every running instance, e.g. org.gnome.Calculator).";
 
-static int
-usage_error (const Command *cmd,
-             const char    *format,
-             ...) G_GNUC_PRINTF (2, 3);
+static int usage_error (const Command *cmd,
+                        const char    *format,
+                        ...) G_GNUC_PRINTF (2, 3);
 
 static int
 usage_error (const Command *cmd,
@@ -349,7 +348,7 @@ main (int    argc,
   /* Stop at the command: its options belong to it. */
   g_option_context_set_strict_posix (context, TRUE);
   g_option_context_set_summary (context, "Control the CPU, memory and freezing of running desktop apps,\n"
-                                         "and the rules that set them for every instance of an app.");
+                                "and the rules that set them for every instance of an app.");
   description = commands_description (NULL);
   g_option_context_set_description (context, description);
   g_option_context_add_main_entries (context, options, NULL);

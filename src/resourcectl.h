@@ -45,23 +45,23 @@ typedef struct {
 extern const RcctlAppKey rcctl_app_keys[];
 extern const gsize rcctl_n_app_keys;
 
-gssize      rcctl_find_app_key      (const char *key);
-char       *rcctl_printable         (const char *text);
-char       *rcctl_format_value      (const char *key,
-                                     GVariant   *value);
-char       *rcctl_lookup_formatted  (GVariant   *app,
-                                     const char *key);
-const char *rcctl_lookup_string     (GVariant   *app,
-                                     const char *key);
-void        rcctl_null_for_max_cb   (JsonObject *object,
-                                     const char *member,
-                                     JsonNode   *node,
-                                     gpointer    user_data);
-void        rcctl_print_json_node   (JsonNode   *root);
-void        rcctl_print_json        (GVariant   *apps);
-GPtrArray  *rcctl_sorted_apps       (GVariant   *apps);
-void        rcctl_print_table       (GPtrArray  *rows,
-                                     gsize       n_columns);
+gssize      rcctl_find_app_key (const char *key);
+char       *rcctl_printable (const char *text);
+char       *rcctl_format_value (const char *key,
+                                GVariant   *value);
+char       *rcctl_lookup_formatted (GVariant   *app,
+                                    const char *key);
+const char *rcctl_lookup_string (GVariant   *app,
+                                 const char *key);
+void        rcctl_null_for_max_cb (JsonObject *object,
+                                   const char *member,
+                                   JsonNode   *node,
+                                   gpointer    user_data);
+void        rcctl_print_json_node (JsonNode *root);
+void        rcctl_print_json (GVariant *apps);
+GPtrArray  *rcctl_sorted_apps (GVariant *apps);
+void        rcctl_print_table (GPtrArray *rows,
+                               gsize      n_columns);
 
 /* ---- limits as KEY=VALUE (resourcectl-limits.c) ----------------------- */
 
@@ -85,22 +85,22 @@ typedef struct {
 extern const RcctlLimitKey rcctl_limit_keys[];
 extern const gsize rcctl_n_limit_keys;
 
-GVariant *rcctl_parse_limits  (char   **args,
-                               gboolean for_rule,
-                               GError **error);
+GVariant *rcctl_parse_limits (char   **args,
+                              gboolean for_rule,
+                              GError **error);
 GVariant *rcctl_write_options (void);
 
 /* ---- the commands: parse the arguments into a Request, print the reply - */
 
-gboolean rcctl_parse_nothing          (char **args, Request *req, GError **error);
-gboolean rcctl_parse_app              (char **args, Request *req, GError **error);
-gboolean rcctl_parse_set_weight       (char **args, Request *req, GError **error);
+gboolean rcctl_parse_nothing (char **args, Request *req, GError **error);
+gboolean rcctl_parse_app (char **args, Request *req, GError **error);
+gboolean rcctl_parse_set_weight (char **args, Request *req, GError **error);
 gboolean rcctl_parse_set_memory_limit (char **args, Request *req, GError **error);
-gboolean rcctl_parse_set              (char **args, Request *req, GError **error);
-gboolean rcctl_parse_rule_set         (char **args, Request *req, GError **error);
-gboolean rcctl_parse_foreground       (char **args, Request *req, GError **error);
+gboolean rcctl_parse_set (char **args, Request *req, GError **error);
+gboolean rcctl_parse_rule_set (char **args, Request *req, GError **error);
+gboolean rcctl_parse_foreground (char **args, Request *req, GError **error);
 
-int      rcctl_finish_list            (GVariant *apps);
-int      rcctl_finish_show            (GVariant *apps);
-int      rcctl_finish_rule_list       (GVariant *rules);
-int      rcctl_run_monitor            (RcDBusResourceControl *proxy);
+int      rcctl_finish_list (GVariant *apps);
+int      rcctl_finish_show (GVariant *apps);
+int      rcctl_finish_rule_list (GVariant *rules);
+int      rcctl_run_monitor (RcDBusResourceControl *proxy);

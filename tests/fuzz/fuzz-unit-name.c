@@ -28,7 +28,7 @@ check_unescaped (const char *s)
 {
   FUZZ_ASSERT (g_utf8_validate (s, -1, NULL));
   for (const char *p = s; *p; p++)
-    FUZZ_ASSERT (*p != '/' && (guchar) *p >= 0x20 && *p != 0x7f);
+    FUZZ_ASSERT (*p != '/' && (guchar) * p >= 0x20 && *p != 0x7f);
 }
 
 int

@@ -99,7 +99,7 @@ static void
 test_parse_values (void)
 {
   g_autoptr(GVariant) limits = g_variant_ref_sink (g_variant_new_parsed (
-    "{'CPUWeight': <uint64 300>, 'CPUQuota': <uint32 10>, 'MemoryMax': <uint64 1073741824>}"));
+                                                     "{'CPUWeight': <uint64 300>, 'CPUQuota': <uint32 10>, 'MemoryMax': <uint64 1073741824>}"));
   g_autoptr(GVariant) options = g_variant_ref_sink (g_variant_new_parsed ("{'force': <true>}"));
   g_autoptr(GError) error = NULL;
   RcLimits parsed = { 0, };

@@ -33,47 +33,57 @@ static const Script scripts[] = {
   { "one change per unit at a time", {
       { PUSH, 'A', "c1" }, { UNITS, 'A', "u1" }, { READY, 'A', NULL }, { STARTED, 0, "A" },
       { PUSH, 'B', "c2" }, { UNITS, 'B', "u1" }, { READY, 'B', NULL }, { STARTED, 0, "A" },
-      { DONE, 'A', NULL }, { STARTED, 0, "AB" }, END } },
+      { DONE, 'A', NULL }, { STARTED, 0, "AB" }, END
+    } },
   { "different units run side by side", {
       { PUSH, 'A', "c1" }, { UNITS, 'A', "u1" }, { READY, 'A', NULL },
-      { PUSH, 'B', "c1" }, { UNITS, 'B', "u2" }, { READY, 'B', NULL }, { STARTED, 0, "AB" }, END } },
+      { PUSH, 'B', "c1" }, { UNITS, 'B', "u2" }, { READY, 'B', NULL }, { STARTED, 0, "AB" }, END
+    } },
   { "an AppID's instances overlap a unit request", {
       { PUSH, 'A', "c1" }, { UNITS, 'A', "u1 u2" }, { READY, 'A', NULL },
       { PUSH, 'B', "c2" }, { UNITS, 'B', "u2" }, { READY, 'B', NULL },
       { PUSH, 'C', "c3" }, { UNITS, 'C', "u3" }, { READY, 'C', NULL }, { STARTED, 0, "AC" },
-      { DONE, 'C', NULL }, { STARTED, 0, "AC" }, { DONE, 'A', NULL }, { STARTED, 0, "ACB" }, END } },
+      { DONE, 'C', NULL }, { STARTED, 0, "AC" }, { DONE, 'A', NULL }, { STARTED, 0, "ACB" }, END
+    } },
   { "a caller's requests run in the order it sent them", {
       { PUSH, 'A', "c1" }, { UNITS, 'A', "u1" },
       { PUSH, 'B', "c1" }, { UNITS, 'B', "u1" }, { READY, 'B', NULL }, { STARTED, 0, "" },
-      { READY, 'A', NULL }, { STARTED, 0, "A" }, { DONE, 'A', NULL }, { STARTED, 0, "AB" }, END } },
+      { READY, 'A', NULL }, { STARTED, 0, "A" }, { DONE, 'A', NULL }, { STARTED, 0, "AB" }, END
+    } },
   { "a caller's later request waits while its earlier one's units are unknown", {
       { PUSH, 'A', "c1" },
       { PUSH, 'B', "c1" }, { UNITS, 'B', "u1" }, { READY, 'B', NULL }, { STARTED, 0, "" },
-      { UNITS, 'A', "u2" }, { STARTED, 0, "B" }, END } },
+      { UNITS, 'A', "u2" }, { STARTED, 0, "B" }, END
+    } },
   { "a caller stuck in a password dialog holds up nobody else", {
       { PUSH, 'A', "c1" }, { UNITS, 'A', "u1" },
       { PUSH, 'B', "c2" }, { UNITS, 'B', "u1" }, { READY, 'B', NULL }, { STARTED, 0, "B" },
-      { READY, 'A', NULL }, { STARTED, 0, "B" }, { DONE, 'B', NULL }, { STARTED, 0, "BA" }, END } },
+      { READY, 'A', NULL }, { STARTED, 0, "B" }, { DONE, 'B', NULL }, { STARTED, 0, "BA" }, END
+    } },
   { "a request refused before its turn lets the caller's next one go", {
       { PUSH, 'A', "c1" }, { UNITS, 'A', "u1" },
       { PUSH, 'B', "c1" }, { UNITS, 'B', "u1" }, { READY, 'B', NULL }, { STARTED, 0, "" },
-      { DONE, 'A', NULL }, { STARTED, 0, "B" }, END } },
+      { DONE, 'A', NULL }, { STARTED, 0, "B" }, END
+    } },
   { "authorized requests run in arrival order", {
       { PUSH, 'R', "c3" }, { UNITS, 'R', "u1" }, { READY, 'R', NULL },
       { PUSH, 'A', "c1" }, { UNITS, 'A', "u1" },
       { PUSH, 'B', "c2" }, { UNITS, 'B', "u1" }, { READY, 'B', NULL },
       { READY, 'A', NULL }, { STARTED, 0, "R" },
-      { DONE, 'R', NULL }, { STARTED, 0, "RA" }, { DONE, 'A', NULL }, { STARTED, 0, "RAB" }, END } },
+      { DONE, 'R', NULL }, { STARTED, 0, "RA" }, { DONE, 'A', NULL }, { STARTED, 0, "RAB" }, END
+    } },
   { "a rule change and an API request on one unit: one at a time, in order", {
       { PUSH, 'P', "resource-controld policy" }, { UNITS, 'P', "u1" }, { READY, 'P', NULL },
       { PUSH, 'A', ":1.42" }, { UNITS, 'A', "u1" }, { READY, 'A', NULL },
       { PUSH, 'Q', "resource-controld policy" }, { UNITS, 'Q', "u1" }, { READY, 'Q', NULL },
       { STARTED, 0, "P" }, { DONE, 'P', NULL }, { STARTED, 0, "PA" },
-      { DONE, 'A', NULL }, { STARTED, 0, "PAQ" }, END } },
+      { DONE, 'A', NULL }, { STARTED, 0, "PAQ" }, END
+    } },
   { "finishing inside the start function starts the next", {
       { PUSH_SYNC, 'A', "c1" }, { UNITS, 'A', "u1" },
       { PUSH_SYNC, 'B', "c2" }, { UNITS, 'B', "u1" }, { READY, 'B', NULL },
-      { READY, 'A', NULL }, { STARTED, 0, "BA" }, END } },
+      { READY, 'A', NULL }, { STARTED, 0, "BA" }, END
+    } },
 };
 
 typedef struct {

@@ -86,9 +86,9 @@ test_parse_variant (void)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(GVariant) ok = g_variant_ref_sink (g_variant_new_parsed (
-    "{'CPUWeight': <uint64 50>, 'FreezeWhenInactiveSec': <uint32 30>}"));
+                                                 "{'CPUWeight': <uint64 50>, 'FreezeWhenInactiveSec': <uint32 30>}"));
   g_autoptr(GVariant) only_freeze = g_variant_ref_sink (g_variant_new_parsed (
-    "{'FreezeWhenInactiveSec': <uint32 5>}"));
+                                                          "{'FreezeWhenInactiveSec': <uint32 5>}"));
   static const char * const bad[] = {
     "@a{sv} {}",
     "{'FreezeWhenInactiveSec': <uint64 30>}",
