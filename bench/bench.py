@@ -27,8 +27,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 # pylint: disable=wrong-import-position
-import rcbench as rb
-from rcbench import GLib, Gio
+import rcbench as rb  # noqa: E402
+from rcbench import GLib, Gio  # noqa: E402
 
 SIZES = (10, 100, 1000)
 IDLE_APPS = 100
@@ -276,13 +276,16 @@ def run_all(env, quick=False, sizes=SIZES, meta=None, checkpoint=None):
     '''Every measurement, in one daemon run plus one restart at the largest N.'''
     prof = Profile(quick)
     res = {'meta': dict(meta or {}), 'figures': {}, 'goals': []}
+    if env.label == 'vm':
+        figures_are = ('real systemd user manager in the test VM (TCG emulation: absolute times '
+                       'inflated; compare ratios)')
+    else:
+        figures_are = ('MOCK: python-dbusmock systemd and a fake cgroupfs on the host; only the '
+                       'daemon side is real code, so ratios against the mock are not '
+                       'the real ratios')
     res['meta'].update({
         'environment': env.label,
-        'figures_are': ('real systemd user manager in the test VM (TCG emulation: absolute times '
-                        'inflated; compare ratios)') if env.label == 'vm' else
-                       ('MOCK: python-dbusmock systemd and a fake cgroupfs on the host; only the '
-                        'daemon side is real code, so ratios against the mock are not '
-                        'the real ratios'),
+        'figures_are': figures_are,
         'quick': quick, 'sizes': list(sizes), 'date': time.strftime('%Y-%m-%dT%H:%M:%S%z'),
         'kernel': platform.release(), 'cpus': os.cpu_count(),
         'python': platform.python_version(), 'systemd_version': env.systemd_version(),

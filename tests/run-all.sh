@@ -47,6 +47,7 @@ mtest() {  # mtest DIR LOGNAME [MESON TEST OPTIONS...]
 }
 
 stage "build" setup build
+stage "format and lint (check-format: uncrustify; flake8)" mtest build testlog-lint --suite lint
 stage "unit + host integration tests" mtest build testlog --suite unit --suite integration
 stage "valgrind: unit tests" mtest build testlog --setup=valgrind --suite unit
 stage "valgrind: the daemon in the host integration tests" \

@@ -47,12 +47,23 @@ sizes = [
     'infinity', 'MAX', '1.', '.5G', '1.5', '10 M', '1Q', '-1',
 ]
 
+
 def vardict(d):
     return GLib.Variant('a{sv}', d)
 
-t = lambda v: GLib.Variant('t', v)
-u = lambda v: GLib.Variant('u', v)
-b = lambda v: GLib.Variant('b', v)
+
+def t(v):
+    return GLib.Variant('t', v)
+
+
+def u(v):
+    return GLib.Variant('u', v)
+
+
+def b(v):
+    return GLib.Variant('b', v)
+
+
 MiB = 1024 * 1024
 
 limits = [
@@ -80,6 +91,7 @@ limits = [
     ({'CPUWeight': t(300)}, {'dry-run': b(True)}),
 ]
 
+
 def write(target, blobs):
     folder = os.path.join(here, 'corpus', target)
     shutil.rmtree(folder, ignore_errors=True)
@@ -89,10 +101,11 @@ def write(target, blobs):
         with open(os.path.join(folder, hashlib.sha1(blob).hexdigest()), 'wb') as f:
             f.write(blob)
 
+
 write('unit-name', [n.encode() for n in unit_names])
 write('size', [s.encode() for s in sizes])
-write('limits', [GLib.Variant('(a{sv}a{sv})', (l, o)).get_data_as_bytes().get_data()
-                 for l, o in limits])
+write('limits', [GLib.Variant('(a{sv}a{sv})', (lim, opt)).get_data_as_bytes().get_data()
+                 for lim, opt in limits])
 # A duplicate key cannot be written as a Python dict: build the array by hand.
 dup = GLib.Variant.new_tuple(
     GLib.Variant.new_array(GLib.VariantType('{sv}'), [

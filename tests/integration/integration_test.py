@@ -1328,7 +1328,6 @@ class ClientTest(ClientBase):
         self.wait_until(lambda: mentions() >= 2, message='monitor output for a removed app')
 
 
-
 #
 # Rules and the foreground boost
 #
@@ -1426,8 +1425,8 @@ class RulesTest(Base):
         self.assertIn(f'[{RULED_ID}]\nCPUWeight=70\nMemoryMax=2G\nFreezeWhenInactiveSec=30', text)
         self.assertFalse([f for f in os.listdir(self.user_rules_dir) if f != os.path.basename(path)],
                          'SetRule left another file behind')
-        self.assertEqual(self.list_rules()[RULED_ID], {'CPUWeight': 70, 'MemoryMax': 2 << 30,
-                                                   'FreezeWhenInactiveSec': 30})
+        self.assertEqual(self.list_rules()[RULED_ID],
+                         {'CPUWeight': 70, 'MemoryMax': 2 << 30, 'FreezeWhenInactiveSec': 30})
         # the running instance gets it at once
         self.wait_cgroup(RULED, 'cpu.weight', '70')
         self.assertEqual(self.cgroup_file(RULED, 'memory.max'), str(2 << 30))

@@ -438,6 +438,7 @@ def ListUnits(self, ok_cb, err_cb, msg=None):
                      async_callbacks=('ok_cb', 'err_cb'), message_keyword='msg')
 def ListUnitsByPatterns(self, states, patterns, ok_cb, err_cb, msg=None):
     _note_auto_start(self, 'ListUnitsByPatterns', msg)
+
     def action():
         out = []
         for unit in _primary_units(self):
@@ -473,6 +474,7 @@ def LoadUnit(self, name, ok_cb, err_cb, msg=None):
                      async_callbacks=('ok_cb', 'err_cb'), message_keyword='msg')
 def GetUnitByPID(self, pid, ok_cb, err_cb, msg=None):
     _note_auto_start(self, 'GetUnitByPID', msg)
+
     def action():
         for unit in _primary_units(self):
             if int(pid) in unit.pids:
@@ -485,6 +487,7 @@ def GetUnitByPID(self, pid, ok_cb, err_cb, msg=None):
                      async_callbacks=('ok_cb', 'err_cb'), message_keyword='msg')
 def GetUnitByControlGroup(self, cgroup, ok_cb, err_cb, msg=None):
     _note_auto_start(self, 'GetUnitByControlGroup', msg)
+
     def action():
         for unit in _primary_units(self):
             if unit.cgroup == str(cgroup):
