@@ -96,7 +96,7 @@ class Polkit:
                                          'start-time': GLib.Variant('t', start_time),
                                          'uid': GLib.Variant('i', os.getuid())})
 
-    def check(self, action='org.example.ResourceControl.set-weight'):
+    def check(self, action=rb.ACTION_PREFIX + 'set-weight'):
         reply = self.conn.call_sync(
             rb.PK_NAME, rb.PK_PATH, rb.PK_IFACE, 'CheckAuthorization',
             GLib.Variant('((sa{sv})sa{ss}us)', (self.subject, action, {}, 0, '')),

@@ -204,7 +204,7 @@ def print_figures(f):
           f'others: {f["cpu_s_of_the_others"]}')
     for sample in f['unexpected_samples']:
         print(f'  UNEXPECTED {sample}')
-    print('  outcomes: ' + ', '.join(f'{k.replace("org.example.ResourceControl.Error.", "")} {v}'
+    print('  outcomes: ' + ', '.join(f'{k.replace(rb.RC_ERROR, "")} {v}'
                                      for k, v in f['outcomes'].items()))
     sys.stdout.flush()
 

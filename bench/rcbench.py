@@ -19,12 +19,10 @@ gi.require_version('Gio', '2.0')
 gi.require_version('GLib', '2.0')
 from gi.repository import Gio, GLib  # noqa: E402 pylint: disable=wrong-import-position
 
-RC_NAME = 'org.example.ResourceControl'
-RC_PATH = '/org/example/ResourceControl'
-RC_IFACE = 'org.example.ResourceControl'
-RC_ERROR = 'org.example.ResourceControl.Error.'
-SD_NAME = 'org.freedesktop.systemd1'
-SD_PATH = '/org/freedesktop/systemd1'
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                'tests', 'integration'))
+from rcnames import RC_NAME, RC_PATH, RC_IFACE, RC_ERROR, ACTION_PREFIX  # noqa: E402,F401
+from rcnames import SYSTEMD_NAME as SD_NAME, SYSTEMD_PATH as SD_PATH  # noqa: E402
 SD_MANAGER = 'org.freedesktop.systemd1.Manager'
 SD_UNIT = 'org.freedesktop.systemd1.Unit'
 SD_SCOPE = 'org.freedesktop.systemd1.Scope'

@@ -13,6 +13,7 @@ at once so the clients are not one Python interpreter's GIL.
 '''
 
 import json
+import os
 import random
 import sys
 import time
@@ -22,10 +23,10 @@ gi.require_version('Gio', '2.0')
 gi.require_version('GLib', '2.0')
 from gi.repository import Gio, GLib  # noqa: E402 pylint: disable=wrong-import-position
 
-RC_NAME = 'org.example.ResourceControl'
-RC_PATH = '/org/example/ResourceControl'
-RC_IFACE = 'org.example.ResourceControl'
-E = 'org.example.ResourceControl.Error.'
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                'tests', 'integration'))
+from rcnames import RC_NAME, RC_PATH, RC_IFACE, RC_ERROR as E  # noqa: E402
+
 MIB = 1024 * 1024
 U64_MAX = 2 ** 64 - 1
 

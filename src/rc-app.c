@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-app.h"
+#include "rc-common.h"
 #include "rc-cgroup.h"
 
 #include <gio/gdesktopappinfo.h>
@@ -142,9 +143,9 @@ static GVariant * const *
 record_keys (void)
 {
   static const char * const names[N_KEYS] = {
-    "Unit", "AppId", "Launcher", "Name", "Icon", "DesktopFile", "Slice", "ActiveState",
-    "FreezerState", "Pids", "CPUWeight", "IOWeight", "CPUQuota", "MemoryLow", "MemoryHigh",
-    "MemoryMax", "TasksMax", "MemoryCurrent", "CPUUsageNSec", "TasksCurrent",
+    RC_KEY_UNIT, RC_KEY_APP_ID, RC_KEY_LAUNCHER, RC_KEY_NAME, RC_KEY_ICON, RC_KEY_DESKTOP_FILE, RC_KEY_SLICE, RC_KEY_ACTIVE_STATE,
+    RC_KEY_FREEZER_STATE, RC_KEY_PIDS, RC_KEY_CPU_WEIGHT, RC_KEY_IO_WEIGHT, RC_KEY_CPU_QUOTA, RC_KEY_MEMORY_LOW, RC_KEY_MEMORY_HIGH,
+    RC_KEY_MEMORY_MAX, RC_KEY_TASKS_MAX, RC_KEY_MEMORY_CURRENT, RC_KEY_CPU_USAGE_NSEC, RC_KEY_TASKS_CURRENT,
   };
   static GVariant *keys[N_KEYS];
   static gsize made = 0;

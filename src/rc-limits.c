@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-limits.h"
+#include "rc-common.h"
 #include "rc-cgroup.h"
 #include "rc-error.h"
 #include "rc-size.h"
@@ -23,13 +24,13 @@ static const struct {
   const char *type;
   Range       range;
 } limit_info[RC_N_LIMITS] = {
-  [RC_LIMIT_CPU_WEIGHT] = { "CPUWeight", "CPUWeight", "t", RANGE_WEIGHT },
-  [RC_LIMIT_IO_WEIGHT] = { "IOWeight", "IOWeight", "t", RANGE_WEIGHT },
-  [RC_LIMIT_CPU_QUOTA] = { "CPUQuota", "CPUQuotaPerSecUSec", "u", RANGE_QUOTA },
-  [RC_LIMIT_MEMORY_LOW] = { "MemoryLow", "MemoryLow", "t", RANGE_MEMORY_LOW },
-  [RC_LIMIT_MEMORY_HIGH] = { "MemoryHigh", "MemoryHigh", "t", RANGE_MEMORY },
-  [RC_LIMIT_MEMORY_MAX] = { "MemoryMax", "MemoryMax", "t", RANGE_MEMORY },
-  [RC_LIMIT_TASKS_MAX] = { "TasksMax", "TasksMax", "t", RANGE_TASKS },
+  [RC_LIMIT_CPU_WEIGHT] = { RC_KEY_CPU_WEIGHT, "CPUWeight", "t", RANGE_WEIGHT },
+  [RC_LIMIT_IO_WEIGHT] = { RC_KEY_IO_WEIGHT, "IOWeight", "t", RANGE_WEIGHT },
+  [RC_LIMIT_CPU_QUOTA] = { RC_KEY_CPU_QUOTA, "CPUQuotaPerSecUSec", "u", RANGE_QUOTA },
+  [RC_LIMIT_MEMORY_LOW] = { RC_KEY_MEMORY_LOW, "MemoryLow", "t", RANGE_MEMORY_LOW },
+  [RC_LIMIT_MEMORY_HIGH] = { RC_KEY_MEMORY_HIGH, "MemoryHigh", "t", RANGE_MEMORY },
+  [RC_LIMIT_MEMORY_MAX] = { RC_KEY_MEMORY_MAX, "MemoryMax", "t", RANGE_MEMORY },
+  [RC_LIMIT_TASKS_MAX] = { RC_KEY_TASKS_MAX, "TasksMax", "t", RANGE_TASKS },
 };
 
 const char *
@@ -155,7 +156,7 @@ parse_options (GVariant *options,
     {
       g_autoptr(GVariant) owned G_GNUC_UNUSED = value;   /* frees value */
 
-      if (!g_str_equal (key, "force"))
+      if (!g_str_equal (key, RC_OPTION_FORCE))
         {
           g_autofree char *shown = g_utf8_make_valid (key, MIN (strlen (key), 64));
 

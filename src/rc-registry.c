@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-registry.h"
+#include "rc-common.h"
 #include "rc-error.h"
 #include "rc-names.h"
 #include "rc-unit-name.h"
@@ -116,7 +117,7 @@ set_freezer_state (RcRegistry *self,
   if (g_strcmp0 (freezer_state, app->freezer_state) == 0)
     return;
   set_field (&app->freezer_state, freezer_state);
-  g_variant_dict_insert (&dict, "FreezerState", "s", freezer_state);
+  g_variant_dict_insert (&dict, RC_KEY_FREEZER_STATE, "s", freezer_state);
   g_signal_emit (self, signals[SIGNAL_APP_CHANGED], 0, app, g_variant_dict_end (&dict));
 }
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-rules.h"
+#include "rc-common.h"
 #include "rc-error.h"
 #include "rc-names.h"
 #include "rc-unit-name.h"
@@ -8,7 +9,7 @@
 #include <string.h>
 
 #define BOOST_GROUP "Boost"
-#define FREEZE_KEY "FreezeWhenInactiveSec"
+#define FREEZE_KEY RC_KEY_FREEZE_WHEN_INACTIVE_SEC
 #define ENABLED_KEY "Enabled"
 
 struct _RcRules {
@@ -158,7 +159,7 @@ read_boost_group (RcRules    *self,
           if (error == NULL)
             boost->enabled = enabled;
         }
-      else if (!g_str_equal (keys[i], "CPUWeight") && !g_str_equal (keys[i], "IOWeight"))
+      else if (!g_str_equal (keys[i], RC_KEY_CPU_WEIGHT) && !g_str_equal (keys[i], RC_KEY_IO_WEIGHT))
         g_set_error_literal (&error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
                              "unknown key: allowed are Enabled, CPUWeight and IOWeight");
       else

@@ -3,6 +3,7 @@
  * KEY=VALUE syntax of limits, checked here only as syntax (ranges are the
  * daemon's to judge). */
 #include "resourcectl.h"
+#include "rc-common.h"
 
 #include <string.h>
 
@@ -15,14 +16,14 @@
  * the keys `rule set` accepts (SetRule's). Also the order `rule list`
  * prints them in. */
 const RcctlLimitKey rcctl_limit_keys[] = {
-  { "CPUWeight", VALUE_NUMBER, FALSE },
-  { "IOWeight", VALUE_NUMBER, FALSE },
-  { "CPUQuota", VALUE_PERCENT, FALSE },
-  { "MemoryLow", VALUE_SIZE, FALSE },
-  { "MemoryHigh", VALUE_SIZE, FALSE },
-  { "MemoryMax", VALUE_SIZE, FALSE },
-  { "TasksMax", VALUE_TASKS, FALSE },
-  { "FreezeWhenInactiveSec", VALUE_SECONDS, TRUE },
+  { RC_KEY_CPU_WEIGHT, VALUE_NUMBER, FALSE },
+  { RC_KEY_IO_WEIGHT, VALUE_NUMBER, FALSE },
+  { RC_KEY_CPU_QUOTA, VALUE_PERCENT, FALSE },
+  { RC_KEY_MEMORY_LOW, VALUE_SIZE, FALSE },
+  { RC_KEY_MEMORY_HIGH, VALUE_SIZE, FALSE },
+  { RC_KEY_MEMORY_MAX, VALUE_SIZE, FALSE },
+  { RC_KEY_TASKS_MAX, VALUE_TASKS, FALSE },
+  { RC_KEY_FREEZE_WHEN_INACTIVE_SEC, VALUE_SECONDS, TRUE },
 };
 const gsize rcctl_n_limit_keys = G_N_ELEMENTS (rcctl_limit_keys);
 
@@ -94,7 +95,7 @@ rcctl_write_options (void)
   g_auto(GVariantDict) options = G_VARIANT_DICT_INIT (NULL);
 
   if (opt_force)
-    g_variant_dict_insert (&options, "force", "b", TRUE);
+    g_variant_dict_insert (&options, RC_OPTION_FORCE, "b", TRUE);
   return g_variant_dict_end (&options);
 }
 
@@ -146,8 +147,8 @@ rcctl_parse_set_memory_limit (char   **args,
     }
 
   /* SetMemoryLimit never forces; SetLimits sets the same pair and can. */
-  g_variant_dict_insert (&limits, "MemoryMax", "t", bytes);
-  g_variant_dict_insert (&limits, "MemoryHigh", "t",
+  g_variant_dict_insert (&limits, RC_KEY_MEMORY_MAX, "t", bytes);
+  g_variant_dict_insert (&limits, RC_KEY_MEMORY_HIGH, "t",
                          bytes == G_MAXUINT64 ? G_MAXUINT64 : bytes - bytes / 8);
   req->method = "SetLimits";
   req->params = g_variant_ref_sink (g_variant_new ("(s@a{sv}@a{sv})", args[0],

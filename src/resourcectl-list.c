@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* resourcectl list, show and monitor: the app instances and their events. */
 #include "resourcectl.h"
+#include "rc-common.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -14,15 +15,15 @@ static GStrv
 list_row (GVariant *app)
 {
   GStrv row = g_new0 (char *, N_LIST_COLUMNS + 1);
-  g_autofree char *current = rcctl_lookup_formatted (app, "MemoryCurrent");
-  g_autofree char *max = rcctl_lookup_formatted (app, "MemoryMax");
-  g_autofree char *active = rcctl_lookup_formatted (app, "ActiveState");
-  const char *freezer = rcctl_lookup_string (app, "FreezerState");
+  g_autofree char *current = rcctl_lookup_formatted (app, RC_KEY_MEMORY_CURRENT);
+  g_autofree char *max = rcctl_lookup_formatted (app, RC_KEY_MEMORY_MAX);
+  g_autofree char *active = rcctl_lookup_formatted (app, RC_KEY_ACTIVE_STATE);
+  const char *freezer = rcctl_lookup_string (app, RC_KEY_FREEZER_STATE);
 
-  row[0] = rcctl_lookup_formatted (app, "AppId");
-  row[1] = rcctl_lookup_formatted (app, "Name");
-  row[2] = rcctl_lookup_formatted (app, "Unit");
-  row[3] = rcctl_lookup_formatted (app, "CPUWeight");
+  row[0] = rcctl_lookup_formatted (app, RC_KEY_APP_ID);
+  row[1] = rcctl_lookup_formatted (app, RC_KEY_NAME);
+  row[2] = rcctl_lookup_formatted (app, RC_KEY_UNIT);
+  row[3] = rcctl_lookup_formatted (app, RC_KEY_CPU_WEIGHT);
   row[4] = g_strdup_printf ("%s / %s", current, max);
   if (*freezer == '\0' || strcmp (freezer, "running") == 0)
     row[5] = g_steal_pointer (&active);
@@ -119,8 +120,8 @@ on_app_added (RcDBusResourceControl *proxy,
               GVariant              *app,
               gpointer               user_data)
 {
-  g_autofree char *app_id = rcctl_lookup_formatted (app, "AppId");
-  g_autofree char *name = rcctl_lookup_formatted (app, "Name");
+  g_autofree char *app_id = rcctl_lookup_formatted (app, RC_KEY_APP_ID);
+  g_autofree char *name = rcctl_lookup_formatted (app, RC_KEY_NAME);
   g_autofree char *line = g_strdup_printf ("added %s %s (%s)", unit, app_id, name);
 
   print_event (line);

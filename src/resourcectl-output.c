@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* resourcectl: how values, tables and JSON are shown. */
 #include "resourcectl.h"
+#include "rc-common.h"
 
 #include <string.h>
 
@@ -10,26 +11,26 @@
 
 /* Every key of an app dictionary, in the order `show` prints them. */
 const RcctlAppKey rcctl_app_keys[] = {
-  { "Unit", FORMAT_TEXT },
-  { "AppId", FORMAT_TEXT },
-  { "Launcher", FORMAT_TEXT },
-  { "Name", FORMAT_TEXT },
-  { "Icon", FORMAT_TEXT },
-  { "DesktopFile", FORMAT_TEXT },
-  { "Slice", FORMAT_TEXT },
-  { "ActiveState", FORMAT_TEXT },
-  { "FreezerState", FORMAT_TEXT },
-  { "Pids", FORMAT_TEXT },
-  { "CPUWeight", FORMAT_COUNT_USAGE },
-  { "IOWeight", FORMAT_COUNT_USAGE },
-  { "CPUQuota", FORMAT_QUOTA },
-  { "MemoryLow", FORMAT_SIZE_LIMIT },
-  { "MemoryHigh", FORMAT_SIZE_LIMIT },
-  { "MemoryMax", FORMAT_SIZE_LIMIT },
-  { "TasksMax", FORMAT_COUNT_LIMIT },
-  { "MemoryCurrent", FORMAT_SIZE_USAGE },
-  { "CPUUsageNSec", FORMAT_COUNT_USAGE },
-  { "TasksCurrent", FORMAT_COUNT_USAGE },
+  { RC_KEY_UNIT, FORMAT_TEXT },
+  { RC_KEY_APP_ID, FORMAT_TEXT },
+  { RC_KEY_LAUNCHER, FORMAT_TEXT },
+  { RC_KEY_NAME, FORMAT_TEXT },
+  { RC_KEY_ICON, FORMAT_TEXT },
+  { RC_KEY_DESKTOP_FILE, FORMAT_TEXT },
+  { RC_KEY_SLICE, FORMAT_TEXT },
+  { RC_KEY_ACTIVE_STATE, FORMAT_TEXT },
+  { RC_KEY_FREEZER_STATE, FORMAT_TEXT },
+  { RC_KEY_PIDS, FORMAT_TEXT },
+  { RC_KEY_CPU_WEIGHT, FORMAT_COUNT_USAGE },
+  { RC_KEY_IO_WEIGHT, FORMAT_COUNT_USAGE },
+  { RC_KEY_CPU_QUOTA, FORMAT_QUOTA },
+  { RC_KEY_MEMORY_LOW, FORMAT_SIZE_LIMIT },
+  { RC_KEY_MEMORY_HIGH, FORMAT_SIZE_LIMIT },
+  { RC_KEY_MEMORY_MAX, FORMAT_SIZE_LIMIT },
+  { RC_KEY_TASKS_MAX, FORMAT_COUNT_LIMIT },
+  { RC_KEY_MEMORY_CURRENT, FORMAT_SIZE_USAGE },
+  { RC_KEY_CPU_USAGE_NSEC, FORMAT_COUNT_USAGE },
+  { RC_KEY_TASKS_CURRENT, FORMAT_COUNT_USAGE },
 };
 const gsize rcctl_n_app_keys = G_N_ELEMENTS (rcctl_app_keys);
 
@@ -190,9 +191,9 @@ compare_apps (gconstpointer a,
 {
   GVariant *app_a = *(GVariant **) a;
   GVariant *app_b = *(GVariant **) b;
-  int cmp = g_strcmp0 (rcctl_lookup_string (app_a, "AppId"), rcctl_lookup_string (app_b, "AppId"));
+  int cmp = g_strcmp0 (rcctl_lookup_string (app_a, RC_KEY_APP_ID), rcctl_lookup_string (app_b, RC_KEY_APP_ID));
 
-  return cmp != 0 ? cmp : g_strcmp0 (rcctl_lookup_string (app_a, "Unit"), rcctl_lookup_string (app_b, "Unit"));
+  return cmp != 0 ? cmp : g_strcmp0 (rcctl_lookup_string (app_a, RC_KEY_UNIT), rcctl_lookup_string (app_b, RC_KEY_UNIT));
 }
 
 /* The instances in @apps (aa{sv}), sorted by AppId and unit. */

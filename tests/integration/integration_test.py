@@ -30,13 +30,7 @@ ACTIONS = ['set-weight', 'set-memory-limit', 'set-limits', 'reset-limits', 'free
            'set-foreground', 'thaw']
 WRITE_ACTIONS = ACTIONS[:-1]
 
-APP_KEYS = {
-    'Unit': 's', 'AppId': 's', 'Launcher': 's', 'Name': 's', 'Icon': 's',
-    'DesktopFile': 's', 'Slice': 's', 'ActiveState': 's', 'FreezerState': 's',
-    'Pids': 'au', 'CPUWeight': 't', 'IOWeight': 't', 'CPUQuota': 'u',
-    'MemoryLow': 't', 'MemoryHigh': 't', 'MemoryMax': 't', 'TasksMax': 't',
-    'MemoryCurrent': 't', 'CPUUsageNSec': 't', 'TasksCurrent': 't',
-}
+from rcnames import APP_KEYS  # noqa: E402
 
 
 def online_cpus():

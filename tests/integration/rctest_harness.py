@@ -43,16 +43,10 @@ FOREIGN_USER = 'nobody'
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE_ROOT = os.path.dirname(os.path.dirname(HERE))
 
-RC_NAME = 'org.example.ResourceControl'
-RC_PATH = '/org/example/ResourceControl'
-RC_IFACE = 'org.example.ResourceControl'
-RC_ERROR = 'org.example.ResourceControl.Error.'
-SYSTEMD_NAME = 'org.freedesktop.systemd1'
-SYSTEMD_PATH = '/org/freedesktop/systemd1'
+from rcnames import (RC_NAME, RC_PATH, RC_IFACE, RC_ERROR, SYSTEMD_NAME, SYSTEMD_PATH,  # noqa: E402,F401
+                     POLKIT_NAME, ACTION_PREFIX)
 MOCK_IFACE = 'org.example.MockSystemd'
 DBUSMOCK_IFACE = 'org.freedesktop.DBus.Mock'
-POLKIT_NAME = 'org.freedesktop.PolicyKit1'
-ACTION_PREFIX = 'org.example.ResourceControl.'
 # Test-only action: its rule flips between YES and NO with every rules rewrite, so
 # a pkcheck tells when polkitd has loaded the new file.
 GENERATION_ACTION = 'org.example.ResourceControlTest.generation'

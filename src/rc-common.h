@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The keys of the public API, once for the daemon and the client: the keys
+ * of an app record (ListApps, GetApp, AppAdded, AppChanged), of SetLimits and
+ * of rules, and SetLimits' options. The Python tests and benchmarks have
+ * the same names in tests/integration/rcnames.py. */
+#pragma once
+
+/* an app record, in the order ListApps gives them */
+#define RC_KEY_UNIT                     "Unit"
+#define RC_KEY_APP_ID                   "AppId"
+#define RC_KEY_LAUNCHER                 "Launcher"
+#define RC_KEY_NAME                     "Name"
+#define RC_KEY_ICON                     "Icon"
+#define RC_KEY_DESKTOP_FILE             "DesktopFile"
+#define RC_KEY_SLICE                    "Slice"
+#define RC_KEY_ACTIVE_STATE             "ActiveState"
+#define RC_KEY_FREEZER_STATE            "FreezerState"
+#define RC_KEY_PIDS                     "Pids"
+/* the limits: record keys, SetLimits keys and rule keys */
+#define RC_KEY_CPU_WEIGHT               "CPUWeight"
+#define RC_KEY_IO_WEIGHT                "IOWeight"
+#define RC_KEY_CPU_QUOTA                "CPUQuota"
+#define RC_KEY_MEMORY_LOW               "MemoryLow"
+#define RC_KEY_MEMORY_HIGH              "MemoryHigh"
+#define RC_KEY_MEMORY_MAX               "MemoryMax"
+#define RC_KEY_TASKS_MAX                "TasksMax"
+/* usage, in records only */
+#define RC_KEY_MEMORY_CURRENT           "MemoryCurrent"
+#define RC_KEY_CPU_USAGE_NSEC           "CPUUsageNSec"
+#define RC_KEY_TASKS_CURRENT            "TasksCurrent"
+/* rules only */
+#define RC_KEY_FREEZE_WHEN_INACTIVE_SEC "FreezeWhenInactiveSec"
+
+/* SetLimits' options */
+#define RC_OPTION_FORCE                 "force"

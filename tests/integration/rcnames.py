@@ -1,0 +1,28 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+'''The names of resource-controld's public D-Bus API, once for every Python test and
+benchmark (the C code has them in src/rc-names.h and src/rc-common.h).'''
+
+RC_NAME = 'org.example.ResourceControl'
+RC_PATH = '/org/example/ResourceControl'
+RC_IFACE = 'org.example.ResourceControl'
+RC_ERROR = RC_NAME + '.Error.'
+ACTION_PREFIX = RC_NAME + '.'
+
+SYSTEMD_NAME = 'org.freedesktop.systemd1'
+SYSTEMD_PATH = '/org/freedesktop/systemd1'
+POLKIT_NAME = 'org.freedesktop.PolicyKit1'
+
+# the limits: record keys, SetLimits keys and rule keys, with their D-Bus types
+LIMIT_KEYS = {
+    'CPUWeight': 't', 'IOWeight': 't', 'CPUQuota': 'u', 'MemoryLow': 't', 'MemoryHigh': 't',
+    'MemoryMax': 't', 'TasksMax': 't',
+}
+# an app record (ListApps, GetApp, AppAdded), in the order the daemon gives them
+APP_KEYS = {
+    'Unit': 's', 'AppId': 's', 'Launcher': 's', 'Name': 's', 'Icon': 's',
+    'DesktopFile': 's', 'Slice': 's', 'ActiveState': 's', 'FreezerState': 's', 'Pids': 'au',
+    **LIMIT_KEYS,
+    'MemoryCurrent': 't', 'CPUUsageNSec': 't', 'TasksCurrent': 't',
+}
+# rules take the limits and this
+RULE_ONLY_KEYS = {'FreezeWhenInactiveSec': 'u'}
