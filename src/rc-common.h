@@ -28,6 +28,8 @@
 #define RC_KEY_MEMORY_CURRENT           "MemoryCurrent"
 #define RC_KEY_CPU_USAGE_NSEC           "CPUUsageNSec"
 #define RC_KEY_TASKS_CURRENT            "TasksCurrent"
+/* SetLimits only: MemoryMax and MemoryHigh as SetMemoryLimit sets them */
+#define RC_KEY_MEMORY_LIMIT             "MemoryLimit"
 /* rules only */
 #define RC_KEY_FREEZE_WHEN_INACTIVE_SEC "FreezeWhenInactiveSec"
 

@@ -195,6 +195,7 @@ rc_limits_parse (GVariant *limits,
   GVariantIter iter;
   const char *key;
   GVariant *value;
+  g_autoptr(GVariant) memory_limit = NULL;
 
   g_variant_iter_init (&iter, limits);
   while (g_variant_iter_next (&iter, "{&sv}", &key, &value))
@@ -202,6 +203,21 @@ rc_limits_parse (GVariant *limits,
       g_autoptr(GVariant) owned G_GNUC_UNUSED = value;   /* frees value */
       RcLimit limit;
 
+      /* The pair SetMemoryLimit sets, for a caller that needs "force":
+       * the rule that ties MemoryHigh to MemoryMax stays here. */
+      if (g_str_equal (key, RC_KEY_MEMORY_LIMIT))
+        {
+          if (memory_limit != NULL || !g_variant_is_of_type (value, G_VARIANT_TYPE_UINT64))
+            {
+              g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                           memory_limit != NULL ? "Limit %s is given twice"
+                                                : "Limit %s has type %s: it must be t",
+                           key, g_variant_get_type_string (value));
+              return FALSE;
+            }
+          memory_limit = g_variant_ref (value);
+          continue;
+        }
       if (!rc_limit_from_key (key, &limit))
         {
           /* Show at most 64 bytes of whatever the caller sent. */
@@ -210,7 +226,7 @@ rc_limits_parse (GVariant *limits,
           g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
                        "Unknown limit “%s”: allowed are CPUWeight (t), IOWeight (t), "
                        "CPUQuota (u), MemoryLow (t), MemoryHigh (t), MemoryMax (t), "
-                       "TasksMax (t)", shown);
+                       "TasksMax (t), MemoryLimit (t)", shown);
           return FALSE;
         }
       if (rc_limits_has (&parsed, limit))
@@ -231,11 +247,26 @@ rc_limits_parse (GVariant *limits,
                                                  : g_variant_get_uint64 (value));
     }
 
+  if (memory_limit != NULL)
+    {
+      RcLimits pair;
+
+      if (rc_limits_has (&parsed, RC_LIMIT_MEMORY_MAX) || rc_limits_has (&parsed, RC_LIMIT_MEMORY_HIGH))
+        {
+          g_set_error_literal (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                               "MemoryLimit sets MemoryMax and MemoryHigh together: give either "
+                               "MemoryLimit or those two");
+          return FALSE;
+        }
+      rc_limits_init_memory_limit (&pair, g_variant_get_uint64 (memory_limit));
+      rc_limits_set (&parsed, RC_LIMIT_MEMORY_MAX, pair.values[RC_LIMIT_MEMORY_MAX]);
+      rc_limits_set (&parsed, RC_LIMIT_MEMORY_HIGH, pair.values[RC_LIMIT_MEMORY_HIGH]);
+    }
   if (parsed.set == 0)
     {
       g_set_error_literal (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
                            "No limits given: pass at least one of CPUWeight, IOWeight, "
-                           "CPUQuota, MemoryLow, MemoryHigh, MemoryMax, TasksMax");
+                           "CPUQuota, MemoryLow, MemoryHigh, MemoryMax, TasksMax, MemoryLimit");
       return FALSE;
     }
   if (!parse_options (options, &parsed.force, error) ||

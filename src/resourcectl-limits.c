@@ -146,10 +146,9 @@ rcctl_parse_set_memory_limit (char   **args,
       return TRUE;
     }
 
-  /* SetMemoryLimit never forces; SetLimits sets the same pair and can. */
-  g_variant_dict_insert (&limits, RC_KEY_MEMORY_MAX, "t", bytes);
-  g_variant_dict_insert (&limits, RC_KEY_MEMORY_HIGH, "t",
-                         bytes == G_MAXUINT64 ? G_MAXUINT64 : bytes - bytes / 8);
+  /* SetMemoryLimit never forces; SetLimits' MemoryLimit sets the same pair
+   * (the daemon derives MemoryHigh) and can. */
+  g_variant_dict_insert (&limits, RC_KEY_MEMORY_LIMIT, "t", bytes);
   req->method = "SetLimits";
   req->params = g_variant_ref_sink (g_variant_new ("(s@a{sv}@a{sv})", args[0],
                                                    g_variant_dict_end (&limits),

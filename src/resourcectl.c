@@ -77,7 +77,7 @@ static const Command commands[] = {
     "GetApp", FALSE, rcctl_parse_app, rcctl_finish_show, NULL },
   { "set-weight", "APP WEIGHT", "Set the CPU weight (1..10000, default 100)", NULL, NULL, 2, 2,
     "SetWeight", TRUE, rcctl_parse_set_weight, NULL, NULL },
-  { "set-memory-limit", "APP SIZE", "Limit memory (MemoryMax=SIZE, MemoryHigh=7/8 of it)",
+  { "set-memory-limit", "APP SIZE", "Limit memory (MemoryMax=SIZE, MemoryHigh a little below it)",
     "SIZE is bytes or a number with K, M, G or T (powers of 1024), e.g. 512M or 1.5G;\n"
     "\"infinity\" removes the limit.", force_options, 2, 2,
     "SetMemoryLimit", TRUE, rcctl_parse_set_memory_limit, NULL, NULL },

@@ -42,6 +42,11 @@ static const ParseCase parse_cases[] = {
   { "{'MemoryLow': <uint64 1>}", "@a{sv} {}", RC_ERROR_INVALID_ARGUMENT, "0 for no protection" },
   { "{'TasksMax': <uint64 0>}", "@a{sv} {}", RC_ERROR_INVALID_ARGUMENT, "TasksMax 0" },
   { "{'Bogus': <uint64 1>}", "@a{sv} {}", RC_ERROR_INVALID_ARGUMENT, "Unknown limit “Bogus”" },
+  { "{'MemoryLimit': <uint64 1073741824>}", "{'force': <true>}", -1, NULL },
+  { "{'MemoryLimit': <uint64 18446744073709551615>}", "@a{sv} {}", -1, NULL },
+  { "{'MemoryLimit': <uint32 1>}", "@a{sv} {}", RC_ERROR_INVALID_ARGUMENT, "MemoryLimit has type u: it must be t" },
+  { "{'MemoryLimit': <uint64 1073741824>, 'MemoryMax': <uint64 1073741824>}", "@a{sv} {}", RC_ERROR_INVALID_ARGUMENT, "give either MemoryLimit or those two" },
+  { "{'MemoryLimit': <uint64 1>}", "@a{sv} {}", RC_ERROR_INVALID_ARGUMENT, "too small" },
   { "{'cpuweight': <uint64 1>}", "@a{sv} {}", RC_ERROR_INVALID_ARGUMENT, "Unknown limit" },
   { "{'CPUWeight': <uint64 100>}", "{'force': <1>}", RC_ERROR_INVALID_ARGUMENT, "Option force has type i" },
   { "{'CPUWeight': <uint64 100>}", "{'forse': <true>}", RC_ERROR_INVALID_ARGUMENT, "Unknown option “forse”" },
@@ -114,6 +119,25 @@ test_parse_values (void)
   g_assert_cmpuint (parsed.values[RC_LIMIT_CPU_WEIGHT], ==, 300);
   g_assert_cmpuint (parsed.values[RC_LIMIT_CPU_QUOTA], ==, 10);
   g_assert_cmpuint (parsed.values[RC_LIMIT_MEMORY_MAX], ==, 1073741824);
+}
+
+/* MemoryLimit is SetMemoryLimit's pair: MemoryMax, and MemoryHigh an eighth below. */
+static void
+test_parse_memory_limit (void)
+{
+  g_autoptr(GVariant) limits = g_variant_ref_sink (g_variant_new_parsed (
+                                                     "{'MemoryLimit': <uint64 1073741824>}"));
+  g_autoptr(GVariant) options = g_variant_ref_sink (g_variant_new_parsed ("{'force': <true>}"));
+  g_autoptr(GError) error = NULL;
+  RcLimits parsed = { 0, }, expected;
+
+  g_assert_true (rc_limits_parse (limits, options, 2, &parsed, &error));
+  g_assert_no_error (error);
+  rc_limits_init_memory_limit (&expected, 1073741824);
+  g_assert_cmpuint (parsed.set, ==, expected.set);
+  g_assert_cmpuint (parsed.values[RC_LIMIT_MEMORY_MAX], ==, 1073741824);
+  g_assert_cmpuint (parsed.values[RC_LIMIT_MEMORY_HIGH], ==, 1073741824 - 1073741824 / 8);
+  g_assert_true (parsed.force);
 }
 
 static void
@@ -260,6 +284,7 @@ main (int   argc,
   g_test_add_func ("/limits/parse-table", test_parse_table);
   g_test_add_func ("/limits/parse-duplicate-key", test_parse_duplicate_key);
   g_test_add_func ("/limits/parse-values", test_parse_values);
+  g_test_add_func ("/limits/parse-memory-limit", test_parse_memory_limit);
   g_test_add_func ("/limits/unit-properties", test_unit_properties);
   g_test_add_func ("/limits/memory-limit", test_memory_limit);
   g_test_add_func ("/limits/reset", test_reset);
