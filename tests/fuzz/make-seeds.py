@@ -52,18 +52,9 @@ def vardict(d):
     return GLib.Variant('a{sv}', d)
 
 
-def t(v):
-    return GLib.Variant('t', v)
-
-
-def u(v):
-    return GLib.Variant('u', v)
-
-
-def b(v):
-    return GLib.Variant('b', v)
-
-
+t = lambda v: GLib.Variant('t', v)  # noqa: E731
+u = lambda v: GLib.Variant('u', v)  # noqa: E731
+b = lambda v: GLib.Variant('b', v)  # noqa: E731
 MiB = 1024 * 1024
 
 limits = [
