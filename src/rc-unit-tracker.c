@@ -63,6 +63,14 @@ G_DEFINE_TYPE (RcUnitTracker, rc_unit_tracker, G_TYPE_OBJECT)
 
 /* ---- the rules --------------------------------------------------------- */
 
+/* Read it (again): into the read queue. */
+static RcUnitState
+queue_read (RcUnitAction *actions)
+{
+  *actions |= RC_UNIT_ACTION_QUEUE_READ;
+  return RC_UNIT_QUEUED;
+}
+
 RcUnitState
 rc_unit_state_next (RcUnitState   state,
                     RcUnitEvent   event,
@@ -78,10 +86,7 @@ rc_unit_state_next (RcUnitState   state,
       if (state == RC_UNIT_READING || state == RC_UNIT_DOWN_READING)
         next = RC_UNIT_READING_STALE;
       else if (state != RC_UNIT_QUEUED && state != RC_UNIT_READING_STALE)
-        {
-          next = RC_UNIT_QUEUED;
-          actions = RC_UNIT_ACTION_QUEUE_READ;
-        }
+        next = queue_read (&actions);
       break;
 
     case RC_UNIT_EVENT_DOWN:
@@ -116,10 +121,7 @@ rc_unit_state_next (RcUnitState   state,
         }
       /* Changed while it was read: the last state must win. */
       if (state == RC_UNIT_READING_STALE && event != RC_UNIT_EVENT_READ_DOWN)
-        {
-          actions |= RC_UNIT_ACTION_QUEUE_READ;
-          next = RC_UNIT_QUEUED;
-        }
+        next = queue_read (&actions);
       break;
 
     case RC_UNIT_EVENT_READ_FAILED:
@@ -130,20 +132,14 @@ rc_unit_state_next (RcUnitState   state,
           actions = RC_UNIT_ACTION_RETRY_LATER;
         }
       else if (state == RC_UNIT_READING_STALE)
-        {
-          next = RC_UNIT_QUEUED;
-          actions = RC_UNIT_ACTION_QUEUE_READ;
-        }
+        next = queue_read (&actions);
       else if (state == RC_UNIT_DOWN_READING)
         next = RC_UNIT_DOWN;
       break;
 
     case RC_UNIT_EVENT_RETRY:
       if (state == RC_UNIT_RETRY_WAIT)
-        {
-          next = RC_UNIT_QUEUED;
-          actions = RC_UNIT_ACTION_QUEUE_READ;
-        }
+        next = queue_read (&actions);
       break;
 
     case RC_UNIT_EVENT_REMOVED:
