@@ -28,7 +28,7 @@ RcApp    *rc_app_new (const char *unit,
                       const char *launcher);
 RcApp    *rc_app_ref (RcApp *app);
 void      rc_app_unref (RcApp *app);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (RcApp, rc_app_unref)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RcApp, rc_app_unref);
 
 void      rc_app_load_desktop_info (RcApp      *app,
                                     const char *source_path);

@@ -35,7 +35,7 @@ struct _RcAuthority {
   PolkitAuthority *polkit;
 };
 
-G_DEFINE_TYPE (RcAuthority, rc_authority, G_TYPE_OBJECT)
+G_DEFINE_TYPE (RcAuthority, rc_authority, G_TYPE_OBJECT);
 
 typedef struct {
   char         *action;

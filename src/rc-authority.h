@@ -10,7 +10,7 @@ G_BEGIN_DECLS
  * table is never authorized. The polkit subject is built from the caller's
  * bus credentials, never from anything the caller sends. */
 #define RC_TYPE_AUTHORITY (rc_authority_get_type ())
-G_DECLARE_FINAL_TYPE (RcAuthority, rc_authority, RC, AUTHORITY, GObject)
+G_DECLARE_FINAL_TYPE (RcAuthority, rc_authority, RC, AUTHORITY, GObject);
 
 RcAuthority *rc_authority_new (void);
 

@@ -24,7 +24,7 @@ struct _RcFocusWatch {
   GHashTable *by_wd;      /* wd -> Watched (borrowed) */
 };
 
-G_DEFINE_TYPE (RcFocusWatch, rc_focus_watch, G_TYPE_OBJECT)
+G_DEFINE_TYPE (RcFocusWatch, rc_focus_watch, G_TYPE_OBJECT);
 
 enum { SIGNAL_FOCUS_CHANGED, N_SIGNALS };
 static guint signals[N_SIGNALS];

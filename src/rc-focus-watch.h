@@ -13,7 +13,7 @@ G_BEGIN_DECLS
  * Signals:
  *   "focus-changed" (s unit, b focused)   the attribute of @unit changed */
 #define RC_TYPE_FOCUS_WATCH (rc_focus_watch_get_type ())
-G_DECLARE_FINAL_TYPE (RcFocusWatch, rc_focus_watch, RC, FOCUS_WATCH, GObject)
+G_DECLARE_FINAL_TYPE (RcFocusWatch, rc_focus_watch, RC, FOCUS_WATCH, GObject);
 
 typedef enum {
   RC_FOCUS_UNKNOWN,     /* no attribute: Mutter has not marked the app */

@@ -48,7 +48,7 @@ static void rc_manager_iface_init (RcDBusResourceControlIface *iface);
 
 G_DEFINE_TYPE_WITH_CODE (RcManager, rc_manager, RC_DBUS_TYPE_RESOURCE_CONTROL_SKELETON,
                          G_IMPLEMENT_INTERFACE (RC_DBUS_TYPE_RESOURCE_CONTROL,
-                                                rc_manager_iface_init))
+                                                rc_manager_iface_init));
 
 static void apply_next (Request *request);
 
@@ -745,7 +745,7 @@ call_free (Call *call)
   g_object_unref (call->invocation);
   g_free (call);
 }
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (Call, call_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Call, call_free);
 
 static void
 foreground_resolved_cb (GObject      *source,

@@ -17,13 +17,13 @@ G_BEGIN_DECLS
  * it out; it turns registry events into AppAdded, AppRemoved and
  * AppChanged. */
 #define RC_TYPE_MANAGER (rc_manager_get_type ())
-G_DECLARE_FINAL_TYPE (RcManager, rc_manager, RC, MANAGER, RcDBusResourceControlSkeleton)
+G_DECLARE_FINAL_TYPE (RcManager, rc_manager, RC, MANAGER, RcDBusResourceControlSkeleton);
 
-RcManager *rc_manager_new (RcRegistry * registry,
-                           RcSystemd * systemd,
-                           RcAuthority * authority,
-                           RcRules * rules,
-                           RcPolicy * policy,
-                           RcRequestQueue * queue);
+RcManager *rc_manager_new (RcRegistry     *registry,
+                           RcSystemd      *systemd,
+                           RcAuthority    *authority,
+                           RcRules        *rules,
+                           RcPolicy       *policy,
+                           RcRequestQueue *queue);
 
 G_END_DECLS

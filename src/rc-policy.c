@@ -39,7 +39,7 @@ struct _RcPolicy {
   GCancellable   *cancellable;
 };
 
-G_DEFINE_TYPE (RcPolicy, rc_policy, G_TYPE_OBJECT)
+G_DEFINE_TYPE (RcPolicy, rc_policy, G_TYPE_OBJECT);
 
 enum { SIGNAL_LIMITS_APPLIED, N_SIGNALS };
 static guint signals[N_SIGNALS];

@@ -31,13 +31,13 @@ G_BEGIN_DECLS
  *   "limits-applied" (RcApp*, GVariant* a{sv})   the daemon changed these
  *                                                limits of the app */
 #define RC_TYPE_POLICY (rc_policy_get_type ())
-G_DECLARE_FINAL_TYPE (RcPolicy, rc_policy, RC, POLICY, GObject)
+G_DECLARE_FINAL_TYPE (RcPolicy, rc_policy, RC, POLICY, GObject);
 
-RcPolicy *rc_policy_new (RcRegistry * registry,
-                         RcSystemd * systemd,
-                         RcRequestQueue * queue,
-                         RcRules * rules,
-                         RcFocusWatch * focus_watch,
+RcPolicy *rc_policy_new (RcRegistry     *registry,
+                         RcSystemd      *systemd,
+                         RcRequestQueue *queue,
+                         RcRules        *rules,
+                         RcFocusWatch   *focus_watch,
                          const char     *state_file);
 
 /* Which value each limit should have, first found: @boost (NULL unless the

@@ -26,10 +26,10 @@ enum {
 };
 static guint signals[N_SIGNALS];
 
-G_DEFINE_TYPE (RcRegistry, rc_registry, G_TYPE_OBJECT)
+G_DEFINE_TYPE (RcRegistry, rc_registry, G_TYPE_OBJECT);
 
 static const char *
-lookup_string (GVariant * props,
+lookup_string (GVariant   *props,
                const char *key)
 {
   const char *value = NULL;

@@ -22,9 +22,9 @@ G_BEGIN_DECLS
  * systemd: the units' PropertiesChanged, and the answers to FreezeUnit and
  * ThawUnit (RcSystemd's "freezer-reached"), whoever asked. */
 #define RC_TYPE_REGISTRY (rc_registry_get_type ())
-G_DECLARE_FINAL_TYPE (RcRegistry, rc_registry, RC, REGISTRY, GObject)
+G_DECLARE_FINAL_TYPE (RcRegistry, rc_registry, RC, REGISTRY, GObject);
 
-RcRegistry *rc_registry_new (RcSystemd * systemd);
+RcRegistry *rc_registry_new (RcSystemd *systemd);
 
 /* Every app instance, sorted by unit name. */
 GPtrArray  *rc_registry_get_apps (RcRegistry *self);

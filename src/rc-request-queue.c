@@ -18,7 +18,7 @@ struct _RcRequestQueue {
   gboolean  pump_again;
 };
 
-G_DEFINE_TYPE (RcRequestQueue, rc_request_queue, G_TYPE_OBJECT)
+G_DEFINE_TYPE (RcRequestQueue, rc_request_queue, G_TYPE_OBJECT);
 
 static void
 queued_free (RcQueued *queued)

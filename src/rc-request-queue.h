@@ -20,7 +20,7 @@ G_BEGIN_DECLS
  * start function when its turn comes, and the entry's owner calls
  * rc_request_queue_done() when it is finished (or failed, at any point). */
 #define RC_TYPE_REQUEST_QUEUE (rc_request_queue_get_type ())
-G_DECLARE_FINAL_TYPE (RcRequestQueue, rc_request_queue, RC, REQUEST_QUEUE, GObject)
+G_DECLARE_FINAL_TYPE (RcRequestQueue, rc_request_queue, RC, REQUEST_QUEUE, GObject);
 
 typedef struct _RcQueued RcQueued;
 typedef void (*RcQueuedStartFunc) (RcQueued *queued,

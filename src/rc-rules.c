@@ -23,7 +23,7 @@ struct _RcRules {
   guint         reload_id;
 };
 
-G_DEFINE_TYPE (RcRules, rc_rules, G_TYPE_OBJECT)
+G_DEFINE_TYPE (RcRules, rc_rules, G_TYPE_OBJECT);
 
 enum { SIGNAL_CHANGED, N_SIGNALS };
 static guint signals[N_SIGNALS];

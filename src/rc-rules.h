@@ -16,7 +16,7 @@ G_BEGIN_DECLS
  * Signals:
  *   "changed" ()   the rules or the boost were read again */
 #define RC_TYPE_RULES (rc_rules_get_type ())
-G_DECLARE_FINAL_TYPE (RcRules, rc_rules, RC, RULES, GObject)
+G_DECLARE_FINAL_TYPE (RcRules, rc_rules, RC, RULES, GObject);
 
 #define RC_FREEZE_INACTIVE_MAX_SEC 86400
 #define RC_BOOST_WEIGHT_DEFAULT 300

@@ -28,10 +28,10 @@ enum {
 };
 static guint signals[N_SIGNALS];
 
-G_DEFINE_TYPE (RcSystemd, rc_systemd, G_TYPE_OBJECT)
+G_DEFINE_TYPE (RcSystemd, rc_systemd, G_TYPE_OBJECT);
 
 static GError *
-translate_error (GError * error)
+translate_error (GError *error)
 {
   g_autofree char *remote = g_dbus_error_get_remote_error (error);
   GError *translated;

@@ -26,9 +26,9 @@ G_BEGIN_DECLS
  * Errors: systemd's NoSuchUnit/LoadFailed become RC_ERROR_NO_SUCH_APP, any
  * other failure RC_ERROR_FAILED with systemd's own message. */
 #define RC_TYPE_SYSTEMD (rc_systemd_get_type ())
-G_DECLARE_FINAL_TYPE (RcSystemd, rc_systemd, RC, SYSTEMD, GObject)
+G_DECLARE_FINAL_TYPE (RcSystemd, rc_systemd, RC, SYSTEMD, GObject);
 
-RcSystemd       *rc_systemd_new (GDBusConnection * connection);
+RcSystemd       *rc_systemd_new (GDBusConnection *connection);
 gboolean         rc_systemd_is_present (RcSystemd *self);
 
 void      rc_systemd_subscribe_async (RcSystemd          *self,

@@ -21,7 +21,7 @@ typedef struct {
 RcUnitName *rc_unit_name_parse (const char *unit);
 void        rc_unit_name_free (RcUnitName *name);
 
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (RcUnitName, rc_unit_name_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RcUnitName, rc_unit_name_free);
 
 char       *rc_unit_name_unescape (const char *s);
 gboolean    rc_unit_name_is_valid (const char *name);

@@ -59,7 +59,7 @@ enum {
 };
 static guint signals[N_SIGNALS];
 
-G_DEFINE_TYPE (RcUnitTracker, rc_unit_tracker, G_TYPE_OBJECT)
+G_DEFINE_TYPE (RcUnitTracker, rc_unit_tracker, G_TYPE_OBJECT);
 
 /* ---- the rules --------------------------------------------------------- */
 

@@ -75,8 +75,8 @@ const char  *rc_unit_state_to_string (RcUnitState state);
  *                                  an app's new ActiveState, still active
  *   "unit-freezer" (s path, s state) FreezerState changed */
 #define RC_TYPE_UNIT_TRACKER (rc_unit_tracker_get_type ())
-G_DECLARE_FINAL_TYPE (RcUnitTracker, rc_unit_tracker, RC, UNIT_TRACKER, GObject)
+G_DECLARE_FINAL_TYPE (RcUnitTracker, rc_unit_tracker, RC, UNIT_TRACKER, GObject);
 
-RcUnitTracker *rc_unit_tracker_new (RcSystemd * systemd);
+RcUnitTracker *rc_unit_tracker_new (RcSystemd *systemd);
 
 G_END_DECLS
