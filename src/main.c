@@ -69,17 +69,14 @@ name_lost_cb (GDBusConnection *connection,
     }
 }
 
-/* Own the name only once the app list is complete, so that the first
- * caller, the one that activated us, never sees a partial list. */
+/* The name is owned at once, however many apps there are to list, so D-Bus
+* activation never times out; the manager holds calls that come before the
+* first full listing until it is done, so no caller sees a partial list. */
 static void
-registry_ready_cb (RcRegistry *registry,
-                   gpointer    user_data)
+own_name (Daemon *daemon)
 {
-  Daemon *daemon = user_data;
   GBusNameOwnerFlags flags = G_BUS_NAME_OWNER_FLAGS_ALLOW_REPLACEMENT;
 
-  if (daemon->owner_id != 0)
-    return;
   if (daemon->replace)
     flags |= G_BUS_NAME_OWNER_FLAGS_REPLACE;
   daemon->owner_id = g_bus_own_name_on_connection (daemon->connection, RC_DBUS_NAME, flags,
@@ -150,7 +147,7 @@ start (Daemon  *daemon,
   if (!g_dbus_interface_skeleton_export (G_DBUS_INTERFACE_SKELETON (daemon->manager),
                                          daemon->connection, RC_DBUS_PATH, error))
     return FALSE;
-  g_signal_connect (daemon->registry, "ready", G_CALLBACK (registry_ready_cb), daemon);
+  own_name (daemon);
   return TRUE;
 }
 

@@ -42,9 +42,11 @@ struct _RcManager {
   RcPolicy                      *policy;
   RcRequestQueue                *queue;
   GCancellable                  *cancellable;
+  GPtrArray                     *early_calls; /* EarlyCall: held until the first listing is read */
 };
 
 static void rc_manager_iface_init (RcDBusResourceControlIface *iface);
+static GDBusInterfaceVTable *rc_manager_get_vtable (GDBusInterfaceSkeleton *skeleton);
 
 G_DEFINE_TYPE_WITH_CODE (RcManager, rc_manager, RC_DBUS_TYPE_RESOURCE_CONTROL_SKELETON,
                          G_IMPLEMENT_INTERFACE (RC_DBUS_TYPE_RESOURCE_CONTROL,
@@ -845,6 +847,98 @@ limits_applied_cb (RcPolicy  *policy,
   rc_dbus_resource_control_emit_app_changed (RC_DBUS_RESOURCE_CONTROL (self), app->unit, changes);
 }
 
+/* ---- calls before the first listing ------------------------------------- */
+
+/* The name is owned before the registry has read systemd's units (so that
+ * D-Bus activation never times out); a method call that comes before the
+ * first full listing waits for it, so nobody sees a partial list or a
+ * NoSuchApp for an app that runs. */
+typedef struct {
+  GDBusConnection       *connection;
+  char                  *sender;
+  char                  *object_path;
+  char                  *interface_name;
+  char                  *method_name;
+  GVariant              *parameters;
+  GDBusMethodInvocation *invocation;
+} EarlyCall;
+
+static void
+early_call_free (EarlyCall *call)
+{
+  g_object_unref (call->connection);
+  g_free (call->sender);
+  g_free (call->object_path);
+  g_free (call->interface_name);
+  g_free (call->method_name);
+  g_variant_unref (call->parameters);
+  g_object_unref (call->invocation);
+  g_free (call);
+}
+
+static const GDBusInterfaceVTable *skeleton_vtable;   /* the generated one */
+static GDBusInterfaceVTable manager_vtable;           /* the same, method_call held */
+
+static void
+method_call_when_listed (GDBusConnection       *connection,
+                         const char            *sender,
+                         const char            *object_path,
+                         const char            *interface_name,
+                         const char            *method_name,
+                         GVariant              *parameters,
+                         GDBusMethodInvocation *invocation,
+                         gpointer               user_data)
+{
+  RcManager *self = RC_MANAGER (user_data);
+  EarlyCall *call;
+
+  if (self->early_calls == NULL)
+    {
+      skeleton_vtable->method_call (connection, sender, object_path, interface_name,
+                                    method_name, parameters, invocation, user_data);
+      return;
+    }
+  g_debug ("%s from %s waits for the first listing", method_name, sender);
+  call = g_new0 (EarlyCall, 1);
+  call->connection = g_object_ref (connection);
+  call->sender = g_strdup (sender);
+  call->object_path = g_strdup (object_path);
+  call->interface_name = g_strdup (interface_name);
+  call->method_name = g_strdup (method_name);
+  call->parameters = g_variant_ref (parameters);
+  call->invocation = g_object_ref (invocation);
+  g_ptr_array_add (self->early_calls, call);
+}
+
+static void
+registry_ready_cb (RcRegistry *registry,
+                   RcManager  *self)
+{
+  g_autoptr(GPtrArray) calls = g_steal_pointer (&self->early_calls);
+
+  for (guint i = 0; calls != NULL && i < calls->len; i++)
+    {
+      EarlyCall *call = g_ptr_array_index (calls, i);
+
+      skeleton_vtable->method_call (call->connection, call->sender, call->object_path,
+                                    call->interface_name, call->method_name, call->parameters,
+                                    call->invocation, self);
+    }
+}
+
+static GDBusInterfaceVTable *
+rc_manager_get_vtable (GDBusInterfaceSkeleton *skeleton)
+{
+  if (skeleton_vtable == NULL)
+    {
+      skeleton_vtable =
+        G_DBUS_INTERFACE_SKELETON_CLASS (rc_manager_parent_class)->get_vtable (skeleton);
+      manager_vtable = *skeleton_vtable;
+      manager_vtable.method_call = method_call_when_listed;
+    }
+  return &manager_vtable;
+}
+
 /* ---- registry events --------------------------------------------------- */
 
 static void
@@ -893,6 +987,11 @@ rc_manager_new (RcRegistry     *registry,
   g_signal_connect_object (registry, "app-added", G_CALLBACK (app_added_cb), self, 0);
   g_signal_connect_object (registry, "app-removed", G_CALLBACK (app_removed_cb), self, 0);
   g_signal_connect_object (registry, "app-changed", G_CALLBACK (app_changed_cb), self, 0);
+  if (!rc_registry_is_ready (registry))
+    {
+      self->early_calls = g_ptr_array_new_with_free_func ((GDestroyNotify) early_call_free);
+      g_signal_connect_object (registry, "ready", G_CALLBACK (registry_ready_cb), self, 0);
+    }
 
   rc_dbus_resource_control_set_version (RC_DBUS_RESOURCE_CONTROL (self), RC_VERSION);
   rc_dbus_resource_control_set_freeze_supported (RC_DBUS_RESOURCE_CONTROL (self),
@@ -912,6 +1011,7 @@ rc_manager_dispose (GObject *object)
   g_clear_object (&self->rules);
   g_clear_object (&self->policy);
   g_clear_object (&self->queue);
+  g_clear_pointer (&self->early_calls, g_ptr_array_unref);
   g_clear_object (&self->cancellable);
   G_OBJECT_CLASS (rc_manager_parent_class)->dispose (object);
 }
@@ -920,6 +1020,7 @@ static void
 rc_manager_class_init (RcManagerClass *klass)
 {
   G_OBJECT_CLASS (klass)->dispose = rc_manager_dispose;
+  G_DBUS_INTERFACE_SKELETON_CLASS (klass)->get_vtable = rc_manager_get_vtable;
 }
 
 static void

@@ -15,6 +15,7 @@ struct _RcRegistry {
   RcUnitTracker *tracker;
   GHashTable    *apps;          /* unit name -> RcApp */
   GHashTable    *by_path;       /* object path -> RcApp (owned) */
+  gboolean       ready;
 };
 
 enum {
@@ -152,7 +153,16 @@ tracker_ready_cb (RcUnitTracker *tracker,
                   RcRegistry    *self)
 {
   g_debug ("App registry ready: %u apps", g_hash_table_size (self->apps));
+  self->ready = TRUE;
   g_signal_emit (self, signals[SIGNAL_READY], 0);
+}
+
+gboolean
+rc_registry_is_ready (RcRegistry *self)
+{
+  g_return_val_if_fail (RC_IS_REGISTRY (self), FALSE);
+
+  return self->ready;
 }
 
 RcRegistry *

@@ -25,6 +25,8 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (RcRegistry, rc_registry, RC, REGISTRY, GObject);
 
 RcRegistry *rc_registry_new (RcSystemd *systemd);
+/* Has the first full listing been read ("ready" was emitted)? */
+gboolean    rc_registry_is_ready (RcRegistry *self);
 
 /* Every app instance, sorted by unit name. */
 GPtrArray  *rc_registry_get_apps (RcRegistry *self);

@@ -208,6 +208,29 @@ class StartupTest(Base):
         self.start_daemon()
         self.wait_until(lambda: self.mock('CountSubscribers')[0] >= 1, message='Subscribe()')
 
+    def test_owns_its_name_at_once_and_early_calls_wait_for_the_listing(self):
+        # systemd holds its answer to the first listing: the daemon owns its name all
+        # the same (D-Bus activation must not time out), and calls that come meanwhile
+        # are answered only once the listing is read, with every app in it.
+        self.add_app(APP, wait=False, announce=False)
+        self.add_app('app-org.example.Real@a1b2.service', wait=False, announce=False)
+        self.mock('SetDelays', ('ListUnitsByPatterns', [HANG]), '(sau)')
+        self.start_daemon()    # returns once the daemon owns its name
+        self.wait_until(lambda: self.mock('CountHung')[0] == 1, message='the held listing')
+        listed = self.call_async('ListApps')
+        by_id = self.call_async('GetApp', (APP_ID,), '(s)')
+        self.iterate(1)
+        self.assertFalse(listed.done, 'ListApps answered before the first listing was read')
+        self.assertFalse(by_id.done, 'GetApp answered before the first listing was read')
+        self.mock('ReleaseHung', ('ListUnitsByPatterns',), '(s)')
+        self.wait_pending(listed)
+        self.wait_pending(by_id)
+        self.assertIsNone(listed.error)
+        self.assertIsNone(by_id.error)
+        units = sorted(a['Unit'] for a in listed.result.unpack()[0])
+        self.assertEqual(units, sorted([APP, 'app-org.example.Real@a1b2.service']))
+        self.assertEqual([a['Unit'] for a in by_id.result.unpack()[0]], [APP])
+
     def test_lists_apps_running_before_it_started(self):
         self.add_app(APP, wait=False, announce=False)
         self.add_app('app-org.example.Real@a1b2.service', wait=False, announce=False)
