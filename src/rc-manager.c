@@ -1,47 +1,17 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-manager.h"
+#include "rc-change.h"
 #include "rc-cgroup.h"
 #include "rc-error.h"
 #include "rc-limits.h"
-#include "rc-request-queue.h"
 #include "rc-unit-name.h"
 
 #include <string.h>
-#include <unistd.h>
-
-typedef enum {
-  OP_LIMITS,
-  OP_RESET,
-  OP_FREEZE,
-  OP_THAW,
-} OpKind;
-
-/* One write request, from arrival to reply: resolved, authorized, then it
- * waits for its turn in the request queue (rc-request-queue.h), the one
- * every writer of unit properties goes through. */
-typedef struct {
-  RcManager             *manager;
-  GDBusMethodInvocation *invocation;
-  OpKind                 kind;
-  char                  *app;
-  RcLimits               limits;
-  RcLimits               sent;       /* what systemd was asked for the current app */
-  GPtrArray             *apps;       /* RcApp, resolved targets; NULL until resolved */
-  GPtrArray             *changed;    /* unit names already changed */
-  guint                  next;       /* index of the app being changed */
-  guint64                default_tasks_max;
-  RcQueued              *queued;
-} Request;
 
 struct _RcManager {
   RcDBusResourceControlSkeleton  parent_instance;
-  RcRegistry                    *registry;
-  RcSystemd                     *systemd;
-  RcAuthority                   *authority;
+  RcChangeServices               svc;         /* what change requests use; cleared at finalize */
   RcRules                       *rules;
-  RcPolicy                      *policy;
-  RcRequestQueue                *queue;
-  GCancellable                  *cancellable;
   GPtrArray                     *early_calls; /* EarlyCall: held until the first listing is read */
 };
 
@@ -51,8 +21,6 @@ static GDBusInterfaceVTable *rc_manager_get_vtable (GDBusInterfaceSkeleton *skel
 G_DEFINE_TYPE_WITH_CODE (RcManager, rc_manager, RC_DBUS_TYPE_RESOURCE_CONTROL_SKELETON,
                          G_IMPLEMENT_INTERFACE (RC_DBUS_TYPE_RESOURCE_CONTROL,
                                                 rc_manager_iface_init));
-
-static void apply_next (Request *request);
 
 static GVariant *
 apps_to_variant (GPtrArray *apps)
@@ -69,7 +37,7 @@ handle_list_apps (RcDBusResourceControl *object,
                   GDBusMethodInvocation *invocation)
 {
   RcManager *self = RC_MANAGER (object);
-  g_autoptr(GPtrArray) apps = rc_registry_get_apps (self->registry);
+  g_autoptr(GPtrArray) apps = rc_registry_get_apps (self->svc.registry);
 
   rc_dbus_resource_control_complete_list_apps (object, invocation, apps_to_variant (apps));
   return G_DBUS_METHOD_INVOCATION_HANDLED;
@@ -99,321 +67,9 @@ handle_get_app (RcDBusResourceControl *object,
 {
   RcManager *self = RC_MANAGER (object);
 
-  rc_registry_resolve_async (self->registry, app, FALSE, self->cancellable, get_app_cb,
+  rc_registry_resolve_async (self->svc.registry, app, FALSE, self->svc.cancellable, get_app_cb,
                              g_object_ref (invocation));
   return G_DBUS_METHOD_INVOCATION_HANDLED;
-}
-
-/* ---- write requests ---------------------------------------------------- */
-
-static void
-request_free (Request *request)
-{
-  g_clear_pointer (&request->apps, g_ptr_array_unref);
-  g_clear_pointer (&request->changed, g_ptr_array_unref);
-  g_clear_object (&request->invocation);
-  g_clear_object (&request->manager);
-  g_free (request->app);
-  g_free (request);
-}
-
-static void
-request_finish (Request *request,
-                GError  *error)
-{
-  g_autoptr(RcRequestQueue) queue = g_object_ref (request->manager->queue);
-  RcQueued *queued = request->queued;
-
-  if (error != NULL)
-    g_dbus_method_invocation_return_gerror (request->invocation, error);
-  else
-    g_dbus_method_invocation_return_value (request->invocation, NULL);
-  request_free (request);
-  rc_request_queue_done (queue, queued);
-}
-
-/* The error for a failure part-way through an AppID's instances names
- * what was changed already: there is no rollback. */
-static void
-request_fail_on_app (Request *request,
-                     GError  *error)
-{
-  g_autoptr(GError) full = NULL;
-  g_autofree char *changed = NULL;
-  RcApp *app = g_ptr_array_index (request->apps, request->next);
-
-  if (request->changed->len == 0)
-    {
-      request_finish (request, error);
-      return;
-    }
-  g_ptr_array_add (request->changed, NULL);
-  changed = g_strjoinv (", ", (char **) request->changed->pdata);
-  full = g_error_new (error->domain, error->code, "Changed %s; failed on %s: %s",
-                      changed, app->unit, error->message);
-  request_finish (request, full);
-}
-
-static gboolean
-check_still_running (Request *request,
-                     GError **error)
-{
-  for (guint i = 0; i < request->apps->len; i++)
-    {
-      RcApp *app = g_ptr_array_index (request->apps, i);
-
-      if (rc_registry_lookup_unit (request->manager->registry, app->unit) != app)
-        {
-          g_set_error (error, RC_ERROR, RC_ERROR_NO_SUCH_APP,
-                       "App unit %s stopped before it could be changed", app->unit);
-          return FALSE;
-        }
-    }
-  return TRUE;
-}
-
-static void
-request_limits_for_app (Request  *request,
-                        RcApp    *app,
-                        RcLimits *out_limits)
-{
-  *out_limits = request->limits;
-  /* Resetting must not fail where io is not delegated: there is nothing
-   * to reset. */
-  if (request->kind == OP_RESET && !rc_cgroup_is_delegated (app->control_group, "io"))
-    out_limits->set &= ~(1u << RC_LIMIT_IO_WEIGHT);
-}
-
-/* Its turn in the queue has come. */
-static void
-request_start (RcQueued *queued,
-               gpointer  user_data)
-{
-  Request *request = user_data;
-  GError *error = NULL;
-
-  /* the manager went away while the request waited */
-  if (g_cancellable_set_error_if_cancelled (request->manager->cancellable, &error))
-    {
-      request_finish (request, error);
-      g_error_free (error);
-      return;
-    }
-  if (!check_still_running (request, &error))
-    {
-      request_finish (request, error);
-      g_error_free (error);
-      return;
-    }
-
-  /* Every instance is validated before anything changes. */
-  if (request->kind == OP_LIMITS || request->kind == OP_RESET)
-    for (guint i = 0; i < request->apps->len; i++)
-      {
-        RcApp *app = g_ptr_array_index (request->apps, i);
-        RcLimits limits;
-
-        request_limits_for_app (request, app, &limits);
-        if (!rc_limits_check_app (&limits, app->unit, app->control_group, &error))
-          {
-            request_finish (request, error);
-            g_error_free (error);
-            return;
-          }
-      }
-  apply_next (request);
-}
-
-static void
-apply_cb (GObject      *source,
-          GAsyncResult *result,
-          gpointer      user_data)
-{
-  Request *request = user_data;
-  RcManager *self = request->manager;
-  RcApp *app = g_ptr_array_index (request->apps, request->next);
-  g_autoptr(GError) error = NULL;
-  gboolean ok;
-
-  if (request->kind == OP_FREEZE || request->kind == OP_THAW)
-    ok = rc_systemd_freeze_unit_finish (RC_SYSTEMD (source), result, &error);
-  else
-    ok = rc_systemd_set_unit_properties_finish (RC_SYSTEMD (source), result, &error);
-
-  if (!ok)
-    {
-      request_fail_on_app (request, error);
-      return;
-    }
-
-  /* The registry has the new freezer state already (RcSystemd's
-   * "freezer-reached"). */
-  if (request->kind == OP_FREEZE || request->kind == OP_THAW)
-    rc_policy_note_freezer (self->policy, app);
-  else
-    rc_dbus_resource_control_emit_app_changed (RC_DBUS_RESOURCE_CONTROL (self), app->unit,
-                                               rc_limits_to_app_changes (&request->sent));
-  g_ptr_array_add (request->changed, g_strdup (app->unit));
-  request->next++;
-  apply_next (request);
-}
-
-static void
-apply_next (Request *request)
-{
-  RcManager *self = request->manager;
-  RcApp *app;
-
-  if (request->next >= request->apps->len)
-    {
-      request_finish (request, NULL);
-      return;
-    }
-  app = g_ptr_array_index (request->apps, request->next);
-  g_debug ("%s: %s", g_dbus_method_invocation_get_method_name (request->invocation), app->unit);
-  switch (request->kind)
-    {
-    case OP_FREEZE:
-    case OP_THAW:
-      rc_systemd_freeze_unit_async (self->systemd, app->unit, request->kind == OP_FREEZE,
-                                    self->cancellable, apply_cb, request);
-      break;
-    case OP_LIMITS:
-    case OP_RESET:
-      request_limits_for_app (request, app, &request->sent);
-      /* A boosted limit keeps the boost's value until the app loses it. */
-      rc_policy_take_request (self->policy, app, &request->sent);
-      rc_systemd_set_unit_properties_async (self->systemd, app->unit,
-                                            rc_limits_to_unit_properties (&request->sent),
-                                            self->cancellable, apply_cb, request);
-      break;
-    default:
-      g_assert_not_reached ();
-    }
-}
-
-/* Freezing your own shell or polkit agent, or the daemon itself, would
- * lock you out. */
-static gboolean
-check_not_own_unit (Request *request,
-                    guint32  caller_pid,
-                    GError **error)
-{
-  const guint32 pids[] = { caller_pid, (guint32) getpid () };
-
-  for (guint p = 0; p < G_N_ELEMENTS (pids); p++)
-    {
-      g_autofree char *cgroup = rc_cgroup_of_pid (pids[p]);
-
-      for (guint i = 0; cgroup != NULL && i < request->apps->len; i++)
-        {
-          RcApp *app = g_ptr_array_index (request->apps, i);
-
-          if (rc_cgroup_path_contains (app->control_group, cgroup))
-            {
-              g_set_error (error, RC_ERROR, RC_ERROR_PROTECTED,
-                           "%s contains %s: an app cannot be controlled through it by a "
-                           "process inside it", app->unit,
-                           p == 0 ? "the calling process" : "resource-controld itself");
-              return FALSE;
-            }
-        }
-    }
-  return TRUE;
-}
-
-static void
-default_tasks_max_cb (GObject      *source,
-                      GAsyncResult *result,
-                      gpointer      user_data)
-{
-  Request *request = user_data;
-  g_autoptr(GError) error = NULL;
-  guint64 tasks_max;
-
-  if (!rc_systemd_get_default_tasks_max_finish (RC_SYSTEMD (source), result, &tasks_max, &error))
-    {
-      request_finish (request, error);
-      return;
-    }
-  rc_limits_init_reset (&request->limits, tasks_max);
-  rc_request_queue_ready (request->manager->queue, request->queued);
-}
-
-static void
-authorized_cb (GObject      *source,
-               GAsyncResult *result,
-               gpointer      user_data)
-{
-  Request *request = user_data;
-  g_autoptr(GError) error = NULL;
-  guint32 caller_pid = 0;
-
-  if (!rc_authority_check_finish (RC_AUTHORITY (source), result, &caller_pid, &error) ||
-      !check_not_own_unit (request, caller_pid, &error))
-    {
-      request_finish (request, error);
-      return;
-    }
-  if (request->kind == OP_RESET)
-    {
-      /* TasksMax goes back to the manager's default, whatever it is now. */
-      rc_systemd_get_default_tasks_max_async (request->manager->systemd,
-                                              request->manager->cancellable,
-                                              default_tasks_max_cb, request);
-      return;
-    }
-  rc_request_queue_ready (request->manager->queue, request->queued);
-}
-
-static void
-resolved_cb (GObject      *source,
-             GAsyncResult *result,
-             gpointer      user_data)
-{
-  Request *request = user_data;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) units = NULL;
-
-  request->apps = rc_registry_resolve_finish (RC_REGISTRY (source), result, &error);
-  if (request->apps == NULL)
-    {
-      request_finish (request, error);
-      return;
-    }
-  units = g_ptr_array_sized_new (request->apps->len);
-  for (guint i = 0; i < request->apps->len; i++)
-    g_ptr_array_add (units, ((RcApp *) g_ptr_array_index (request->apps, i))->unit);
-  rc_request_queue_set_units (request->manager->queue, request->queued,
-                              (const char * const *) units->pdata, units->len);
-  rc_authority_check_async (request->manager->authority, request->invocation,
-                            request->manager->cancellable, authorized_cb, request);
-}
-
-/* Takes the request once its arguments passed the syntax checks: resolve
- * the app (NoSuchApp, Protected), authorize, then wait for its turn. */
-static void
-request_submit (RcManager             *self,
-                GDBusMethodInvocation *invocation,
-                OpKind                 kind,
-                const char            *app,
-                const RcLimits        *limits)
-{
-  Request *request = g_new0 (Request, 1);
-  const char *sender;
-
-  request->manager = g_object_ref (self);
-  request->invocation = g_object_ref (invocation);
-  request->kind = kind;
-  request->app = g_strdup (app);
-  request->changed = g_ptr_array_new_with_free_func (g_free);
-  if (limits != NULL)
-    request->limits = *limits;
-  sender = g_dbus_method_invocation_get_sender (invocation);
-  request->queued = rc_request_queue_push (self->queue, sender != NULL ? sender : "",
-                                           request_start, request);
-
-  rc_registry_resolve_async (self->registry, app, TRUE, self->cancellable, resolved_cb, request);
 }
 
 static gboolean
@@ -436,7 +92,7 @@ submit_limits (RcManager             *self,
   if (!rc_unit_name_check_app_argument (app, &error) ||
       !rc_limits_validate (limits, g_get_num_processors (), &error))
     return reject (invocation, error);
-  request_submit (self, invocation, OP_LIMITS, app, limits);
+  rc_change_submit (&self->svc, invocation, RC_CHANGE_LIMITS, app, limits);
   return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
@@ -478,27 +134,27 @@ handle_set_limits (RcDBusResourceControl *object,
   if (!rc_unit_name_check_app_argument (app, &error) ||
       !rc_limits_parse (limits_variant, options, g_get_num_processors (), &limits, &error))
     return reject (invocation, error);
-  request_submit (self, invocation, OP_LIMITS, app, &limits);
+  rc_change_submit (&self->svc, invocation, RC_CHANGE_LIMITS, app, &limits);
   return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
 static gboolean
 submit_simple (RcManager             *self,
                GDBusMethodInvocation *invocation,
-               OpKind                 kind,
+               RcChangeKind           kind,
                const char            *app)
 {
   GError *error = NULL;
 
   if (!rc_unit_name_check_app_argument (app, &error))
     return reject (invocation, error);
-  if ((kind == OP_FREEZE || kind == OP_THAW) &&
+  if ((kind == RC_CHANGE_FREEZE || kind == RC_CHANGE_THAW) &&
       !rc_dbus_resource_control_get_freeze_supported (RC_DBUS_RESOURCE_CONTROL (self)))
     return reject (invocation,
                    g_error_new (RC_ERROR, RC_ERROR_NOT_SUPPORTED,
                                 "Freezing is not supported on this host: systemd can freeze "
                                 "apps only on the unified cgroup hierarchy (cgroup v2)"));
-  request_submit (self, invocation, kind, app, NULL);
+  rc_change_submit (&self->svc, invocation, kind, app, NULL);
   return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
@@ -507,7 +163,7 @@ handle_reset_limits (RcDBusResourceControl *object,
                      GDBusMethodInvocation *invocation,
                      const char            *app)
 {
-  return submit_simple (RC_MANAGER (object), invocation, OP_RESET, app);
+  return submit_simple (RC_MANAGER (object), invocation, RC_CHANGE_RESET, app);
 }
 
 static gboolean
@@ -515,7 +171,7 @@ handle_freeze (RcDBusResourceControl *object,
                GDBusMethodInvocation *invocation,
                const char            *app)
 {
-  return submit_simple (RC_MANAGER (object), invocation, OP_FREEZE, app);
+  return submit_simple (RC_MANAGER (object), invocation, RC_CHANGE_FREEZE, app);
 }
 
 static gboolean
@@ -523,7 +179,7 @@ handle_thaw (RcDBusResourceControl *object,
              GDBusMethodInvocation *invocation,
              const char            *app)
 {
-  return submit_simple (RC_MANAGER (object), invocation, OP_THAW, app);
+  return submit_simple (RC_MANAGER (object), invocation, RC_CHANGE_THAW, app);
 }
 
 /* ---- rules and the foreground ------------------------------------------ */
@@ -575,7 +231,7 @@ authorize_then (RcManager             *self,
   pending->func = func;
   pending->data = data;
   pending->data_free = data_free;
-  rc_authority_check_async (self->authority, invocation, self->cancellable,
+  rc_authority_check_async (self->svc.authority, invocation, self->svc.cancellable,
                             pending_authorized_cb, pending);
 }
 
@@ -623,7 +279,7 @@ check_rule_for_running (RcManager *self,
                         RuleEdit  *edit,
                         GError   **error)
 {
-  g_autoptr(GPtrArray) apps = rc_registry_get_apps (self->registry);
+  g_autoptr(GPtrArray) apps = rc_registry_get_apps (self->svc.registry);
   RcLimits memory = edit->rule.limits;
 
   memory.set &= RC_LIMITS_MEMORY_CAPS;
@@ -657,7 +313,7 @@ set_rule_authorized (RcManager             *self,
       reject (invocation, error);
       return;
     }
-  rc_rules_set_async (self->rules, edit->app_id, &edit->rule, self->cancellable,
+  rc_rules_set_async (self->rules, edit->app_id, &edit->rule, self->svc.cancellable,
                       return_edit_result, g_object_ref (invocation));
 }
 
@@ -687,7 +343,7 @@ remove_rule_authorized (RcManager             *self,
                         GDBusMethodInvocation *invocation,
                         gpointer               data)
 {
-  rc_rules_remove_async (self->rules, data, self->cancellable, return_edit_result,
+  rc_rules_remove_async (self->rules, data, self->svc.cancellable, return_edit_result,
                          g_object_ref (invocation));
 }
 
@@ -710,7 +366,7 @@ foreground_authorized (RcManager             *self,
                        GDBusMethodInvocation *invocation,
                        gpointer               data)
 {
-  rc_policy_set_foreground (self->policy, data);
+  rc_policy_set_foreground (self->svc.policy, data);
   g_dbus_method_invocation_return_value (invocation, NULL);
 }
 
@@ -784,7 +440,7 @@ handle_set_foreground_app (RcDBusResourceControl *object,
     }
   if (!rc_unit_name_check_app_argument (app, &error))
     return reject (invocation, error);
-  rc_registry_resolve_async (self->registry, app, TRUE, self->cancellable,
+  rc_registry_resolve_async (self->svc.registry, app, TRUE, self->svc.cancellable,
                              foreground_resolved_cb, call_new (self, invocation));
   return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
@@ -812,7 +468,7 @@ unit_by_pid_cb (GObject      *source,
    * session's scope, which the user's manager does not even know) leaves
    * no app in the foreground. */
   apps = g_ptr_array_new ();
-  app = path != NULL ? rc_registry_lookup_path (self->registry, path) : NULL;
+  app = path != NULL ? rc_registry_lookup_path (self->svc.registry, path) : NULL;
   if (app != NULL && rc_app_is_controllable_slice (app->slice))
     g_ptr_array_add (apps, app);
   authorize_then (self, invocation, foreground_authorized, apps,
@@ -834,7 +490,7 @@ handle_set_foreground_process (RcDBusResourceControl *object,
                                         "of the focused window's app"));
   call = call_new (self, invocation);
   call->pid = pid;
-  rc_systemd_get_unit_by_pid_async (self->systemd, pid, self->cancellable, unit_by_pid_cb, call);
+  rc_systemd_get_unit_by_pid_async (self->svc.systemd, pid, self->svc.cancellable, unit_by_pid_cb, call);
   return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
@@ -977,12 +633,13 @@ rc_manager_new (RcRegistry     *registry,
 {
   RcManager *self = g_object_new (RC_TYPE_MANAGER, NULL);
 
-  self->registry = g_object_ref (registry);
-  self->systemd = g_object_ref (systemd);
-  self->authority = g_object_ref (authority);
+  self->svc.owner = G_OBJECT (self);
+  self->svc.registry = g_object_ref (registry);
+  self->svc.systemd = g_object_ref (systemd);
+  self->svc.authority = g_object_ref (authority);
   self->rules = g_object_ref (rules);
-  self->policy = g_object_ref (policy);
-  self->queue = g_object_ref (queue);
+  self->svc.policy = g_object_ref (policy);
+  self->svc.queue = g_object_ref (queue);
   g_signal_connect_object (policy, "limits-applied", G_CALLBACK (limits_applied_cb), self, 0);
   g_signal_connect_object (registry, "app-added", G_CALLBACK (app_added_cb), self, 0);
   g_signal_connect_object (registry, "app-removed", G_CALLBACK (app_removed_cb), self, 0);
@@ -1004,22 +661,33 @@ rc_manager_dispose (GObject *object)
 {
   RcManager *self = RC_MANAGER (object);
 
-  g_cancellable_cancel (self->cancellable);
-  g_clear_object (&self->registry);
-  g_clear_object (&self->systemd);
-  g_clear_object (&self->authority);
+  /* Requests on their way end as cancelled; they hold the manager, so the
+   * services stay until finalize. */
+  g_cancellable_cancel (self->svc.cancellable);
   g_clear_object (&self->rules);
-  g_clear_object (&self->policy);
-  g_clear_object (&self->queue);
   g_clear_pointer (&self->early_calls, g_ptr_array_unref);
-  g_clear_object (&self->cancellable);
   G_OBJECT_CLASS (rc_manager_parent_class)->dispose (object);
+}
+
+static void
+rc_manager_finalize (GObject *object)
+{
+  RcManager *self = RC_MANAGER (object);
+
+  g_clear_object (&self->svc.registry);
+  g_clear_object (&self->svc.systemd);
+  g_clear_object (&self->svc.authority);
+  g_clear_object (&self->svc.policy);
+  g_clear_object (&self->svc.queue);
+  g_clear_object (&self->svc.cancellable);
+  G_OBJECT_CLASS (rc_manager_parent_class)->finalize (object);
 }
 
 static void
 rc_manager_class_init (RcManagerClass *klass)
 {
   G_OBJECT_CLASS (klass)->dispose = rc_manager_dispose;
+  G_OBJECT_CLASS (klass)->finalize = rc_manager_finalize;
   G_DBUS_INTERFACE_SKELETON_CLASS (klass)->get_vtable = rc_manager_get_vtable;
 }
 
@@ -1044,5 +712,5 @@ rc_manager_iface_init (RcDBusResourceControlIface *iface)
 static void
 rc_manager_init (RcManager *self)
 {
-  self->cancellable = g_cancellable_new ();
+  self->svc.cancellable = g_cancellable_new ();
 }
