@@ -10,17 +10,17 @@
  * every writer of unit properties goes through. */
 typedef struct {
   const RcChangeServices *svc;
-  GObject               *owner;
-  GDBusMethodInvocation *invocation;
-  RcChangeKind           kind;
-  char                  *app;
-  RcLimits               limits;
-  RcLimits               sent;       /* what systemd was asked for the current app */
-  GPtrArray             *apps;       /* RcApp, resolved targets; NULL until resolved */
-  GPtrArray             *changed;    /* unit names already changed */
-  guint                  next;       /* index of the app being changed */
-  guint64                default_tasks_max;
-  RcQueued              *queued;
+  GObject                *owner;
+  GDBusMethodInvocation  *invocation;
+  RcChangeKind            kind;
+  char                   *app;
+  RcLimits                limits;
+  RcLimits                sent;      /* what systemd was asked for the current app */
+  GPtrArray              *apps;      /* RcApp, resolved targets; NULL until resolved */
+  GPtrArray              *changed;   /* unit names already changed */
+  guint                   next;      /* index of the app being changed */
+  guint64                 default_tasks_max;
+  RcQueued               *queued;
 } Request;
 
 static void apply_next (Request *request);
