@@ -20,6 +20,7 @@ typedef struct {
   gboolean  foreground;
   gboolean  inactive;      /* lost the focus and has not had it back */
   gboolean  frozen_by_us;  /* FreezeWhenInactiveSec froze it */
+  gboolean  write_queued;  /* a limits write waits for its turn */
   guint     freeze_id;
 } Unit;
 
@@ -226,22 +227,48 @@ freezer_written_cb (GObject      *source,
   write_free (write);
 }
 
+static void take_diff (RcPolicy *self,
+                       Unit     *unit,
+                       RcLimits *out_diff);
+
 static void
 write_start (RcQueued *queued,
              gpointer  user_data)
 {
   Write *write = user_data;
   RcPolicy *self = write->policy;
+  Unit *unit;
 
   if (g_cancellable_is_cancelled (self->cancellable))
-    write_free (write);
-  else if (write->freezer)
-    rc_systemd_freeze_unit_async (self->systemd, write->app->unit, write->freeze,
-                                  self->cancellable, freezer_written_cb, write);
-  else
-    rc_systemd_set_unit_properties_async (self->systemd, write->app->unit,
-                                          rc_limits_to_unit_properties (&write->limits),
-                                          self->cancellable, limits_written_cb, write);
+    {
+      write_free (write);
+      return;
+    }
+  if (write->freezer)
+    {
+      rc_systemd_freeze_unit_async (self->systemd, write->app->unit, write->freeze,
+                                    self->cancellable, freezer_written_cb, write);
+      return;
+    }
+  /* What to send is worked out now, in the write's turn: an API value set
+   * while it waited must not be undone by an older idea of the rule. */
+  unit = g_hash_table_lookup (self->units, write->app->unit);
+  if (unit == NULL || unit->app != write->app)
+    {
+      write_free (write);     /* the instance stopped meanwhile */
+      return;
+    }
+  unit->write_queued = FALSE;
+  take_diff (self, unit, &write->limits);
+  if (write->limits.set == 0)
+    {
+      write_free (write);
+      return;
+    }
+  g_debug ("Policy: applying %x to %s", write->limits.set, unit->app->unit);
+  rc_systemd_set_unit_properties_async (self->systemd, write->app->unit,
+                                        rc_limits_to_unit_properties (&write->limits),
+                                        self->cancellable, limits_written_cb, write);
 }
 
 static Write *
@@ -272,18 +299,16 @@ is_controllable (Unit *unit)
   return rc_app_is_controllable_slice (unit->app->slice);
 }
 
-/* Has systemd apply whatever differs between what @unit should have and
- * what it was last given. */
+/* What differs between what @unit should have and what systemd was last
+ * told; from now on systemd counts as told. */
 static void
-sync_unit (RcPolicy *self,
-           Unit     *unit)
+take_diff (RcPolicy *self,
+           Unit     *unit,
+           RcLimits *out_diff)
 {
   g_autoptr(GError) error = NULL;
   RcLimits wanted, diff = { 0, };
-  Write *write;
 
-  if (!is_controllable (unit))
-    return;
   effective_limits (self, unit, &wanted);
   for (RcLimit limit = 0; limit < RC_N_LIMITS; limit++)
     {
@@ -302,16 +327,23 @@ sync_unit (RcPolicy *self,
       diff.set &= ~RC_LIMITS_MEMORY_CAPS;
       unit->applied.set |= wanted.set & RC_LIMITS_MEMORY_CAPS;
     }
-  if (diff.set == 0)
-    return;
   for (RcLimit limit = 0; limit < RC_N_LIMITS; limit++)
     if (rc_limits_has (&diff, limit))
       rc_limits_set (&unit->applied, limit, diff.values[limit]);
+  *out_diff = diff;
+}
 
-  g_debug ("Policy: applying %x to %s", diff.set, unit->app->unit);
-  write = write_new (self, unit);
-  write->limits = diff;
-  write_submit (write);
+/* Has systemd apply whatever differs between what @unit should have and
+* what it was last given, in a write that waits for its turn in the queue
+* (one at a time per instance: a later change joins the waiting one). */
+static void
+sync_unit (RcPolicy *self,
+           Unit     *unit)
+{
+  if (!is_controllable (unit) || unit->write_queued)
+    return;
+  unit->write_queued = TRUE;
+  write_submit (write_new (self, unit));
 }
 
 void

@@ -1412,6 +1412,30 @@ class RulesTest(Base):
                          'the rule first, then the API call, one after the other')
         self.assertEqual(self.cgroup_file(RULED, 'cpu.weight'), '300')
 
+    def test_an_api_value_queued_behind_a_rule_still_wins(self):
+        # The API's SetWeight waits behind a rule's write held in systemd, and the
+        # rule changes again meanwhile. The policy's next write is worked out in its
+        # turn, after the API's value is in: it carries only the rule's new TasksMax,
+        # and cpu.weight stays at the API's 200 (API value > rule).
+        self.add_app(RULED, controllers='cpu memory pids')
+        self.mock('SetDelays', ('SetUnitProperties', [HANG]), '(sau)')
+        self.write_rules(self.user_rules_dir, '10-mine.conf', f'[{RULED_ID}]\nCPUWeight=50\n')
+        self.wait_until(lambda: self.mock('CountHung')[0] == 1, message='the rule write held by systemd')
+        pending = self.call_async('SetWeight', (RULED, 200), '(st)')
+        self.wait_until(lambda: 'set-weight authorized' in self.daemon_log(),
+                        message='the API call authorized, waiting for its turn')
+        self.write_rules(self.user_rules_dir, '10-mine.conf', f'[{RULED_ID}]\nCPUWeight=60\nTasksMax=99\n')
+        self.wait_rule(RULED_ID, 'TasksMax', 99)
+        self.assertFalse(pending.done)
+        self.mock('ReleaseHung', ('SetUnitProperties',), '(s)')
+        self.wait_pending(pending)
+        self.assertIsNone(pending.error)
+        self.wait_cgroup(RULED, 'pids.max', '99')
+        self.assertEqual(self.unit_property_calls(), [(RULED, True, {'CPUWeight': 50}),
+                                                      (RULED, True, {'CPUWeight': 200}),
+                                                      (RULED, True, {'TasksMax': 99})])
+        self.assertEqual(self.cgroup_file(RULED, 'cpu.weight'), '200')
+
     def test_user_folder_wins_and_later_files_win(self):
         self.write_rules(self.system_rules_dir, '10-a.conf',
                          '[org.example.Both]\nCPUWeight=20\n'
