@@ -15,6 +15,7 @@ typedef struct {
   RcUnitKind     kind;
   RcUnitState    state;
   const char    *active_state;  /* the last ActiveState heard, interned; NULL before the first */
+  const char    *freezer_heard; /* FreezerState signalled while a read was on its way, interned */
   guint          generation;    /* the listing that last saw it */
   gboolean       counted;       /* part of the initial listing's count */
   guint          retries;
@@ -367,6 +368,7 @@ pump_loads (RcUnitTracker *self)
       if (tracked == NULL || tracked->state != RC_UNIT_QUEUED)
         continue;
       handle (tracked, RC_UNIT_EVENT_READ_STARTS, NULL);
+      tracked->freezer_heard = NULL;
       self->loads_in_flight++;
       rc_systemd_get_unit_properties_async (self->systemd, tracked->object_path,
                                             tracked->kind == RC_UNIT_KIND_SCOPE
@@ -396,8 +398,23 @@ handle (Tracked    *tracked,
              rc_unit_state_to_string (tracked->state));
 
   if (actions & RC_UNIT_ACTION_APPLY)
-    g_signal_emit (self, signals[SIGNAL_UNIT_READ], 0, tracked->object_path, tracked->id,
-                   tracked->app_id, tracked->launcher, props);
+    {
+      g_autoptr(GVariant) read = g_variant_ref (props);
+
+      /* The read's FreezerState may be older than one signalled while it was
+       * on its way (systemd answers a read in several replies): the signal
+       * is the last word. */
+      if (tracked->freezer_heard != NULL)
+        {
+          g_auto(GVariantDict) dict = G_VARIANT_DICT_INIT (props);
+
+          g_variant_dict_insert (&dict, "FreezerState", "s", tracked->freezer_heard);
+          g_variant_unref (read);
+          read = g_variant_ref_sink (g_variant_dict_end (&dict));
+        }
+      g_signal_emit (self, signals[SIGNAL_UNIT_READ], 0, tracked->object_path, tracked->id,
+                     tracked->app_id, tracked->launcher, read);
+    }
   if (actions & RC_UNIT_ACTION_DROP_APP)
     g_signal_emit (self, signals[SIGNAL_UNIT_DOWN], 0, tracked->object_path);
   if (actions & RC_UNIT_ACTION_ASK_STATE)
@@ -459,7 +476,12 @@ unit_changed_cb (RcSystemd     *systemd,
   if (tracked == NULL)
     return;
   if (g_variant_lookup (changed, "FreezerState", "&s", &state))
-    g_signal_emit (self, signals[SIGNAL_UNIT_FREEZER], 0, object_path, state);
+    {
+      if (tracked->state == RC_UNIT_READING || tracked->state == RC_UNIT_READING_STALE ||
+          tracked->state == RC_UNIT_DOWN_READING)
+        tracked->freezer_heard = g_intern_string (state);
+      g_signal_emit (self, signals[SIGNAL_UNIT_FREEZER], 0, object_path, state);
+    }
   /* systemd sends ActiveState with every change of the unit. */
   if (g_variant_lookup (changed, "ActiveState", "&s", &state))
     note_state (tracked, state);
