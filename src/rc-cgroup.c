@@ -147,7 +147,7 @@ dir_read_keyed_u64 (int         dir_fd,
 
   if (!read_small_file (dir_fd, file, buf))
     return FALSE;
-  for (const char *line = buf; *line != '\0'; )
+  for (const char *line = buf; *line != '\0';)
     {
       const char *next = strchr (line, '\n');
 

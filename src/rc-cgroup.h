@@ -9,16 +9,16 @@ G_BEGIN_DECLS
  * value the kernel reports as "max", or that cannot be read (a missing file,
  * a cgroup v1 or hybrid host), is G_MAXUINT64. */
 typedef struct {
-  guint64  cpu_weight;
-  guint64  io_weight;
-  guint32  cpu_quota;       /* percent of one CPU, 0 = no quota */
-  guint64  memory_low;
-  guint64  memory_high;
-  guint64  memory_max;
-  guint64  tasks_max;
-  guint64  memory_current;
-  guint64  cpu_usage_nsec;
-  guint64  tasks_current;
+  guint64 cpu_weight;
+  guint64 io_weight;
+  guint32 cpu_quota;        /* percent of one CPU, 0 = no quota */
+  guint64 memory_low;
+  guint64 memory_high;
+  guint64 memory_max;
+  guint64 tasks_max;
+  guint64 memory_current;
+  guint64 cpu_usage_nsec;
+  guint64 tasks_current;
 } RcCgroupStats;
 
 const char *rc_cgroup_root (void);

@@ -10,10 +10,10 @@
 #include <unistd.h>
 
 typedef struct {
-  char    *unit;
-  char    *path;
-  int      wd;
-  RcFocus  focus;
+  char   *unit;
+  char   *path;
+  int     wd;
+  RcFocus focus;
 } Watched;
 
 struct _RcFocusWatch {

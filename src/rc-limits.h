@@ -28,9 +28,9 @@ typedef enum {
 #define RC_LIMITS_MEMORY_CAPS ((1u << RC_LIMIT_MEMORY_HIGH) | (1u << RC_LIMIT_MEMORY_MAX))
 
 typedef struct {
-  guint     set;                  /* one bit per RcLimit */
-  guint64   values[RC_N_LIMITS];  /* CPUQuota in percent of one CPU */
-  gboolean  force;
+  guint    set;                   /* one bit per RcLimit */
+  guint64  values[RC_N_LIMITS];   /* CPUQuota in percent of one CPU */
+  gboolean force;
 } RcLimits;
 
 const char *rc_limit_key (RcLimit limit);

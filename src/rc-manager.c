@@ -9,10 +9,10 @@
 #include <string.h>
 
 struct _RcManager {
-  RcDBusResourceControlSkeleton  parent_instance;
-  RcChangeServices               svc;         /* what change requests use; cleared at finalize */
-  RcRules                       *rules;
-  GPtrArray                     *early_calls; /* EarlyCall: held until the first listing is read */
+  RcDBusResourceControlSkeleton parent_instance;
+  RcChangeServices              svc;          /* what change requests use; cleared at finalize */
+  RcRules                      *rules;
+  GPtrArray                    *early_calls;  /* EarlyCall: held until the first listing is read */
 };
 
 static void rc_manager_iface_init (RcDBusResourceControlIface *iface);
@@ -261,8 +261,8 @@ handle_list_rules (RcDBusResourceControl *object,
 }
 
 typedef struct {
-  char   *app_id;
-  RcRule  rule;
+  char  *app_id;
+  RcRule rule;
 } RuleEdit;
 
 static void

@@ -2,20 +2,20 @@
 #include "rc-request-queue.h"
 
 struct _RcQueued {
-  char              *caller;
-  GStrv              units;     /* NULL until known */
-  gboolean           ready;
-  gboolean           running;
-  RcQueuedStartFunc  start;
-  gpointer           user_data;
-  GList             *link;
+  char             *caller;
+  GStrv             units;      /* NULL until known */
+  gboolean          ready;
+  gboolean          running;
+  RcQueuedStartFunc start;
+  gpointer          user_data;
+  GList            *link;
 };
 
 struct _RcRequestQueue {
-  GObject   parent_instance;
-  GQueue    entries;
-  gboolean  pumping;
-  gboolean  pump_again;
+  GObject  parent_instance;
+  GQueue   entries;
+  gboolean pumping;
+  gboolean pump_again;
 };
 
 G_DEFINE_TYPE (RcRequestQueue, rc_request_queue, G_TYPE_OBJECT);

@@ -373,11 +373,11 @@ rc_rule_parse_variant (GVariant *limits,
 /* ---- writing ----------------------------------------------------------- */
 
 typedef struct {
-  char     *app_id;
-  RcRule    rule;
-  gboolean  remove;
-  char     *system_dir;
-  char     *user_dir;
+  char    *app_id;
+  RcRule   rule;
+  gboolean remove;
+  char    *system_dir;
+  char    *user_dir;
 } Edit;
 
 static void

@@ -22,13 +22,13 @@ G_DECLARE_FINAL_TYPE (RcRules, rc_rules, RC, RULES, GObject);
 #define RC_BOOST_WEIGHT_DEFAULT 300
 
 typedef struct {
-  RcLimits  limits;
-  guint     freeze_when_inactive_sec;  /* 0: never */
+  RcLimits limits;
+  guint    freeze_when_inactive_sec;   /* 0: never */
 } RcRule;
 
 typedef struct {
-  gboolean  enabled;
-  RcLimits  limits;                    /* CPUWeight and IOWeight */
+  gboolean enabled;
+  RcLimits limits;                     /* CPUWeight and IOWeight */
 } RcBoost;
 
 /* @system_dir and @user_dir are rules.d folders; the user's is created when

@@ -384,8 +384,8 @@ rc_systemd_set_unit_properties_finish (RcSystemd    *self,
 }
 
 typedef struct {
-  char     *unit;
-  gboolean  freeze;
+  char    *unit;
+  gboolean freeze;
 } FreezeData;
 
 static void

@@ -12,10 +12,10 @@ typedef enum {
 } RcUnitKind;
 
 typedef struct {
-  char       *app_id;   /* unescaped (\x2d -> '-'), trailing ".desktop" stripped */
-  char       *launcher; /* "" when the name has none (e.g. "gnome", "flatpak", "") */
-  char       *instance; /* the RANDOM part, "" for app-foo.service */
-  RcUnitKind  kind;
+  char      *app_id;    /* unescaped (\x2d -> '-'), trailing ".desktop" stripped */
+  char      *launcher;  /* "" when the name has none (e.g. "gnome", "flatpak", "") */
+  char      *instance;  /* the RANDOM part, "" for app-foo.service */
+  RcUnitKind kind;
 } RcUnitName;
 
 RcUnitName *rc_unit_name_parse (const char *unit);

@@ -10,8 +10,6 @@
 #include "rc-error.h"
 #include "rc-size.h"
 
-
-
 /* The keys `set` accepts (SetLimits' keys) and, with the rule-only ones,
  * the keys `rule set` accepts (SetRule's). Also the order `rule list`
  * prints them in. */
@@ -98,7 +96,6 @@ rcctl_write_options (void)
     g_variant_dict_insert (&options, RC_OPTION_FORCE, "b", TRUE);
   return g_variant_dict_end (&options);
 }
-
 
 gboolean
 rcctl_parse_nothing (char   **args,

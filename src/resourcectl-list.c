@@ -103,7 +103,6 @@ rcctl_finish_show (GVariant *apps)
   return EXIT_SUCCESS;
 }
 
-
 static void
 print_event (const char *line)
 {

@@ -7,8 +7,6 @@
 
 #include "rc-size.h"
 
-
-
 /* Every key of an app dictionary, in the order `show` prints them. */
 const RcctlAppKey rcctl_app_keys[] = {
   { RC_KEY_UNIT, FORMAT_TEXT },
@@ -146,7 +144,6 @@ rcctl_lookup_string (GVariant   *app,
 
   return g_variant_lookup (app, key, "&s", &s) ? s : "";
 }
-
 
 void
 rcctl_null_for_max_cb (JsonObject *object,

@@ -17,7 +17,6 @@ rcctl_parse_rule_set (char   **args,
   return TRUE;
 }
 
-
 static void
 null_for_max_in_rule_cb (JsonObject *object,
                          const char *member,

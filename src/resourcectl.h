@@ -37,8 +37,8 @@ typedef enum {
 } RcctlValueFormat;
 
 typedef struct {
-  const char       *key;
-  RcctlValueFormat  format;
+  const char      *key;
+  RcctlValueFormat format;
 } RcctlAppKey;
 
 /* Every key of an app dictionary, in the order `show` prints them. */
@@ -74,9 +74,9 @@ typedef enum {
 } RcctlValueKind;
 
 typedef struct {
-  const char     *key;
-  RcctlValueKind  kind;
-  gboolean        rule_only;
+  const char    *key;
+  RcctlValueKind kind;
+  gboolean       rule_only;
 } RcctlLimitKey;
 
 /* The keys `set` accepts (SetLimits' keys) and, with the rule-only ones,

@@ -18,7 +18,8 @@ int LLVMFuzzerTestOneInput (const guint8 *data, size_t size);
 static const guint cpu_counts[] = { 1, 2, 1024 };
 
 int
-LLVMFuzzerInitialize (int *argc, char ***argv)
+LLVMFuzzerInitialize (int    *argc,
+                      char ***argv)
 {
   g_log_set_always_fatal (G_LOG_FATAL_MASK | G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING);
   return 0;
@@ -53,7 +54,8 @@ check_parsed (const RcLimits *limits,
 }
 
 int
-LLVMFuzzerTestOneInput (const guint8 *data, size_t size)
+LLVMFuzzerTestOneInput (const guint8 *data,
+                        size_t        size)
 {
   g_autoptr(GVariant) args = NULL;
   g_autoptr(GVariant) limits = NULL;

@@ -13,7 +13,8 @@ int LLVMFuzzerTestOneInput (const guint8 *data, size_t size);
   G_STMT_START { if (!(cond)) { g_printerr ("assertion failed: %s\n", #cond); abort (); } } G_STMT_END
 
 int
-LLVMFuzzerInitialize (int *argc, char ***argv)
+LLVMFuzzerInitialize (int    *argc,
+                      char ***argv)
 {
   g_log_set_always_fatal (G_LOG_FATAL_MASK | G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING);
   return 0;
@@ -36,7 +37,8 @@ check_format (guint64 bytes)
 }
 
 int
-LLVMFuzzerTestOneInput (const guint8 *data, size_t size)
+LLVMFuzzerTestOneInput (const guint8 *data,
+                        size_t        size)
 {
   g_autofree char *text = NULL;
   g_autoptr(GError) error = NULL;

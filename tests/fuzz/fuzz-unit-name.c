@@ -16,7 +16,8 @@ int LLVMFuzzerTestOneInput (const guint8 *data, size_t size);
   G_STMT_START { if (!(cond)) { g_printerr ("assertion failed: %s\n", #cond); abort (); } } G_STMT_END
 
 int
-LLVMFuzzerInitialize (int *argc, char ***argv)
+LLVMFuzzerInitialize (int    *argc,
+                      char ***argv)
 {
   /* A critical means a g_return_if_fail () in our code fired: a bug. */
   g_log_set_always_fatal (G_LOG_FATAL_MASK | G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING);
@@ -28,11 +29,12 @@ check_unescaped (const char *s)
 {
   FUZZ_ASSERT (g_utf8_validate (s, -1, NULL));
   for (const char *p = s; *p; p++)
-    FUZZ_ASSERT (*p != '/' && (guchar) * p >= 0x20 && *p != 0x7f);
+    FUZZ_ASSERT (*p != '/' && (guchar) *p >= 0x20 && *p != 0x7f);
 }
 
 int
-LLVMFuzzerTestOneInput (const guint8 *data, size_t size)
+LLVMFuzzerTestOneInput (const guint8 *data,
+                        size_t        size)
 {
   g_autofree char *text = NULL;
   g_autofree char *unescaped = NULL;

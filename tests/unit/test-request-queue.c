@@ -94,8 +94,8 @@ typedef struct {
 } Run;
 
 typedef struct {
-  Run  *run;
-  char  id;
+  Run *run;
+  char id;
 } Entry;
 
 static void

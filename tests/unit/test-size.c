@@ -169,7 +169,8 @@ case_path (const char *prefix,
 }
 
 int
-main (int argc, char **argv)
+main (int    argc,
+      char **argv)
 {
   g_test_init (&argc, &argv, NULL);
 

@@ -322,7 +322,8 @@ test_argument_too_long (void)
     }
 
 int
-main (int argc, char **argv)
+main (int    argc,
+      char **argv)
 {
   g_test_init (&argc, &argv, NULL);
 

@@ -15,10 +15,10 @@
 #define FORGET RC_UNIT_ACTION_FORGET
 
 typedef struct {
-  RcUnitState   state;
-  RcUnitEvent   event;
-  RcUnitState   next;
-  RcUnitAction  actions;
+  RcUnitState  state;
+  RcUnitEvent  event;
+  RcUnitState  next;
+  RcUnitAction actions;
 } Transition;
 
 static const Transition transitions[] = {
