@@ -27,7 +27,7 @@ def main():
     problems = []
     if proc.returncode == 0:
         problems.append('the load test passed against a daemon leaking 1 KiB per call')
-    if not any(p.startswith('memory leak: RssAnon grew in every quarter') for p in found):
+    if not any(p.startswith('memory leak: RssAnon grew in every round') for p in found):
         problems.append('the load test did not name the memory leak')
     problems += [f'the load test also failed for another reason: {p}'
                  for p in found if not p.startswith('memory leak:')]
