@@ -101,6 +101,48 @@ def own_cgroup(pid='self'):
     return None
 
 
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def _empty_cgroup(path):
+    '''Kill whatever a test run left in its cgroup tree, then remove the tree, deepest first.'''
+    dirs = sorted((os.path.dirname(p) for p in glob.glob(
+        os.path.join(glob.escape(path), '**', 'cgroup.procs'), recursive=True)), key=len, reverse=True)
+    try:
+        _write_existing(os.path.join(path, 'cgroup.kill'), '1')  # Linux 5.14 and later
+    except OSError:
+        for d in dirs:
+            try:
+                with open(os.path.join(d, 'cgroup.procs'), encoding='ascii') as f:
+                    pids = [int(p) for p in f.read().split()]
+            except OSError:
+                continue
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+    # the killed processes leave their cgroups a moment later
+    deadline = time.monotonic() + 5
+    for d in dirs:
+        while True:
+            try:
+                os.rmdir(d)
+            except FileNotFoundError:
+                pass
+            except OSError as e:
+                if time.monotonic() < deadline:
+                    time.sleep(0.05)
+                    continue
+                print(f'note: cannot remove test cgroup {d}: {e}', file=sys.stderr)
+            break
+
+
 def _write(path, text, mode=0o644):
     with open(path, 'w', encoding='utf-8') as f:
         f.write(text)
@@ -166,6 +208,12 @@ class RootSupervisor:
         if mount is None or own is None:
             return
         home = os.path.join(mount, own.lstrip('/'))
+        # A run that was killed left its cgroup, and maybe processes in it: they would
+        # take CPU from this run, and a folder named for this pid would leave it none.
+        for stale in glob.glob(os.path.join(glob.escape(home), 'rc-integration-*')):
+            pid = stale.rsplit('-', 1)[1]
+            if pid.isdigit() and (int(pid) == os.getpid() or not _alive(int(pid))):
+                _empty_cgroup(stale)
         path = os.path.join(home, f'rc-integration-{os.getpid()}')
         try:
             os.mkdir(path)
@@ -193,11 +241,8 @@ class RootSupervisor:
             _write_existing(os.path.join(self.cgroup_home, 'cgroup.procs'), str(os.getpid()))
         except OSError:
             pass
-        for d in sorted(glob.glob(os.path.join(self.cgroup_dir, '*', '')), reverse=True) + [self.cgroup_dir]:
-            try:
-                os.rmdir(d)
-            except OSError as e:
-                print(f'note: cannot remove test cgroup {d}: {e}', file=sys.stderr)
+        # processes a test left behind go too, not on into the next run
+        _empty_cgroup(self.cgroup_dir)
 
     def _prepare_polkit_dirs(self):
         for d in (self.pkdir, self.actions_dir, self.rules_dir, self.empty_dir):
