@@ -25,10 +25,9 @@ from gi.repository import Gio, GLib  # noqa: E402 pylint: disable=wrong-import-p
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 'tests', 'integration'))
-from rcnames import RC_NAME, RC_PATH, RC_IFACE, RC_ERROR as E  # noqa: E402
+from rcnames import RC_NAME, RC_PATH, RC_IFACE, RC_ERROR as E, UINT64_MAX  # noqa: E402
 
 MIB = 1024 * 1024
-U64_MAX = 2 ** 64 - 1
 
 
 def t(v):
@@ -73,7 +72,7 @@ def mixed_op(rng, spec):
         ('SetWeight', '(st)', ('../../etc/passwd', 100), E + 'InvalidArgument'),
         ('SetWeight', '(st)', (unit, 0), E + 'InvalidArgument'),
         ('SetWeight', '(st)', (unit, 10001), E + 'InvalidArgument'),
-        ('SetWeight', '(st)', (unit, U64_MAX), E + 'InvalidArgument'),
+        ('SetWeight', '(st)', (unit, UINT64_MAX), E + 'InvalidArgument'),
         ('SetMemoryLimit', '(st)', (unit, 1), E + 'InvalidArgument'),
         ('SetLimits', '(sa{sv}a{sv})', (unit, {'Bogus': t(1)}, {}), E + 'InvalidArgument'),
         ('SetLimits', '(sa{sv}a{sv})', (unit, {'CPUWeight': GLib.Variant('s', '100')}, {}),

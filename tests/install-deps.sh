@@ -12,6 +12,8 @@ packages=(
   libjson-glib-dev
   # man pages: the man-pages test renders them with groff
   groff-base
+  # the API reference in HTML (rst2html5) and its test
+  python3-docutils
   # runtime pieces the tests use for real
   dbus dbus-daemon dbus-user-session polkitd pkexec systemd procps util-linux
   # host integration tests

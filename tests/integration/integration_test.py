@@ -26,11 +26,8 @@ from rctest_harness import MIB, UINT64_MAX, HANG, RcTestCase, own_cgroup
 
 APP = 'app-gnome-org.example.Editor-4711.scope'
 APP_ID = 'org.example.Editor'
-ACTIONS = ['set-weight', 'set-memory-limit', 'set-limits', 'reset-limits', 'freeze', 'manage-rules',
-           'set-foreground', 'thaw']
-WRITE_ACTIONS = ACTIONS[:-1]
 
-from rcnames import APP_KEYS  # noqa: E402
+from rcnames import ACTIONS, APP_KEYS, LIMIT_KEYS, USAGE_KEYS  # noqa: E402
 
 
 def online_cpus():
@@ -310,9 +307,7 @@ class ListAppsTest(Base):
                            ('pids.current', '7')]:
             self.write_cgroup_file(APP, name, text)
         rec = self.get_one(APP)
-        got = {k: rec[k] for k in ('CPUWeight', 'IOWeight', 'CPUQuota', 'MemoryLow', 'MemoryHigh',
-                                   'MemoryMax', 'TasksMax', 'MemoryCurrent', 'CPUUsageNSec',
-                                   'TasksCurrent')}
+        got = {k: rec[k] for k in (*LIMIT_KEYS, *USAGE_KEYS)}
         self.assertEqual(got, {'CPUWeight': 777, 'IOWeight': 250, 'CPUQuota': 25,
                                'MemoryLow': 64 * MIB, 'MemoryHigh': 448 * MIB,
                                'MemoryMax': 512 * MIB, 'TasksMax': UINT64_MAX,
@@ -1124,7 +1119,7 @@ class AuthorizationTest(Base):
         # In the spirit of fprintd's concurrent polkit test: one caller's check hangs in
         # polkitd (its agent shows a password dialog nobody answers) while other callers
         # read and change apps, this app included; then the dialog is dismissed.
-        self.set_rules(body='    if (action.id == "org.example.ResourceControl.set-weight")\n'
+        self.set_rules(body=f'    if (action.id == "{h.ACTION_PREFIX}set-weight")\n'
                             '        return polkit.Result.AUTH_SELF;\n'
                             '    return polkit.Result.YES;')
         other = 'app-org.example.Other@1.service'
@@ -1211,9 +1206,9 @@ class HybridHostTest(Base):
     def test_limits_read_as_max(self):
         self.add_app(APP)
         rec = self.get_one(APP)
-        for key in ('CPUWeight', 'IOWeight', 'MemoryLow', 'MemoryHigh', 'MemoryMax', 'TasksMax',
-                    'MemoryCurrent', 'CPUUsageNSec', 'TasksCurrent'):
-            self.assertEqual(rec[key], UINT64_MAX, key)
+        for key in (*LIMIT_KEYS, *USAGE_KEYS):
+            if key != 'CPUQuota':   # no quota reads as 0
+                self.assertEqual(rec[key], UINT64_MAX, key)
 
 
 #

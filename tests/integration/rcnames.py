@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 '''The names of resource-controld's public D-Bus API, once for every Python test and
-benchmark (the C code has them in src/rc-names.h and src/rc-common.h).'''
+benchmark (the C code has them in src/rc-names.h, src/rc-common.h and src/rc-error.c;
+test 'api-coverage' checks that the two agree).'''
 
 RC_NAME = 'org.example.ResourceControl'
 RC_PATH = '/org/example/ResourceControl'
@@ -12,17 +13,31 @@ SYSTEMD_NAME = 'org.freedesktop.systemd1'
 SYSTEMD_PATH = '/org/freedesktop/systemd1'
 POLKIT_NAME = 'org.freedesktop.PolicyKit1'
 
+# the named errors, after RC_ERROR
+ERRORS = ('InvalidArgument', 'Protected', 'NoSuchApp', 'NotAuthorized', 'NotSupported', 'WouldKill',
+          'Failed')
+# the polkit actions, after ACTION_PREFIX; thaw is the one allowed to everyone
+ACTIONS = ('set-weight', 'set-memory-limit', 'set-limits', 'reset-limits', 'freeze', 'manage-rules',
+           'set-foreground', 'thaw')
+
 # the limits: record keys, SetLimits keys and rule keys, with their D-Bus types
 LIMIT_KEYS = {
     'CPUWeight': 't', 'IOWeight': 't', 'CPUQuota': 'u', 'MemoryLow': 't', 'MemoryHigh': 't',
     'MemoryMax': 't', 'TasksMax': 't',
 }
+# the usage, in records only
+USAGE_KEYS = {'MemoryCurrent': 't', 'CPUUsageNSec': 't', 'TasksCurrent': 't'}
 # an app record (ListApps, GetApp, AppAdded), in the order the daemon gives them
 APP_KEYS = {
     'Unit': 's', 'AppId': 's', 'Launcher': 's', 'Name': 's', 'Icon': 's',
     'DesktopFile': 's', 'Slice': 's', 'ActiveState': 's', 'FreezerState': 's', 'Pids': 'au',
     **LIMIT_KEYS,
-    'MemoryCurrent': 't', 'CPUUsageNSec': 't', 'TasksCurrent': 't',
+    **USAGE_KEYS,
 }
+# SetLimits only: MemoryMax and MemoryHigh as SetMemoryLimit sets them
+SET_LIMITS_ONLY_KEYS = {'MemoryLimit': 't'}
 # rules take the limits and this
 RULE_ONLY_KEYS = {'FreezeWhenInactiveSec': 'u'}
+
+# a limit or usage value of G_MAXUINT64: no limit, or not available on this host
+UINT64_MAX = 2 ** 64 - 1

@@ -44,14 +44,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE_ROOT = os.path.dirname(os.path.dirname(HERE))
 
 from rcnames import (RC_NAME, RC_PATH, RC_IFACE, RC_ERROR, SYSTEMD_NAME, SYSTEMD_PATH,  # noqa: E402,F401
-                     POLKIT_NAME, ACTION_PREFIX)
+                     POLKIT_NAME, ACTION_PREFIX, UINT64_MAX)
 MOCK_IFACE = 'org.example.MockSystemd'
 DBUSMOCK_IFACE = 'org.freedesktop.DBus.Mock'
 # Test-only action: its rule flips between YES and NO with every rules rewrite, so
 # a pkcheck tells when polkitd has loaded the new file.
 GENERATION_ACTION = 'org.example.ResourceControlTest.generation'
 
-UINT64_MAX = 2 ** 64 - 1
 MIB = 1024 * 1024
 HANG = 2 ** 32 - 1
 
@@ -491,8 +490,8 @@ RULES = {
     'allow-all': 'return polkit.Result.YES;',
     'deny-all': 'return polkit.Result.NO;',
     'auth-self': 'return polkit.Result.AUTH_SELF;',
-    'deny-set-weight': '''
-        if (action.id == "org.example.ResourceControl.set-weight")
+    'deny-set-weight': f'''
+        if (action.id == "{ACTION_PREFIX}set-weight")
             return polkit.Result.NO;
         return polkit.Result.YES;''',
 }

@@ -318,8 +318,8 @@ sec_list () {
   rc_json ListApps > "$OUT/listapps.json"
   check "ListApps answers" 0 $?
   flat < "$OUT/listapps.json" > "$f"
-  # every app instance, nothing else (the session.slice app is left out of this comparison: the contract
-  # says it is never controllable, not whether it is listed)
+  # every app instance, nothing else (the session.slice app is left out of this comparison: what matters
+  # about it is that it is never controllable, which sec_errors checks)
   local listed
   listed=$(cut -f1 "$f" | sort -u | grep -vxF -- "$SS" | paste -sd' ')
   check "ListApps lists exactly the running app units" \
@@ -332,7 +332,7 @@ sec_list () {
   check_record "$f" "$C1" org.gnome.Calculator gnome Calculator accessories-calculator "$APPS_DIR/org.gnome.Calculator.desktop"
   check_record "$f" "$C2" org.gnome.Calculator gnome Calculator accessories-calculator "$APPS_DIR/org.gnome.Calculator.desktop"
   check_record "$f" "$K" org.kde.krita "" Krita krita "$APPS_DIR/org.kde.krita.desktop"
-  # no desktop file: Name is the AppID (the contract leaves Icon open)
+  # no desktop file: Name is the AppID (its Icon is not checked)
   check_record "$f" "$G" google-chrome gnome google-chrome '*' ""
   check_usage "$C1" rc_json ListApps
   check_usage "$K" rc_json GetApp s "$K"
