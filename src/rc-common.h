@@ -35,3 +35,15 @@
 
 /* SetLimits' options */
 #define RC_OPTION_FORCE                 "force"
+
+/* Launch's and Adopt's options */
+#define RC_OPTION_KIND                  "Kind"
+#define RC_OPTION_LAUNCHER              "Launcher"
+#define RC_OPTION_SLICE                 "Slice"
+#define RC_OPTION_ENVIRONMENT           "Environment"
+#define RC_OPTION_WORKING_DIRECTORY     "WorkingDirectory"
+#define RC_OPTION_LIMITS                "Limits"
+#define RC_OPTION_APP_ID                "AppId"
+#define RC_KIND_SERVICE                 "service"
+#define RC_KIND_SCOPE                   "scope"
+#define RC_LAUNCHER_DEFAULT             "rc"

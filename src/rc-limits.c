@@ -348,11 +348,10 @@ rc_limits_check_app (const RcLimits *limits,
   return TRUE;
 }
 
-GVariant *
-rc_limits_to_unit_properties (const RcLimits *limits)
+void
+rc_limits_add_unit_properties (const RcLimits  *limits,
+                               GVariantBuilder *builder)
 {
-  g_auto(GVariantBuilder) builder = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(sv)"));
-
   for (RcLimit limit = 0; limit < RC_N_LIMITS; limit++)
     {
       guint64 value = limits->values[limit];
@@ -362,9 +361,17 @@ rc_limits_to_unit_properties (const RcLimits *limits)
       /* systemd takes the quota as CPU time per second; infinity removes it. */
       if (limit == RC_LIMIT_CPU_QUOTA)
         value = value == 0 ? G_MAXUINT64 : value * G_USEC_PER_SEC / 100;
-      g_variant_builder_add (&builder, "(sv)", limit_info[limit].property,
+      g_variant_builder_add (builder, "(sv)", limit_info[limit].property,
                              g_variant_new_uint64 (value));
     }
+}
+
+GVariant *
+rc_limits_to_unit_properties (const RcLimits *limits)
+{
+  g_auto(GVariantBuilder) builder = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(sv)"));
+
+  rc_limits_add_unit_properties (limits, &builder);
   return g_variant_builder_end (&builder);
 }
 

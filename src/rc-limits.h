@@ -72,6 +72,9 @@ gboolean    rc_limits_check_app (const RcLimits *limits,
                                  GError        **error);
 
 GVariant   *rc_limits_to_unit_properties (const RcLimits *limits);
+/* The same, added to an a(sv) being built. */
+void        rc_limits_add_unit_properties (const RcLimits  *limits,
+                                           GVariantBuilder *builder);
 GVariant   *rc_limits_to_app_changes (const RcLimits *limits);
 
 G_END_DECLS

@@ -3,6 +3,7 @@
 #include "rc-change.h"
 #include "rc-cgroup.h"
 #include "rc-error.h"
+#include "rc-launch.h"
 #include "rc-limits.h"
 #include "rc-unit-name.h"
 
@@ -494,6 +495,27 @@ handle_set_foreground_process (RcDBusResourceControl *object,
   return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
+static gboolean
+handle_launch (RcDBusResourceControl *object,
+               GDBusMethodInvocation *invocation,
+               const char            *app_id,
+               const char * const    *uris,
+               GVariant              *options)
+{
+  rc_launch_submit (&RC_MANAGER (object)->svc, invocation, app_id, uris, options);
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
+}
+
+static gboolean
+handle_adopt (RcDBusResourceControl *object,
+              GDBusMethodInvocation *invocation,
+              GVariant              *pids,
+              GVariant              *options)
+{
+  rc_adopt_submit (&RC_MANAGER (object)->svc, invocation, pids, options);
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
+}
+
 static void
 limits_applied_cb (RcPolicy  *policy,
                    RcApp     *app,
@@ -707,6 +729,8 @@ rc_manager_iface_init (RcDBusResourceControlIface *iface)
   iface->handle_remove_rule = handle_remove_rule;
   iface->handle_set_foreground_app = handle_set_foreground_app;
   iface->handle_set_foreground_process = handle_set_foreground_process;
+  iface->handle_launch = handle_launch;
+  iface->handle_adopt = handle_adopt;
 }
 
 static void

@@ -15,6 +15,8 @@
 #define RC_ACTION_THAW             RC_POLKIT_ACTION_PREFIX "thaw"
 #define RC_ACTION_MANAGE_RULES     RC_POLKIT_ACTION_PREFIX "manage-rules"
 #define RC_ACTION_SET_FOREGROUND   RC_POLKIT_ACTION_PREFIX "set-foreground"
+#define RC_ACTION_LAUNCH           RC_POLKIT_ACTION_PREFIX "launch"
+#define RC_ACTION_ADOPT            RC_POLKIT_ACTION_PREFIX "adopt"
 
 /* Rule files: *.conf in <dir>/resource-control/rules.d, the system's then the user's. */
 #define RC_RULES_SUBDIR             "resource-control/rules.d"

@@ -36,6 +36,7 @@ struct _RcPolicy {
   GHashTable     *units;           /* unit name -> Unit */
   GHashTable     *restored_boosted; /* unit names, from the state file */
   GHashTable     *restored_frozen;
+  GHashTable     *starting;        /* unit name -> Start: limits it was started with */
   guint64         default_tasks_max;
   GCancellable   *cancellable;
 };
@@ -44,6 +45,12 @@ G_DEFINE_TYPE (RcPolicy, rc_policy, G_TYPE_OBJECT);
 
 enum { SIGNAL_LIMITS_APPLIED, N_SIGNALS };
 static guint signals[N_SIGNALS];
+
+/* An instance being started with its limits (rc_policy_prepare_start). */
+typedef struct {
+  RcLimits api;
+  RcLimits applied;
+} Start;
 
 static void
 unit_free (Unit *unit)
@@ -367,6 +374,35 @@ rc_policy_take_request (RcPolicy *self,
     }
 }
 
+void
+rc_policy_prepare_start (RcPolicy       *self,
+                         const char     *unit,
+                         const char     *app_id,
+                         const RcLimits *requested,
+                         RcLimits       *out_limits)
+{
+  const RcRule *rule = rc_rules_lookup (self->rules, app_id);
+  RcLimits none = { 0, };
+  Start *start = g_new0 (Start, 1);
+
+  rc_policy_resolve_limits (NULL, requested, rule != NULL ? &rule->limits : NULL, &none, &none,
+                            out_limits);
+  if (!rc_limits_has (out_limits, RC_LIMIT_CPU_WEIGHT))
+    rc_limits_set (out_limits, RC_LIMIT_CPU_WEIGHT, RC_WEIGHT_DEFAULT);
+  out_limits->force = FALSE;
+  start->api = *requested;
+  start->api.force = FALSE;
+  start->applied = *out_limits;
+  g_hash_table_replace (self->starting, g_strdup (unit), start);
+}
+
+void
+rc_policy_forget_start (RcPolicy   *self,
+                        const char *unit)
+{
+  g_hash_table_remove (self->starting, unit);
+}
+
 /* ---- freezing in the background ---------------------------------------- */
 
 static guint
@@ -519,11 +555,21 @@ app_added_cb (RcRegistry *registry,
   Unit *unit = g_new0 (Unit, 1);
   const RcBoost *boost = rc_rules_get_boost (self->rules);
   gboolean restored = FALSE;
+  Start *start;
   RcFocus focus;
 
   unit->policy = self;
   unit->app = rc_app_ref (app);
   g_hash_table_replace (self->units, app->unit, unit);
+
+  /* Started by Launch or Adopt: systemd has its limits already. */
+  start = g_hash_table_lookup (self->starting, app->unit);
+  if (start != NULL)
+    {
+      unit->api = start->api;
+      unit->applied = start->applied;
+      g_hash_table_remove (self->starting, app->unit);
+    }
 
   /* A boost or a freeze left by an earlier run of the daemon. */
   if (g_hash_table_remove (self->restored_boosted, app->unit))
@@ -671,6 +717,7 @@ rc_policy_finalize (GObject *object)
   g_clear_object (&self->queue);
   g_clear_pointer (&self->restored_boosted, g_hash_table_unref);
   g_clear_pointer (&self->restored_frozen, g_hash_table_unref);
+  g_clear_pointer (&self->starting, g_hash_table_unref);
   g_free (self->state_file);
   g_free (self->state_written);
   G_OBJECT_CLASS (rc_policy_parent_class)->finalize (object);
@@ -692,6 +739,7 @@ rc_policy_class_init (RcPolicyClass *klass)
 static void
 rc_policy_init (RcPolicy *self)
 {
+  self->starting = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->cancellable = g_cancellable_new ();
   self->units = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
                                        (GDestroyNotify) unit_free);

@@ -57,6 +57,19 @@ void      rc_policy_resolve_limits (const RcLimits *boost,
 void      rc_policy_take_request (RcPolicy *self,
                                   RcApp    *app,
                                   RcLimits *limits);
+/* A new instance of @app_id is about to be started (Launch, Adopt) as
+ * @unit, with @requested set by the caller: @out_limits gets what it must
+ * have from its first moment (@requested, its rule, and CPUWeight 100 for
+ * fairness when neither sets one). When @unit appears the policy counts
+ * @requested as its API values and @out_limits as applied already.
+ * rc_policy_forget_start drops that when the start failed. */
+void      rc_policy_prepare_start (RcPolicy       *self,
+                                   const char     *unit,
+                                   const char     *app_id,
+                                   const RcLimits *requested,
+                                   RcLimits       *out_limits);
+void      rc_policy_forget_start (RcPolicy   *self,
+                                  const char *unit);
 /* The API froze or thawed @app: the policy will not thaw it on focus. */
 void      rc_policy_note_freezer (RcPolicy *self,
                                   RcApp    *app);

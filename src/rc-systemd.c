@@ -14,6 +14,8 @@ struct _RcSystemd {
   guint            unit_new_id;
   guint            unit_removed_id;
   guint            unit_changed_id;
+  guint            job_removed_id;
+  GHashTable      *starts;   /* unit name -> GTask of a start waiting for its job */
   gboolean         present;
 };
 
@@ -446,6 +448,174 @@ rc_systemd_freeze_unit_finish (RcSystemd    *self,
   return g_task_propagate_boolean (G_TASK (result), error);
 }
 
+/* ---- starting transient units ------------------------------------------ */
+
+/* A start is registered under its unit name before StartTransientUnit is
+ * sent, so the job's JobRemoved cannot pass by unseen, whichever of the
+ * reply and the signal is dispatched first. */
+typedef struct {
+  RcSystemd *systemd;
+  char      *unit;
+  char      *result;    /* the job's result, once JobRemoved came */
+  gboolean   replied;   /* StartTransientUnit answered */
+} Start;
+
+static void
+start_free (Start *start)
+{
+  g_free (start->unit);
+  g_free (start->result);
+  g_free (start);
+}
+
+static void
+start_finish (GTask *task)
+{
+  Start *start = g_task_get_task_data (task);
+  RcSystemd *self = start->systemd;
+
+  if (!start->replied || start->result == NULL)
+    return;
+  g_hash_table_remove (self->starts, start->unit);   /* drops the table's task ref */
+}
+
+static void
+start_return (GTask *task)
+{
+  Start *start = g_task_get_task_data (task);
+
+  if (g_str_equal (start->result, "done"))
+    g_task_return_boolean (task, TRUE);
+  else
+    g_task_return_new_error (task, RC_ERROR, RC_ERROR_FAILED,
+                             "systemd could not start %s: its start job ended \"%s\" "
+                             "(see journalctl --user -u %s)",
+                             start->unit, start->result, start->unit);
+}
+
+static void
+start_transient_cb (GObject      *source,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  Start *start = g_task_get_task_data (task);
+  RcSystemd *self = start->systemd;
+  g_autoptr(GVariant) reply = NULL;
+  g_autoptr(GError) error = NULL;
+
+  reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &error);
+  start->replied = TRUE;
+  if (reply == NULL)
+    {
+      if (g_hash_table_lookup (self->starts, start->unit) == task)
+        g_hash_table_remove (self->starts, start->unit);
+      g_task_return_error (task, translate_error (error));
+      return;
+    }
+  if (start->result != NULL)
+    {
+      start_return (task);
+      start_finish (task);
+    }
+}
+
+static void
+job_removed_cb (GDBusConnection *connection,
+                const char      *sender_name,
+                const char      *object_path,
+                const char      *interface_name,
+                const char      *signal_name,
+                GVariant        *parameters,
+                gpointer         user_data)
+{
+  RcSystemd *self = user_data;
+  const char *unit, *job_result;
+  GTask *task;
+  Start *start;
+  guint32 id;
+
+  if (!g_variant_is_of_type (parameters, G_VARIANT_TYPE ("(uoss)")))
+    return;
+  g_variant_get (parameters, "(u&o&s&s)", &id, NULL, &unit, &job_result);
+  task = g_hash_table_lookup (self->starts, unit);
+  if (task == NULL)
+    return;
+  start = g_task_get_task_data (task);
+  if (start->result != NULL)
+    return;
+  start->result = g_strdup (job_result);
+  g_debug ("Start job %u of %s: %s", id, unit, job_result);
+  if (start->replied)
+    {
+      start_return (task);
+      start_finish (task);
+    }
+}
+
+void
+rc_systemd_start_transient_unit_async (RcSystemd          *self,
+                                       const char         *unit,
+                                       GVariant           *properties,
+                                       GCancellable       *cancellable,
+                                       GAsyncReadyCallback callback,
+                                       gpointer            user_data)
+{
+  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
+  Start *start = g_new0 (Start, 1);
+
+  g_task_set_source_tag (task, rc_systemd_start_transient_unit_async);
+  start->systemd = self;
+  start->unit = g_strdup (unit);
+  g_task_set_task_data (task, start, (GDestroyNotify) start_free);
+  if (g_hash_table_contains (self->starts, unit))
+    {
+      g_variant_unref (g_variant_ref_sink (properties));
+      g_task_return_new_error (task, RC_ERROR, RC_ERROR_FAILED,
+                               "%s is being started already", unit);
+      return;
+    }
+  g_hash_table_insert (self->starts, start->unit, g_object_ref (task));
+  g_dbus_connection_call (self->connection, SYSTEMD_DBUS_NAME, SYSTEMD_DBUS_PATH,
+                          SYSTEMD_MANAGER_INTERFACE, "StartTransientUnit",
+                          g_variant_new ("(ss@a(sv)@a(sa(sv)))", unit, "fail", properties,
+                                         g_variant_new_array (G_VARIANT_TYPE ("(sa(sv))"),
+                                                              NULL, 0)),
+                          G_VARIANT_TYPE ("(o)"), G_DBUS_CALL_FLAGS_NO_AUTO_START,
+                          RC_SYSTEMD_TIMEOUT_MSEC, cancellable, start_transient_cb,
+                          g_steal_pointer (&task));
+}
+
+gboolean
+rc_systemd_start_transient_unit_finish (RcSystemd    *self,
+                                        GAsyncResult *result,
+                                        GError      **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+void
+rc_systemd_attach_processes_async (RcSystemd          *self,
+                                   const char         *unit,
+                                   GVariant           *pids,
+                                   GCancellable       *cancellable,
+                                   GAsyncReadyCallback callback,
+                                   gpointer            user_data)
+{
+  call_manager (self, "AttachProcessesToUnit", g_variant_new ("(ss@au)", unit, "", pids),
+                G_VARIANT_TYPE_UNIT, cancellable, rc_systemd_attach_processes_async, callback,
+                user_data);
+}
+
+gboolean
+rc_systemd_attach_processes_finish (RcSystemd    *self,
+                                    GAsyncResult *result,
+                                    GError      **error)
+{
+  return call_systemd_finish_empty (self, result, rc_systemd_attach_processes_async, error);
+}
+
 void
 rc_systemd_get_default_tasks_max_async (RcSystemd          *self,
                                         GCancellable       *cancellable,
@@ -578,6 +748,10 @@ rc_systemd_new (GDBusConnection *connection)
                                         "PropertiesChanged", NULL, SYSTEMD_UNIT_INTERFACE,
                                         G_DBUS_SIGNAL_FLAGS_NONE, unit_properties_changed_cb,
                                         self, NULL);
+  self->job_removed_id =
+    g_dbus_connection_signal_subscribe (connection, SYSTEMD_DBUS_NAME, SYSTEMD_MANAGER_INTERFACE,
+                                        "JobRemoved", SYSTEMD_DBUS_PATH, NULL,
+                                        G_DBUS_SIGNAL_FLAGS_NONE, job_removed_cb, self, NULL);
   /* "appeared" fires once systemd is (or comes) on the bus: the registry
    * subscribes and lists units then, and again after a daemon-reexec. */
   self->name_watch_id =
@@ -603,7 +777,9 @@ rc_systemd_dispose (GObject *object)
       unsubscribe (self, &self->unit_new_id);
       unsubscribe (self, &self->unit_removed_id);
       unsubscribe (self, &self->unit_changed_id);
+      unsubscribe (self, &self->job_removed_id);
     }
+  g_clear_pointer (&self->starts, g_hash_table_unref);
   g_clear_object (&self->connection);
   G_OBJECT_CLASS (rc_systemd_parent_class)->dispose (object);
 }
@@ -638,4 +814,5 @@ rc_systemd_class_init (RcSystemdClass *klass)
 static void
 rc_systemd_init (RcSystemd *self)
 {
+  self->starts = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_object_unref);
 }

@@ -109,6 +109,32 @@ gboolean  rc_systemd_freeze_unit_finish (RcSystemd    *self,
                                          GAsyncResult *result,
                                          GError      **error);
 
+/* StartTransientUnit(@unit, "fail", @properties, []) and then waits for
+ * the job: returns once systemd's JobRemoved says it is "done" (the unit is
+ * active); any other job result is RC_ERROR_FAILED naming it. @properties
+ * is a floating or owned a(sv). */
+void      rc_systemd_start_transient_unit_async (RcSystemd          *self,
+                                                 const char         *unit,
+                                                 GVariant           *properties,
+                                                 GCancellable       *cancellable,
+                                                 GAsyncReadyCallback callback,
+                                                 gpointer            user_data);
+gboolean  rc_systemd_start_transient_unit_finish (RcSystemd    *self,
+                                                  GAsyncResult *result,
+                                                  GError      **error);
+
+/* AttachProcessesToUnit(@unit, "", @pids): moves more processes into a
+ * running unit. @pids is a floating or owned au. */
+void      rc_systemd_attach_processes_async (RcSystemd          *self,
+                                             const char         *unit,
+                                             GVariant           *pids,
+                                             GCancellable       *cancellable,
+                                             GAsyncReadyCallback callback,
+                                             gpointer            user_data);
+gboolean  rc_systemd_attach_processes_finish (RcSystemd    *self,
+                                              GAsyncResult *result,
+                                              GError      **error);
+
 void      rc_systemd_get_default_tasks_max_async (RcSystemd          *self,
                                                   GCancellable       *cancellable,
                                                   GAsyncReadyCallback callback,

@@ -81,6 +81,34 @@ rc_app_id_is_valid (const char *app_id)
 }
 
 char *
+rc_unit_name_escape (const char *s)
+{
+  GString *out = g_string_sized_new (strlen (s));
+
+  for (const char *p = s; *p != '\0'; p++)
+    {
+      if (g_ascii_isalnum (*p) || *p == ':' || *p == '_' || (*p == '.' && p != s))
+        g_string_append_c (out, *p);
+      else
+        g_string_append_printf (out, "\\x%02x", (guchar) *p);
+    }
+  return g_string_free (out, FALSE);
+}
+
+char *
+rc_unit_name_build (RcUnitKind  kind,
+                    const char *launcher,
+                    const char *app_id,
+                    const char *instance)
+{
+  g_autofree char *escaped = rc_unit_name_escape (app_id);
+
+  if (kind == RC_UNIT_KIND_SERVICE)
+    return g_strdup_printf ("app-%s-%s@%s.service", launcher, escaped, instance);
+  return g_strdup_printf ("app-%s-%s-%s.scope", launcher, escaped, instance);
+}
+
+char *
 rc_unit_name_unescape (const char *s)
 {
   g_autoptr(GString) out = NULL;

@@ -24,6 +24,15 @@ void        rc_unit_name_free (RcUnitName *name);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RcUnitName, rc_unit_name_free);
 
 char       *rc_unit_name_unescape (const char *s);
+/* systemd's escaping of one part of a unit name: [A-Za-z0-9:_.] stay (a
+ * leading '.' does not), every other byte becomes \xNN ('-' is \x2d). */
+char       *rc_unit_name_escape (const char *s);
+/* The name of a new instance of @app_id, as systemd's desktop naming has it:
+ * app-LAUNCHER-APPID@INSTANCE.service or app-LAUNCHER-APPID-INSTANCE.scope. */
+char       *rc_unit_name_build (RcUnitKind  kind,
+                                const char *launcher,
+                                const char *app_id,
+                                const char *instance);
 gboolean    rc_unit_name_is_valid (const char *name);
 gboolean    rc_app_id_is_valid (const char *app_id);
 

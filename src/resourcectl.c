@@ -48,6 +48,29 @@ static const GOptionEntry force_options[] = {
   G_OPTION_ENTRY_NULL
 };
 
+static const GOptionEntry run_options[] = {
+  { "scope", 0, 0, G_OPTION_ARG_NONE, &opt_scope,
+    "Start it in a scope (app-rc-APP-RANDOM.scope) instead of a service", NULL },
+  { "background", 0, 0, G_OPTION_ARG_NONE, &opt_background,
+    "Start it in background.slice, behind the apps in use", NULL },
+  { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opt_set,
+    "A limit it has from its first moment (repeat for more)", "KEY=VALUE" },
+  { "launcher", 0, 0, G_OPTION_ARG_STRING, &opt_launcher,
+    "Who launches, in the unit's name (default rc; e.g. sway)", "NAME" },
+  G_OPTION_ENTRY_NULL
+};
+
+static const GOptionEntry adopt_options[] = {
+  { "app-id", 0, 0, G_OPTION_ARG_STRING, &opt_app_id,
+    "The app the processes are, when it cannot be found out", "APP_ID" },
+  { "all", 0, 0, G_OPTION_ARG_NONE, &opt_all,
+    "Every process of yours outside app units, grouped by app", NULL },
+  { "yes", 'y', 0, G_OPTION_ARG_NONE, &opt_yes, "With --all: do not ask first", NULL },
+  { "launcher", 0, 0, G_OPTION_ARG_STRING, &opt_launcher,
+    "Who adopts, in the scope's name (default rc)", "NAME" },
+  G_OPTION_ENTRY_NULL
+};
+
 #define LIMIT_KEYS_HELP \
   "Keys:\n" \
   "  CPUWeight=N, IOWeight=N         1..10000 (default 100)\n" \
@@ -90,6 +113,19 @@ static const Command commands[] = {
     "Freeze", TRUE, rcctl_parse_app, NULL, NULL },
   { "thaw", "APP", "Thaw a frozen app", NULL, NULL, 1, 1,
     "Thaw", TRUE, rcctl_parse_app, NULL, NULL },
+  { "run", "APP_ID [FILE|URI…]", "Start an app in a unit of its own",
+    "APP_ID names a desktop file (org.gnome.Calculator for org.gnome.Calculator.desktop).\n"
+    "It starts with your display (WAYLAND_DISPLAY, DISPLAY, …) and this folder, and\n"
+    "with its rule's limits and those of --set from its first moment. Prints the\n"
+    "unit's name.\n\n"
+    LIMIT_KEYS_HELP, run_options, 1, G_MAXUINT,
+    "Launch", TRUE, rcctl_parse_run, rcctl_finish_unit, NULL },
+  { "adopt", "PID…|--all", "Move running apps into units of their own",
+    "Each process moves with the processes it started. The app is found from\n"
+    "GIO_LAUNCHED_DESKTOP_FILE, Flatpak's .flatpak-info or its program's desktop\n"
+    "file; --app-id names it. --all lists what it will move, and what stays\n"
+    "(a shell, a program with no desktop file), then asks.", adopt_options, 0, G_MAXUINT,
+    "Adopt", TRUE, rcctl_parse_adopt, NULL, rcctl_run_adopt },
   { "monitor", "", "Print app events until interrupted", NULL, NULL, 0, 0,
     NULL, FALSE, rcctl_parse_nothing, NULL, rcctl_run_monitor },
   { "rule list", "", "List the rules (limits kept for an AppID)",

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* resourcectl's commands: what the command files share with the table and
  * dispatch in resourcectl.c. Each command family lives in a file of its own
- * (resourcectl-list.c, -limits.c, -rules.c, -foreground.c); how values are
+ * (resourcectl-list.c, -limits.c, -rules.c, -foreground.c, -launch.c); how values are
  * shown is in resourcectl-output.c. */
 #pragma once
 
@@ -18,6 +18,13 @@ extern gboolean opt_json;
 extern gboolean opt_force;
 extern gboolean opt_none;
 extern char *opt_pid;
+extern gboolean opt_scope;
+extern gboolean opt_background;
+extern char **opt_set;
+extern char *opt_launcher;
+extern char *opt_app_id;
+extern gboolean opt_all;
+extern gboolean opt_yes;
 
 /* What one command sends: the method and its parameters (a sunk reference). */
 typedef struct {
@@ -99,8 +106,12 @@ gboolean rcctl_parse_set_memory_limit (char **args, Request *req, GError **error
 gboolean rcctl_parse_set (char **args, Request *req, GError **error);
 gboolean rcctl_parse_rule_set (char **args, Request *req, GError **error);
 gboolean rcctl_parse_foreground (char **args, Request *req, GError **error);
+gboolean rcctl_parse_run (char **args, Request *req, GError **error);
+gboolean rcctl_parse_adopt (char **args, Request *req, GError **error);
 
 int      rcctl_finish_list (GVariant *apps);
 int      rcctl_finish_show (GVariant *apps);
 int      rcctl_finish_rule_list (GVariant *rules);
+int      rcctl_finish_unit (GVariant *unit);
 int      rcctl_run_monitor (RcDBusResourceControl *proxy);
+int      rcctl_run_adopt (RcDBusResourceControl *proxy);

@@ -23,6 +23,8 @@ cgroup_layout ("unified", or "hybrid" for a cgroup v1/hybrid host).
 import fnmatch
 import os
 import shutil
+import signal
+import subprocess
 
 import dbus
 from gi.repository import GLib
@@ -55,6 +57,7 @@ ERR_INVALID_ARGS = 'org.freedesktop.DBus.Error.InvalidArgs'
 ERR_NOT_SUPPORTED = 'org.freedesktop.DBus.Error.NotSupported'
 ERR_READ_ONLY = 'org.freedesktop.DBus.Error.PropertyReadOnly'
 ERR_MOCK = 'org.example.MockSystemd.Error'
+ERR_UNIT_EXISTS = 'org.freedesktop.systemd1.UnitExists'
 
 # Properties SetUnitProperties accepts: name -> (D-Bus type, cgroup file, controller).
 SETTABLE = {
@@ -117,6 +120,7 @@ class Unit:  # pylint: disable=too-many-instance-attributes,too-few-public-metho
         self.cgroup = ''
         self.cgroup_dir = ''
         self.pids = []
+        self.process = None   # what a transient service's ExecStart started
         self.controllers = []
         self.obj = None
 
@@ -141,6 +145,8 @@ def load(mock, parameters):
     mock.delays = {}         # method -> list of delays in ms, one used per call
     mock.hung = []           # (method, run) waiting for ReleaseHung
     mock.auto_start = []     # (method, auto-start flag of the call)
+    mock.job_result = 'done'  # how start jobs of transient units end (SetJobResult)
+    mock.next_job = 1
 
     mock.AddProperties(MAIN_IFACE, {
         'Version': dbus.String('252.mock'),
@@ -567,6 +573,110 @@ def ThawUnit(self, name, ok_cb, err_cb, msg=None):
     _dispatch(self, 'ThawUnit', str(name), _freezer_action(self, str(name), False), ok_cb, err_cb)
 
 
+# Properties of transient units, besides the SETTABLE ones: name -> D-Bus type.
+TRANSIENT = {
+    'Description': 's', 'SourcePath': 's', 'CollectMode': 's', 'Slice': 's', 'Type': 's',
+    'ExitType': 's', 'ExecStart': 'a(sasb)', 'Environment': 'as', 'WorkingDirectory': 's',
+    'PIDs': 'au',
+}
+
+
+def _check_transient(name, props):
+    kind = 'service' if name.endswith('.service') else 'scope'
+    for key, value in props.items():
+        if key not in TRANSIENT and key not in SETTABLE:
+            raise _dbus_error(ERR_READ_ONLY, f'Cannot set property {key}, or unknown property.')
+        if kind == 'scope' and key in ('ExecStart', 'Type', 'ExitType', 'Environment',
+                                       'WorkingDirectory'):
+            raise _dbus_error(ERR_READ_ONLY, f'Cannot set property {key}, or unknown property.')
+        if kind == 'service' and key == 'PIDs':
+            raise _dbus_error(ERR_READ_ONLY, 'Cannot set property PIDs, or unknown property.')
+        if SETTABLE.get(key, ('',))[0] == 't' and not isinstance(value, dbus.UInt64):
+            raise _dbus_error(ERR_INVALID_ARGS, f'Invalid type for property {key}: expected t')
+    if kind == 'service' and 'ExecStart' not in props:
+        raise _dbus_error(ERR_INVALID_ARGS, f'Service {name} has no ExecStart=.')
+    if kind == 'scope' and not props.get('PIDs'):
+        raise _dbus_error(ERR_INVALID_ARGS, f'Scope {name} has no PIDs. Refusing.')
+
+
+def _spawn_exec_start(props):
+    path, argv, _ = props['ExecStart'][0]
+    env = dict(os.environ)
+    for entry in props.get('Environment', []):
+        key, _, value = str(entry).partition('=')
+        env[key] = value
+    # pylint: disable=consider-using-with
+    return subprocess.Popen([str(a) for a in argv], executable=str(path), env=env,
+                            cwd=str(props.get('WorkingDirectory', '/')),
+                            stdin=subprocess.DEVNULL, start_new_session=True)
+
+
+@dbus.service.method(MAIN_IFACE, in_signature='ssa(sv)a(sa(sv))', out_signature='o',
+                     async_callbacks=('ok_cb', 'err_cb'), message_keyword='msg')
+def StartTransientUnit(self, name, mode, properties, aux, ok_cb, err_cb, msg=None):
+    '''The unit is made with its properties (limits reach the fake cgroup at once),
+    a service's ExecStart is run, then JobRemoved(job_result) follows the reply.'''
+    _note_auto_start(self, 'StartTransientUnit', msg)
+    unit_name = str(name)
+
+    def action():
+        if unit_name in self.units:
+            raise _dbus_error(ERR_UNIT_EXISTS,
+                              f'Unit {unit_name} was already loaded or has a fragment file.')
+        props = {str(k): v for k, v in properties}
+        _check_transient(unit_name, props)
+        job = dbus.ObjectPath(f'{MAIN_OBJ}/job/{self.next_job}')
+        job_id = self.next_job
+        self.next_job += 1
+        result = self.job_result
+        process = None
+        pids = [int(p) for p in props.get('PIDs', [])]
+        if result == 'done' and 'ExecStart' in props:
+            process = _spawn_exec_start(props)
+            pids = [process.pid]
+        if result == 'done':
+            unit = _add_unit(self, unit_name, {
+                'slice': props.get('Slice', 'app.slice'),
+                'source_path': props.get('SourcePath', ''),
+                'description': props.get('Description', unit_name), 'pids': pids})
+            unit.process = process
+            type_props = unit.obj.props[unit.type_iface]
+            for key, value in props.items():
+                if SETTABLE.get(key, ('',))[0] == 't':
+                    type_props[key] = dbus.UInt64(value)
+                    _apply_to_cgroup(self, unit, key, int(value))
+
+        def job_removed():
+            self.EmitSignal(MAIN_IFACE, 'JobRemoved', 'uoss',
+                            [dbus.UInt32(job_id), job, unit_name, result])
+            return False
+        GLib.idle_add(job_removed)
+        return job
+
+    _dispatch(self, 'StartTransientUnit', unit_name, action, ok_cb, err_cb)
+
+
+@dbus.service.method(MAIN_IFACE, in_signature='ssau', out_signature='',
+                     async_callbacks=('ok_cb', 'err_cb'), message_keyword='msg')
+def AttachProcessesToUnit(self, name, subcgroup, pids, ok_cb, err_cb, msg=None):
+    _note_auto_start(self, 'AttachProcessesToUnit', msg)
+
+    def action():
+        unit = _lookup(self, name)
+        unit.pids += [int(p) for p in pids]
+        if unit.cgroup_dir:
+            _write(os.path.join(unit.cgroup_dir, 'cgroup.procs'),
+                   ''.join(f'{p}\n' for p in unit.pids))
+        return None
+    _dispatch(self, 'AttachProcessesToUnit', str(name), action, ok_cb, err_cb)
+
+
+@dbus.service.method(CONTROL_IFACE, in_signature='s', out_signature='')
+def SetJobResult(self, result):
+    '''How later start jobs end: "done", or e.g. "failed" (no unit is made).'''
+    self.job_result = str(result)
+
+
 #
 # org.example.MockSystemd: the tests' controls
 #
@@ -671,6 +781,9 @@ def StopApp(self, name):
 
 
 def _stop_unit(mock, unit):
+    if unit.process is not None and unit.process.poll() is None:
+        unit.process.send_signal(signal.SIGKILL)
+        unit.process.wait()
     _set_unit_state(mock, unit, {'ActiveState': 'deactivating', 'SubState': 'stop-sigterm'})
     _set_unit_state(mock, unit, {'ActiveState': 'inactive', 'SubState': 'dead',
                                  'FreezerState': 'running'})

@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "rc-exec.h"
+#include "rc-error.h"
+
+#include <gio/gio.h>
+#include <string.h>
+
+typedef struct {
+  const char         *exec;
+  const char         *name;
+  const char         *icon;
+  const char         *desktop_file;
+  const char * const *uris;
+  guint               n_uris;
+  gboolean            took_uris;
+} Expansion;
+
+/* The local path of @uri (a URI or an absolute path), or NULL. */
+static char *
+local_path (const char *uri,
+            GError    **error)
+{
+  g_autoptr(GFile) file = NULL;
+  char *path;
+
+  if (g_path_is_absolute (uri))
+    return g_strdup (uri);
+  file = g_file_new_for_uri (uri);
+  path = g_file_get_path (file);
+  if (path == NULL)
+    g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                 "%s is not a local file, and this app opens only local files (%%f or %%F "
+                 "in its Exec line)", uri);
+  return path;
+}
+
+static char *
+as_uri (const char *uri)
+{
+  g_autoptr(GFile) file = NULL;
+
+  if (!g_path_is_absolute (uri))
+    return g_strdup (uri);
+  file = g_file_new_for_path (uri);
+  return g_file_get_uri (file);
+}
+
+static gboolean
+check_single (Expansion *ex,
+              char       code,
+              GError   **error)
+{
+  if (ex->n_uris <= 1)
+    return TRUE;
+  g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+               "This app opens one %s at a time (%%%c in its Exec line), %u were given: "
+               "launch it once for each", code == 'f' ? "file" : "URI", code, ex->n_uris);
+  return FALSE;
+}
+
+/* An argument that is one of %f %F %u %U %i by itself: adds what it stands for. */
+static gboolean
+expand_whole (Expansion *ex,
+              char       code,
+              GPtrArray *argv,
+              GError   **error)
+{
+  guint n = ex->n_uris;
+
+  if (code == 'i')
+    {
+      if (ex->icon != NULL && *ex->icon != '\0')
+        {
+          g_ptr_array_add (argv, g_strdup ("--icon"));
+          g_ptr_array_add (argv, g_strdup (ex->icon));
+        }
+      return TRUE;
+    }
+  ex->took_uris = TRUE;
+  if ((code == 'f' || code == 'u') && !check_single (ex, code, error))
+    return FALSE;
+  for (guint i = 0; i < n; i++)
+    {
+      char *value = (code == 'f' || code == 'F') ? local_path (ex->uris[i], error)
+                                                 : as_uri (ex->uris[i]);
+
+      if (value == NULL)
+        return FALSE;
+      g_ptr_array_add (argv, value);
+    }
+  return TRUE;
+}
+
+static gboolean
+invalid_exec (Expansion  *ex,
+              const char *why,
+              GError    **error)
+{
+  g_set_error (error, RC_ERROR, RC_ERROR_FAILED, "The Exec line of %s (%s) %s",
+               ex->desktop_file != NULL ? ex->desktop_file : "the app", ex->exec, why);
+  return FALSE;
+}
+
+/* Any other argument: the codes that may stand inside one. */
+static gboolean
+expand_inline (Expansion  *ex,
+               const char *arg,
+               GPtrArray  *argv,
+               GError    **error)
+{
+  g_autoptr(GString) out = g_string_new ("");
+
+  for (const char *p = arg; *p != '\0'; p++)
+    {
+      if (*p != '%')
+        {
+          g_string_append_c (out, *p);
+          continue;
+        }
+      p++;
+      switch (*p)
+        {
+        case '%':
+          g_string_append_c (out, '%');
+          break;
+        case 'c':
+          g_string_append (out, ex->name != NULL ? ex->name : "");
+          break;
+        case 'k':
+          g_string_append (out, ex->desktop_file != NULL ? ex->desktop_file : "");
+          break;
+        case 'd': case 'D': case 'n': case 'N': case 'v': case 'm':
+          break;   /* deprecated: dropped */
+        case 'f': case 'F': case 'u': case 'U': case 'i':
+          return invalid_exec (ex, "has a field code inside an argument; the spec allows "
+                               "%f %F %u %U %i only as arguments by themselves", error);
+        default:
+          return invalid_exec (ex, "has an unknown field code", error);
+        }
+    }
+  g_ptr_array_add (argv, g_string_free (g_steal_pointer (&out), FALSE));
+  return TRUE;
+}
+
+gboolean
+rc_exec_expand (const char         *exec,
+                const char         *name,
+                const char         *icon,
+                const char         *desktop_file,
+                const char * const *uris,
+                char             ***out_argv,
+                GError            **error)
+{
+  Expansion ex = { exec, name, icon, desktop_file, uris, 0, FALSE };
+  g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
+  g_auto(GStrv) words = NULL;
+  g_autoptr(GError) local = NULL;
+
+  ex.n_uris = uris != NULL ? g_strv_length ((char **) uris) : 0;
+  for (guint i = 0; i < ex.n_uris; i++)
+    if (!g_path_is_absolute (uris[i]) && g_uri_peek_scheme (uris[i]) == NULL)
+      {
+        g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                     "%s is neither a URI (scheme:...) nor an absolute path", uris[i]);
+        return FALSE;
+      }
+  if (exec == NULL || !g_shell_parse_argv (exec, NULL, &words, &local))
+    return invalid_exec (&ex, local != NULL ? local->message : "is missing", error);
+
+  for (guint i = 0; words[i] != NULL; i++)
+    {
+      const char *w = words[i];
+      gboolean ok;
+
+      if (w[0] == '%' && w[1] != '\0' && w[2] == '\0' && strchr ("fFuUi", w[1]) != NULL)
+        ok = expand_whole (&ex, w[1], argv, error);
+      else
+        ok = expand_inline (&ex, w, argv, error);
+      if (!ok)
+        return FALSE;
+    }
+  if (argv->len == 0 || *(char *) argv->pdata[0] == '\0')
+    return invalid_exec (&ex, "names no program", error);
+  if (ex.n_uris > 0 && !ex.took_uris)
+    {
+      g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                   "This app opens no files or URIs (no %%f %%F %%u %%U in its Exec line); "
+                   "launch it without them");
+      return FALSE;
+    }
+  g_ptr_array_add (argv, NULL);
+  *out_argv = (char **) g_ptr_array_free (g_steal_pointer (&argv), FALSE);
+  return TRUE;
+}

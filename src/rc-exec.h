@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* A desktop file's Exec line turned into the argv to run, as the Desktop
+ * Entry spec says: quoting as in the spec, %f %F (local files), %u %U
+ * (URIs), %i (--icon ICON), %c (the Name), %k (the desktop file), %%; the
+ * deprecated %d %D %n %N %v %m are dropped. @uris are URIs or absolute
+ * paths. Errors (InvalidArgument): a URI that is neither, a non-local one
+ * for %f or %F, several for an Exec that takes one, any for an Exec that
+ * takes none; an Exec that breaks the spec is Failed. */
+gboolean rc_exec_expand (const char         *exec,
+                         const char         *name,
+                         const char         *icon,
+                         const char         *desktop_file,
+                         const char * const *uris,
+                         char             ***out_argv,
+                         GError            **error);
+
+G_END_DECLS

@@ -1,0 +1,897 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "rc-launch.h"
+#include "rc-cgroup.h"
+#include "rc-common.h"
+#include "rc-error.h"
+#include "rc-exec.h"
+#include "rc-proc.h"
+#include "rc-unit-name.h"
+
+#include <gio/gdesktopappinfo.h>
+#include <glib-unix.h>
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-login.h>
+#include <unistd.h>
+
+/* How long a started unit may take to show up in the registry before the
+ * reply goes out anyway (it is active: systemd said so). */
+#define LISTED_TIMEOUT_SEC 5
+/* Rounds of moving what forked while a process tree was being adopted. */
+#define ADOPT_SWEEPS 5
+
+/* One Launch or Adopt call, from arrival to reply. */
+typedef struct {
+  const RcChangeServices *svc;
+  GObject                *owner;
+  GDBusMethodInvocation  *invocation;
+  gboolean                adopt;
+  RcUnitKind              kind;
+  char                   *app_id;
+  char                   *launcher;
+  char                   *slice;
+  char                   *unit;
+  char                   *name;         /* Description */
+  char                   *desktop_file; /* SourcePath; NULL for none */
+  char                  **argv;         /* Launch: what to run */
+  char                  **environment;
+  char                   *working_directory;
+  RcLimits                requested;
+  GArray                 *roots;        /* Adopt: the pids named */
+  GArray                 *moved;        /* Adopt: every pid sent to systemd */
+  GPtrArray              *source_cgroups;
+  guint                   sweeps;
+  GSubprocess            *held;         /* Launch as a scope: waits on fd 3 to exec */
+  int                     release_fd;
+  gulong                  added_id;
+  guint                   timeout_id;
+} Request;
+
+static void
+request_free (Request *request)
+{
+  if (request->held != NULL)
+    g_subprocess_force_exit (request->held);   /* never started for real */
+  g_clear_object (&request->held);
+  if (request->release_fd >= 0)
+    close (request->release_fd);
+  g_clear_signal_handler (&request->added_id, request->svc->registry);
+  g_clear_handle_id (&request->timeout_id, g_source_remove);
+  g_clear_object (&request->invocation);
+  g_clear_object (&request->owner);
+  g_free (request->app_id);
+  g_free (request->launcher);
+  g_free (request->slice);
+  g_free (request->unit);
+  g_free (request->name);
+  g_free (request->desktop_file);
+  g_strfreev (request->argv);
+  g_strfreev (request->environment);
+  g_free (request->working_directory);
+  g_clear_pointer (&request->roots, g_array_unref);
+  g_clear_pointer (&request->moved, g_array_unref);
+  g_clear_pointer (&request->source_cgroups, g_ptr_array_unref);
+  g_free (request);
+}
+
+static Request *
+request_new (const RcChangeServices *svc,
+             GDBusMethodInvocation  *invocation,
+             gboolean                adopt)
+{
+  Request *request = g_new0 (Request, 1);
+
+  request->svc = svc;
+  request->owner = g_object_ref (svc->owner);
+  request->invocation = g_object_ref (invocation);
+  request->adopt = adopt;
+  request->kind = adopt ? RC_UNIT_KIND_SCOPE : RC_UNIT_KIND_SERVICE;
+  request->launcher = g_strdup (RC_LAUNCHER_DEFAULT);
+  request->slice = g_strdup ("app.slice");
+  request->release_fd = -1;
+  return request;
+}
+
+static void
+request_fail (Request *request,
+              GError  *error)
+{
+  if (request->unit != NULL)
+    rc_policy_forget_start (request->svc->policy, request->unit);
+  g_dbus_method_invocation_return_gerror (request->invocation, error);
+  g_error_free (error);
+  request_free (request);
+}
+
+static void
+request_done (Request *request)
+{
+  g_dbus_method_invocation_return_value (request->invocation,
+                                         g_variant_new ("(s)", request->unit));
+  request_free (request);
+}
+
+/* ---- options ------------------------------------------------------------ */
+
+static gboolean
+option_type_error (const char *key,
+                   GVariant   *value,
+                   const char *type,
+                   GError    **error)
+{
+  g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+               "Option %s has type %s: it must be %s", key, g_variant_get_type_string (value),
+               type);
+  return FALSE;
+}
+
+static gboolean
+is_launcher_name (const char *s)
+{
+  if (*s == '\0' || strlen (s) > 32)
+    return FALSE;
+  for (const char *p = s; *p != '\0'; p++)
+    if (!g_ascii_islower (*p) && !g_ascii_isdigit (*p))
+      return FALSE;
+  return TRUE;
+}
+
+static gboolean
+parse_environment (Request  *request,
+                   GVariant *value,
+                   GError  **error)
+{
+  g_autofree const char **vars = g_variant_get_strv (value, NULL);
+
+  for (guint i = 0; vars[i] != NULL; i++)
+    {
+      const char *eq = strchr (vars[i], '=');
+      g_autofree char *key = eq != NULL ? g_strndup (vars[i], eq - vars[i]) : NULL;
+      gboolean valid = key != NULL && *key != '\0' && !g_ascii_isdigit (*key);
+
+      for (const char *p = key; valid && *p != '\0'; p++)
+        valid = g_ascii_isalnum (*p) || *p == '_';
+      if (!valid)
+        {
+          g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                       "Option Environment: \"%s\" is not KEY=VALUE with KEY made of "
+                       "letters, digits and '_'", vars[i]);
+          return FALSE;
+        }
+    }
+  request->environment = g_variant_dup_strv (value, NULL);
+  return TRUE;
+}
+
+static gboolean
+parse_launch_option (Request    *request,
+                     const char *key,
+                     GVariant   *value,
+                     GError    **error)
+{
+  const char *s;
+
+  if (g_str_equal (key, RC_OPTION_KIND))
+    {
+      if (!g_variant_is_of_type (value, G_VARIANT_TYPE_STRING))
+        return option_type_error (key, value, "s", error);
+      s = g_variant_get_string (value, NULL);
+      if (g_str_equal (s, RC_KIND_SERVICE) || g_str_equal (s, RC_KIND_SCOPE))
+        {
+          request->kind = g_str_equal (s, RC_KIND_SCOPE) ? RC_UNIT_KIND_SCOPE
+                                                         : RC_UNIT_KIND_SERVICE;
+          return TRUE;
+        }
+      g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                   "Option Kind is \"%s\": it must be \"service\" or \"scope\"", s);
+      return FALSE;
+    }
+  if (g_str_equal (key, RC_OPTION_SLICE))
+    {
+      if (!g_variant_is_of_type (value, G_VARIANT_TYPE_STRING))
+        return option_type_error (key, value, "s", error);
+      s = g_variant_get_string (value, NULL);
+      if (!rc_app_is_controllable_slice (s))
+        {
+          g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                       "Option Slice is \"%s\": it must be \"app.slice\" or "
+                       "\"background.slice\"", s);
+          return FALSE;
+        }
+      g_free (request->slice);
+      request->slice = g_strdup (s);
+      return TRUE;
+    }
+  if (g_str_equal (key, RC_OPTION_ENVIRONMENT))
+    {
+      if (!g_variant_is_of_type (value, G_VARIANT_TYPE_STRING_ARRAY))
+        return option_type_error (key, value, "as", error);
+      return parse_environment (request, value, error);
+    }
+  if (g_str_equal (key, RC_OPTION_WORKING_DIRECTORY))
+    {
+      if (!g_variant_is_of_type (value, G_VARIANT_TYPE_STRING))
+        return option_type_error (key, value, "s", error);
+      s = g_variant_get_string (value, NULL);
+      if (!g_path_is_absolute (s) || !g_file_test (s, G_FILE_TEST_IS_DIR))
+        {
+          g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                       "Option WorkingDirectory is \"%s\": it must be an existing folder, "
+                       "given as an absolute path", s);
+          return FALSE;
+        }
+      request->working_directory = g_strdup (s);
+      return TRUE;
+    }
+  if (g_str_equal (key, RC_OPTION_LIMITS))
+    {
+      g_autoptr(GVariant) no_options = g_variant_ref_sink (g_variant_new ("a{sv}", NULL));
+
+      if (!g_variant_is_of_type (value, G_VARIANT_TYPE_VARDICT))
+        return option_type_error (key, value, "a{sv}", error);
+      return rc_limits_parse (value, no_options, g_get_num_processors (), &request->requested,
+                              error);
+    }
+  g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+               "Unknown option %s: Launch takes Kind, Launcher, Slice, Environment, "
+               "WorkingDirectory and Limits", key);
+  return FALSE;
+}
+
+static gboolean
+parse_adopt_option (Request    *request,
+                    const char *key,
+                    GVariant   *value,
+                    GError    **error)
+{
+  if (g_str_equal (key, RC_OPTION_APP_ID))
+    {
+      if (!g_variant_is_of_type (value, G_VARIANT_TYPE_STRING))
+        return option_type_error (key, value, "s", error);
+      if (!rc_app_id_check (g_variant_get_string (value, NULL), error))
+        return FALSE;
+      request->app_id = g_variant_dup_string (value, NULL);
+      return TRUE;
+    }
+  g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+               "Unknown option %s: Adopt takes AppId and Launcher", key);
+  return FALSE;
+}
+
+static gboolean
+parse_options (Request  *request,
+               GVariant *options,
+               GError  **error)
+{
+  GVariantIter iter;
+  const char *key;
+  GVariant *value;
+
+  g_variant_iter_init (&iter, options);
+  while (g_variant_iter_next (&iter, "{&sv}", &key, &value))
+    {
+      g_autoptr(GVariant) owned G_GNUC_UNUSED = value;
+      gboolean ok;
+
+      if (g_str_equal (key, RC_OPTION_LAUNCHER))
+        {
+          if (!g_variant_is_of_type (value, G_VARIANT_TYPE_STRING))
+            return option_type_error (key, value, "s", error);
+          if (!is_launcher_name (g_variant_get_string (value, NULL)))
+            {
+              g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                           "Option Launcher is \"%s\": it must be 1 to 32 lower-case "
+                           "letters and digits, such as \"sway\"",
+                           g_variant_get_string (value, NULL));
+              return FALSE;
+            }
+          g_free (request->launcher);
+          request->launcher = g_variant_dup_string (value, NULL);
+          continue;
+        }
+      ok = request->adopt ? parse_adopt_option (request, key, value, error)
+                          : parse_launch_option (request, key, value, error);
+      if (!ok)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* ---- after the start ---------------------------------------------------- */
+
+static void
+listed_cb (RcRegistry *registry,
+           RcApp      *app,
+           Request    *request)
+{
+  if (g_str_equal (app->unit, request->unit))
+    request_done (request);
+}
+
+static gboolean
+listed_timeout_cb (gpointer user_data)
+{
+  Request *request = user_data;
+
+  request->timeout_id = 0;
+  g_message ("%s is active but not listed after %d s", request->unit, LISTED_TIMEOUT_SEC);
+  request_done (request);
+  return G_SOURCE_REMOVE;
+}
+
+/* The reply comes once the new unit is in ListApps, so that a caller can
+ * go on with GetApp or SetLimits on it at once. */
+static void
+reply_when_listed (Request *request)
+{
+  if (rc_registry_lookup_unit (request->svc->registry, request->unit) != NULL)
+    {
+      request_done (request);
+      return;
+    }
+  request->added_id = g_signal_connect (request->svc->registry, "app-added",
+                                        G_CALLBACK (listed_cb), request);
+  request->timeout_id = g_timeout_add_seconds (LISTED_TIMEOUT_SEC, listed_timeout_cb, request);
+}
+
+static void sweep (Request *request);
+
+static void
+swept_cb (GObject      *source,
+          GAsyncResult *result,
+          gpointer      user_data)
+{
+  Request *request = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!rc_systemd_attach_processes_finish (RC_SYSTEMD (source), result, &error))
+    {
+      request_fail (request,
+                    g_error_new (RC_ERROR, RC_ERROR_FAILED,
+                                 "%s holds the processes named, but processes they started "
+                                 "during the move stayed behind: %s",
+                                 request->unit, error->message));
+      return;
+    }
+  sweep (request);
+}
+
+static gboolean
+in_array (GArray *pids,
+          guint32 pid)
+{
+  for (guint i = 0; i < pids->len; i++)
+    if (g_array_index (pids, guint32, i) == pid)
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean
+is_source_cgroup (Request    *request,
+                  const char *cgroup)
+{
+  for (guint i = 0; i < request->source_cgroups->len; i++)
+    if (g_str_equal (g_ptr_array_index (request->source_cgroups, i), cgroup))
+      return TRUE;
+  return FALSE;
+}
+
+/* A process of the tree that forked after the tree was read and before its
+ * parent moved has its child left in the old cgroup: such children (and
+ * theirs) are moved after it, a few rounds at most. */
+static void
+sweep (Request *request)
+{
+  g_autoptr(GPtrArray) all = rc_proc_list ();
+  g_autoptr(GArray) left = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autofree char *suffix = g_strconcat ("/", request->unit, NULL);
+  g_autoptr(GArray) inside = g_array_new (FALSE, FALSE, sizeof (guint32));
+
+  for (guint i = 0; i < all->len; i++)
+    {
+      RcProc *proc = g_ptr_array_index (all, i);
+
+      if (g_str_has_suffix (proc->cgroup, suffix))
+        g_array_append_val (inside, proc->pid);
+    }
+  for (guint i = 0; i < all->len; i++)
+    {
+      RcProc *proc = g_ptr_array_index (all, i);
+
+      if (in_array (inside, proc->ppid) && is_source_cgroup (request, proc->cgroup))
+        g_array_append_val (left, proc->pid);
+    }
+  if (left->len == 0 || request->sweeps >= ADOPT_SWEEPS)
+    {
+      if (left->len > 0)
+        g_message ("%s: %u processes forked during the move stayed where they were",
+                   request->unit, left->len);
+      reply_when_listed (request);
+      return;
+    }
+  request->sweeps++;
+  g_debug ("%s: moving %u processes forked during the move", request->unit, left->len);
+  rc_systemd_attach_processes_async (request->svc->systemd, request->unit,
+                                     g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32,
+                                                                left->data, left->len,
+                                                                sizeof (guint32)),
+                                     request->svc->cancellable, swept_cb, request);
+}
+
+static void
+started_cb (GObject      *source,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  Request *request = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!rc_systemd_start_transient_unit_finish (RC_SYSTEMD (source), result, &error))
+    {
+      request_fail (request, g_steal_pointer (&error));
+      return;
+    }
+  if (request->held != NULL)
+    {
+      /* In its scope with its limits: now it may exec the app. */
+      g_clear_object (&request->held);
+      close (request->release_fd);
+      request->release_fd = -1;
+    }
+  if (request->adopt)
+    sweep (request);
+  else
+    reply_when_listed (request);
+}
+
+/* ---- starting ----------------------------------------------------------- */
+
+static void
+reap_cb (GObject      *source,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  g_subprocess_wait_finish (G_SUBPROCESS (source), result, NULL);
+  g_object_unref (source);
+}
+
+/* A scope takes running processes: the app's process is started held (a
+ * shell that waits on fd 3 before it execs the app), put in the scope with
+ * its limits, and let go. */
+static GSubprocess *
+spawn_held (Request *request,
+            GError **error)
+{
+  g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  GSubprocess *held;
+  int fds[2];
+
+  if (!g_unix_open_pipe (fds, FD_CLOEXEC, error))
+    return NULL;
+  g_subprocess_launcher_take_fd (launcher, fds[0], 3);
+  request->release_fd = fds[1];
+  if (request->working_directory != NULL)
+    g_subprocess_launcher_set_cwd (launcher, request->working_directory);
+  for (guint i = 0; request->environment != NULL && request->environment[i] != NULL; i++)
+    {
+      g_auto(GStrv) kv = g_strsplit (request->environment[i], "=", 2);
+
+      g_subprocess_launcher_setenv (launcher, kv[0], kv[1], TRUE);
+    }
+  g_ptr_array_add (argv, "/bin/sh");
+  g_ptr_array_add (argv, "-c");
+  g_ptr_array_add (argv, "read -r _ <&3; exec \"$@\" 3<&-");
+  g_ptr_array_add (argv, "sh");
+  for (guint i = 0; request->argv[i] != NULL; i++)
+    g_ptr_array_add (argv, request->argv[i]);
+  g_ptr_array_add (argv, NULL);
+  held = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, error);
+  if (held != NULL)
+    g_subprocess_wait_async (held, NULL, reap_cb, g_object_ref (held));
+  return held;
+}
+
+static GVariant *
+unit_properties (Request        *request,
+                 const RcLimits *limits,
+                 GVariant       *pids)
+{
+  g_auto(GVariantBuilder) props = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(sv)"));
+
+  g_variant_builder_add (&props, "(sv)", "Description", g_variant_new_string (request->name));
+  if (request->desktop_file != NULL)
+    g_variant_builder_add (&props, "(sv)", "SourcePath",
+                           g_variant_new_string (request->desktop_file));
+  g_variant_builder_add (&props, "(sv)", "CollectMode",
+                         g_variant_new_string ("inactive-or-failed"));
+  g_variant_builder_add (&props, "(sv)", "Slice", g_variant_new_string (request->slice));
+  if (pids != NULL)
+    g_variant_builder_add (&props, "(sv)", "PIDs", pids);
+  else
+    {
+      g_autoptr(GVariantBuilder) exec = g_variant_builder_new (G_VARIANT_TYPE ("a(sasb)"));
+
+      g_variant_builder_add (exec, "(s^asb)", request->argv[0], request->argv, FALSE);
+      /* Type=exec: a program that cannot be run fails the start job;
+       * ExitType=cgroup: an app whose first process hands over to another
+       * and exits keeps its unit. */
+      g_variant_builder_add (&props, "(sv)", "Type", g_variant_new_string ("exec"));
+      g_variant_builder_add (&props, "(sv)", "ExitType", g_variant_new_string ("cgroup"));
+      g_variant_builder_add (&props, "(sv)", "ExecStart", g_variant_builder_end (exec));
+      if (request->environment != NULL)
+        g_variant_builder_add (&props, "(sv)", "Environment",
+                               g_variant_new_strv ((const char * const *) request->environment,
+                                                   -1));
+      if (request->working_directory != NULL)
+        g_variant_builder_add (&props, "(sv)", "WorkingDirectory",
+                               g_variant_new_string (request->working_directory));
+    }
+  rc_limits_add_unit_properties (limits, &props);
+  return g_variant_builder_end (&props);
+}
+
+/* Does the user's manager have io to give to its units? */
+static gboolean
+io_delegated (void)
+{
+  g_autofree char *own = rc_cgroup_of_pid ((guint32) getpid ());
+
+  return rc_cgroup_is_delegated (own, "io");
+}
+
+static void
+start (Request *request)
+{
+  const RcChangeServices *svc = request->svc;
+  GVariant *pids = NULL;
+  RcLimits limits;
+
+  rc_policy_prepare_start (svc->policy, request->unit, request->app_id, &request->requested,
+                           &limits);
+  if (rc_limits_has (&limits, RC_LIMIT_IO_WEIGHT) && !io_delegated ())
+    {
+      /* A rule's IOWeight means nothing there; asked for, it is refused. */
+      if (rc_limits_has (&request->requested, RC_LIMIT_IO_WEIGHT))
+        {
+          request_fail (request, g_error_new_literal (RC_ERROR, RC_ERROR_NOT_SUPPORTED,
+                                                      "IOWeight needs the io controller, "
+                                                      "which this user's systemd does not "
+                                                      "delegate"));
+          return;
+        }
+      limits.set &= ~(1u << RC_LIMIT_IO_WEIGHT);
+    }
+  if (request->adopt)
+    pids = g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32, request->moved->data,
+                                      request->moved->len, sizeof (guint32));
+  else if (request->kind == RC_UNIT_KIND_SCOPE)
+    {
+      GError *error = NULL;
+      guint32 pid;
+
+      request->held = spawn_held (request, &error);
+      if (request->held == NULL)
+        {
+          request_fail (request, g_error_new (RC_ERROR, RC_ERROR_FAILED,
+                                              "Cannot start %s: %s", request->argv[0],
+                                              error->message));
+          g_error_free (error);
+          return;
+        }
+      pid = (guint32) atoi (g_subprocess_get_identifier (request->held));
+      pids = g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32, &pid, 1, sizeof (guint32));
+    }
+  g_debug ("Starting %s for %s", request->unit, request->app_id);
+  rc_systemd_start_transient_unit_async (svc->systemd, request->unit,
+                                         unit_properties (request, &limits, pids),
+                                         svc->cancellable, started_cb, request);
+}
+
+/* ---- Launch -------------------------------------------------------------- */
+
+static void
+launch_authorized_cb (GObject      *source,
+                      GAsyncResult *result,
+                      gpointer      user_data)
+{
+  Request *request = user_data;
+  g_autofree char *instance = NULL;
+  GError *error = NULL;
+
+  if (!rc_authority_check_finish (RC_AUTHORITY (source), result, NULL, &error))
+    {
+      request_fail (request, error);
+      return;
+    }
+  instance = g_strdup_printf ("%08x%08x", g_random_int (), g_random_int ());
+  request->unit = rc_unit_name_build (request->kind, request->launcher, request->app_id,
+                                      instance);
+  start (request);
+}
+
+/* What the desktop file says to run, checked before anything starts. */
+static gboolean
+load_desktop_file (Request            *request,
+                   const char * const *uris,
+                   GError            **error)
+{
+  g_autofree char *id = g_strconcat (request->app_id, ".desktop", NULL);
+  g_autoptr(GDesktopAppInfo) info = g_desktop_app_info_new (id);
+  g_autofree char *exec = NULL;
+  g_autofree char *icon = NULL;
+  g_autofree char *program = NULL;
+
+  if (info == NULL)
+    {
+      g_set_error (error, RC_ERROR, RC_ERROR_NO_SUCH_APP,
+                   "No app %s: there is no %s in the applications folders of "
+                   "XDG_DATA_DIRS and XDG_DATA_HOME (or it is hidden, or its program is "
+                   "not installed)", request->app_id, id);
+      return FALSE;
+    }
+  exec = g_desktop_app_info_get_string (info, G_KEY_FILE_DESKTOP_KEY_EXEC);
+  if (g_desktop_app_info_get_boolean (info, G_KEY_FILE_DESKTOP_KEY_TERMINAL))
+    {
+      g_set_error (error, RC_ERROR, RC_ERROR_NOT_SUPPORTED,
+                   "%s runs in a terminal (Terminal=true): launching terminal apps is not "
+                   "supported; start a terminal with it instead", request->app_id);
+      return FALSE;
+    }
+  if (exec == NULL)
+    {
+      g_set_error (error, RC_ERROR, RC_ERROR_NOT_SUPPORTED,
+                   "%s has no Exec line (it is started over D-Bus only): launching it is "
+                   "not supported", request->app_id);
+      return FALSE;
+    }
+  request->name = g_strdup (g_app_info_get_name (G_APP_INFO (info)));
+  request->desktop_file = g_strdup (g_desktop_app_info_get_filename (info));
+  icon = g_desktop_app_info_get_string (info, G_KEY_FILE_DESKTOP_KEY_ICON);
+  if (!rc_exec_expand (exec, request->name, icon, request->desktop_file, uris,
+                       &request->argv, error))
+    return FALSE;
+  program = g_find_program_in_path (request->argv[0]);
+  if (program == NULL)
+    {
+      g_set_error (error, RC_ERROR, RC_ERROR_FAILED,
+                   "Cannot start %s: its program %s is not installed (not found in PATH)",
+                   request->app_id, request->argv[0]);
+      return FALSE;
+    }
+  g_free (request->argv[0]);
+  request->argv[0] = g_steal_pointer (&program);
+  return TRUE;
+}
+
+void
+rc_launch_submit (const RcChangeServices *svc,
+                  GDBusMethodInvocation  *invocation,
+                  const char             *app_id,
+                  const char * const     *uris,
+                  GVariant               *options)
+{
+  Request *request = request_new (svc, invocation, FALSE);
+  GError *error = NULL;
+
+  if (!rc_app_id_check (app_id, &error) || !parse_options (request, options, &error))
+    {
+      request_fail (request, error);
+      return;
+    }
+  request->app_id = g_strdup (app_id);
+  if (!load_desktop_file (request, uris, &error))
+    {
+      request_fail (request, error);
+      return;
+    }
+  rc_authority_check_async (svc->authority, invocation, svc->cancellable,
+                            launch_authorized_cb, request);
+}
+
+/* ---- Adopt --------------------------------------------------------------- */
+
+static gboolean
+is_session_unit (const char *unit)
+{
+  g_autofree char *own = NULL;
+
+  if (g_str_equal (unit, "init.scope") || g_str_equal (unit, "dbus.service") ||
+      g_str_equal (unit, "dbus-broker.service"))
+    return TRUE;
+  return sd_pid_get_user_unit (getpid (), &own) >= 0 && g_str_equal (unit, own);
+}
+
+/* May @proc be moved into a new scope? */
+static gboolean
+check_adoptable (const RcProc *proc,
+                 GError      **error)
+{
+  g_autofree char *unit = NULL;
+  g_autoptr(RcUnitName) parsed = NULL;
+
+  if (proc->pid == 1 || proc->kernel_thread)
+    {
+      g_set_error (error, RC_ERROR, RC_ERROR_PROTECTED,
+                   "Process %u (%s) is %s: only processes of apps can be adopted", proc->pid,
+                   proc->comm, proc->pid == 1 ? "the init system" : "a kernel thread");
+      return FALSE;
+    }
+  if (proc->uid != getuid ())
+    {
+      g_set_error (error, RC_ERROR, RC_ERROR_PROTECTED,
+                   "Process %u (%s) belongs to user %u: only your own processes (user %u) "
+                   "can be adopted", proc->pid, proc->comm, proc->uid, getuid ());
+      return FALSE;
+    }
+  if (proc->pid == (guint32) getpid ())
+    {
+      g_set_error (error, RC_ERROR, RC_ERROR_PROTECTED,
+                   "Process %u is resource-controld itself", proc->pid);
+      return FALSE;
+    }
+  if (sd_pid_get_user_unit (proc->pid, &unit) < 0)
+    return TRUE;   /* outside the user's manager: a login session, for one */
+  parsed = rc_unit_name_parse (unit);
+  if (parsed != NULL)
+    {
+      g_set_error (error, RC_ERROR, RC_ERROR_PROTECTED,
+                   "Process %u (%s) is in app unit %s already", proc->pid, proc->comm, unit);
+      return FALSE;
+    }
+  if (is_session_unit (unit))
+    {
+      g_set_error (error, RC_ERROR, RC_ERROR_PROTECTED,
+                   "Process %u (%s) runs in %s, which the session needs: it cannot be "
+                   "adopted", proc->pid, proc->comm, unit);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+detect_app_id (Request      *request,
+               const RcProc *proc,
+               RcExeIndex  **index,
+               GError      **error)
+{
+  g_autofree char *found = NULL;
+  const char *how = NULL;
+
+  if (*index == NULL)
+    *index = rc_exe_index_new ();
+  found = rc_proc_detect_app_id (proc->pid, *index, &how);
+  if (found == NULL || !rc_app_id_is_valid (found))
+    {
+      g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                   "Which app process %u (%s) is was not found (no GIO_LAUNCHED_DESKTOP_FILE, "
+                   "no .flatpak-info, no single desktop file for its program): pass the "
+                   "option AppId", proc->pid, proc->comm);
+      return FALSE;
+    }
+  if (request->app_id != NULL && !g_str_equal (request->app_id, found))
+    {
+      g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                   "The processes are different apps (%s and %s): adopt each app on its own, "
+                   "or pass the option AppId", request->app_id, found);
+      return FALSE;
+    }
+  g_debug ("Process %u is %s (found by %s)", proc->pid, found, how);
+  if (request->app_id == NULL)
+    request->app_id = g_steal_pointer (&found);
+  return TRUE;
+}
+
+/* Reads the named processes again, with what runs below them now. */
+static gboolean
+collect_trees (Request *request,
+               GError **error)
+{
+  g_autoptr(GPtrArray) all = rc_proc_list ();
+
+  request->moved = g_array_new (FALSE, FALSE, sizeof (guint32));
+  request->source_cgroups = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < request->roots->len; i++)
+    {
+      guint32 root = g_array_index (request->roots, guint32, i);
+      g_autoptr(GArray) tree = rc_proc_tree (all, root);
+      g_autoptr(RcProc) proc = rc_proc_read (root);
+
+      if (proc == NULL)
+        {
+          g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                       "Process %u ended before it could be adopted", root);
+          return FALSE;
+        }
+      g_ptr_array_add (request->source_cgroups, g_strdup (proc->cgroup));
+      for (guint j = 0; j < tree->len; j++)
+        if (!in_array (request->moved, g_array_index (tree, guint32, j)))
+          g_array_append_val (request->moved, g_array_index (tree, guint32, j));
+    }
+  return TRUE;
+}
+
+static void
+adopt_authorized_cb (GObject      *source,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  Request *request = user_data;
+  g_autofree char *instance = NULL;
+  GError *error = NULL;
+
+  if (!rc_authority_check_finish (RC_AUTHORITY (source), result, NULL, &error) ||
+      !collect_trees (request, &error))
+    {
+      request_fail (request, error);
+      return;
+    }
+  instance = g_strdup_printf ("%u", g_array_index (request->roots, guint32, 0));
+  request->unit = rc_unit_name_build (RC_UNIT_KIND_SCOPE, request->launcher, request->app_id,
+                                      instance);
+  g_debug ("Adopting %u processes into %s", request->moved->len, request->unit);
+  start (request);
+}
+
+static void
+describe_app (Request *request)
+{
+  g_autofree char *id = g_strconcat (request->app_id, ".desktop", NULL);
+  g_autoptr(GDesktopAppInfo) info = g_desktop_app_info_new (id);
+
+  if (info == NULL)
+    {
+      request->name = g_strdup (request->app_id);
+      return;
+    }
+  request->name = g_strdup (g_app_info_get_name (G_APP_INFO (info)));
+  request->desktop_file = g_strdup (g_desktop_app_info_get_filename (info));
+}
+
+void
+rc_adopt_submit (const RcChangeServices *svc,
+                 GDBusMethodInvocation  *invocation,
+                 GVariant               *pids,
+                 GVariant               *options)
+{
+  Request *request = request_new (svc, invocation, TRUE);
+  g_autoptr(GHashTable) index = NULL;
+  const guint32 *values;
+  GError *error = NULL;
+  gsize n;
+
+  values = g_variant_get_fixed_array (pids, &n, sizeof (guint32));
+  if (!parse_options (request, options, &error))
+    {
+      request_fail (request, error);
+      return;
+    }
+  if (n == 0)
+    {
+      request_fail (request, g_error_new_literal (RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                                                  "No process given: pass the pids of the "
+                                                  "app's processes"));
+      return;
+    }
+  request->roots = g_array_new (FALSE, FALSE, sizeof (guint32));
+  for (gsize i = 0; i < n; i++)
+    {
+      g_autoptr(RcProc) proc = values[i] != 0 ? rc_proc_read (values[i]) : NULL;
+
+      if (proc == NULL)
+        error = g_error_new (RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                             "There is no process %u", values[i]);
+      if (error != NULL || !check_adoptable (proc, &error) ||
+          (!g_variant_lookup (options, RC_OPTION_APP_ID, "&s", NULL) &&
+           !detect_app_id (request, proc, &index, &error)))
+        {
+          request_fail (request, error);
+          return;
+        }
+      if (!in_array (request->roots, values[i]))
+        g_array_append_val (request->roots, values[i]);
+    }
+  describe_app (request);
+  rc_authority_check_async (svc->authority, invocation, svc->cancellable,
+                            adopt_authorized_cb, request);
+}

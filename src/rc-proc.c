@@ -1,0 +1,265 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "rc-proc.h"
+
+#include <gio/gdesktopappinfo.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PF_KTHREAD 0x00200000
+
+static char *
+proc_file (guint32     pid,
+           const char *name,
+           gsize      *out_len)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%u/%s", pid, name);
+  char *contents = NULL;
+
+  if (!g_file_get_contents (path, &contents, out_len, NULL))
+    return NULL;
+  return contents;
+}
+
+static char *
+read_cgroup (guint32 pid)
+{
+  g_autofree char *contents = proc_file (pid, "cgroup", NULL);
+  g_auto(GStrv) lines = NULL;
+
+  if (contents == NULL)
+    return g_strdup ("");
+  lines = g_strsplit (contents, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (g_str_has_prefix (lines[i], "0::"))
+      return g_strdup (lines[i] + 3);
+  return g_strdup ("");
+}
+
+RcProc *
+rc_proc_read (guint32 pid)
+{
+  g_autofree char *stat = proc_file (pid, "stat", NULL);
+  g_autofree char *status = proc_file (pid, "status", NULL);
+  g_autoptr(RcProc) proc = NULL;
+  const char *open, *close, *uid;
+  unsigned int ppid = 0;
+  unsigned long flags = 0;
+
+  if (stat == NULL || status == NULL)
+    return NULL;
+  /* pid (comm) state ppid pgrp session tty_nr tpgid flags ...; comm may
+   * hold spaces and parentheses, so it ends at the last ')'. */
+  open = strchr (stat, '(');
+  close = strrchr (stat, ')');
+  if (open == NULL || close == NULL || close < open ||
+      sscanf (close + 2, "%*c %u %*d %*d %*d %*d %lu", &ppid, &flags) != 2)
+    return NULL;
+  uid = strstr (status, "\nUid:");
+  proc = g_new0 (RcProc, 1);
+  proc->pid = pid;
+  proc->ppid = ppid;
+  proc->uid = uid != NULL ? (guint32) strtoul (uid + 5, NULL, 10) : G_MAXUINT32;
+  proc->kernel_thread = (flags & PF_KTHREAD) != 0 || ppid == 2 || pid == 2;
+  proc->comm = g_strndup (open + 1, close - open - 1);
+  proc->cgroup = read_cgroup (pid);
+  return g_steal_pointer (&proc);
+}
+
+void
+rc_proc_free (RcProc *proc)
+{
+  g_free (proc->comm);
+  g_free (proc->cgroup);
+  g_free (proc);
+}
+
+static int
+compare_pid (gconstpointer a,
+             gconstpointer b)
+{
+  const RcProc *pa = *(RcProc * const *) a, *pb = *(RcProc * const *) b;
+
+  return pa->pid < pb->pid ? -1 : pa->pid > pb->pid;
+}
+
+GPtrArray *
+rc_proc_list (void)
+{
+  GPtrArray *all = g_ptr_array_new_with_free_func ((GDestroyNotify) rc_proc_free);
+  g_autoptr(GDir) dir = g_dir_open ("/proc", 0, NULL);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      guint64 pid;
+      RcProc *proc;
+
+      if (!g_ascii_string_to_unsigned (name, 10, 1, G_MAXUINT32, &pid, NULL))
+        continue;
+      proc = rc_proc_read ((guint32) pid);
+      if (proc != NULL)
+        g_ptr_array_add (all, proc);
+    }
+  g_ptr_array_sort (all, compare_pid);
+  return all;
+}
+
+GArray *
+rc_proc_tree (GPtrArray *all,
+              guint32    pid)
+{
+  GArray *tree = g_array_new (FALSE, FALSE, sizeof (guint32));
+  const char *cgroup = NULL;
+
+  for (guint i = 0; i < all->len; i++)
+    {
+      RcProc *proc = g_ptr_array_index (all, i);
+
+      if (proc->pid == pid)
+        cgroup = proc->cgroup;
+    }
+  g_array_append_val (tree, pid);
+  if (cgroup == NULL)
+    return tree;
+  /* Breadth first: each round adds the children of what is in already. */
+  for (guint done = 0; done < tree->len; done++)
+    {
+      guint32 parent = g_array_index (tree, guint32, done);
+
+      for (guint i = 0; i < all->len; i++)
+        {
+          RcProc *proc = g_ptr_array_index (all, i);
+
+          if (proc->ppid == parent && proc->pid != pid && g_str_equal (proc->cgroup, cgroup))
+            g_array_append_val (tree, proc->pid);
+        }
+    }
+  return tree;
+}
+
+/* ---- which app ---------------------------------------------------------- */
+
+static char *
+app_id_of_desktop_file (const char *path)
+{
+  g_autofree char *base = g_path_get_basename (path);
+
+  if (!g_str_has_suffix (base, ".desktop"))
+    return NULL;
+  base[strlen (base) - strlen (".desktop")] = '\0';
+  return g_steal_pointer (&base);
+}
+
+static char *
+from_environment (guint32 pid)
+{
+  gsize len = 0;
+  g_autofree char *env = proc_file (pid, "environ", &len);
+  const char *key = "GIO_LAUNCHED_DESKTOP_FILE=";
+
+  for (gsize at = 0; env != NULL && at < len; at += strlen (env + at) + 1)
+    if (g_str_has_prefix (env + at, key))
+      return app_id_of_desktop_file (env + at + strlen (key));
+  return NULL;
+}
+
+static char *
+from_flatpak_info (guint32 pid)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%u/root/.flatpak-info", pid);
+  g_autoptr(GKeyFile) info = g_key_file_new ();
+
+  if (!g_key_file_load_from_file (info, path, G_KEY_FILE_NONE, NULL))
+    return NULL;
+  return g_key_file_get_string (info, "Application", "name", NULL);
+}
+
+/* A value that marks an executable several desktop files name. */
+static const char ambiguous[] = "";
+
+static void
+index_program (GHashTable *index,
+               const char *program,
+               const char *app_id)
+{
+  g_autofree char *found = NULL;
+  char *real;
+  const char *known;
+
+  if (program == NULL || *program == '\0')
+    return;
+  found = g_find_program_in_path (program);
+  real = found != NULL ? realpath (found, NULL) : NULL;
+  if (real == NULL)
+    return;
+  known = g_hash_table_lookup (index, real);
+  if (known == NULL)
+    g_hash_table_insert (index, real, g_strdup (app_id));
+  else
+    {
+      if (known != ambiguous && !g_str_equal (known, app_id))
+        g_hash_table_insert (index, g_strdup (real), (char *) ambiguous);
+      free (real);
+    }
+}
+
+static void
+free_app_id (gpointer data)
+{
+  if (data != ambiguous)
+    g_free (data);
+}
+
+RcExeIndex *
+rc_exe_index_new (void)
+{
+  GHashTable *index = g_hash_table_new_full (g_str_hash, g_str_equal, free, free_app_id);
+  GList *infos = g_app_info_get_all ();
+
+  for (GList *l = infos; l != NULL; l = l->next)
+    {
+      GDesktopAppInfo *info = G_IS_DESKTOP_APP_INFO (l->data) ? l->data : NULL;
+      g_autofree char *app_id = NULL;
+      g_autofree char *try_exec = NULL;
+      const char *filename;
+
+      if (info == NULL || (filename = g_desktop_app_info_get_filename (info)) == NULL ||
+          (app_id = app_id_of_desktop_file (filename)) == NULL)
+        continue;
+      try_exec = g_desktop_app_info_get_string (info, "TryExec");
+      index_program (index, g_app_info_get_executable (G_APP_INFO (info)), app_id);
+      if (try_exec != NULL && g_strcmp0 (try_exec, g_app_info_get_executable (G_APP_INFO (info))) != 0)
+        index_program (index, try_exec, app_id);
+    }
+  g_list_free_full (infos, g_object_unref);
+  return index;
+}
+
+char *
+rc_proc_detect_app_id (guint32      pid,
+                       RcExeIndex  *index,
+                       const char **out_how)
+{
+  g_autofree char *exe_link = g_strdup_printf ("/proc/%u/exe", pid);
+  g_autofree char *exe = NULL;
+  const char *app_id;
+  char *found;
+
+  if ((found = from_environment (pid)) != NULL)
+    {
+      *out_how = "GIO_LAUNCHED_DESKTOP_FILE";
+      return found;
+    }
+  if ((found = from_flatpak_info (pid)) != NULL)
+    {
+      *out_how = ".flatpak-info";
+      return found;
+    }
+  exe = g_file_read_link (exe_link, NULL);
+  app_id = exe != NULL && index != NULL ? g_hash_table_lookup (index, exe) : NULL;
+  if (app_id == NULL || app_id == ambiguous)
+    return NULL;
+  *out_how = "executable";
+  return g_strdup (app_id);
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <gio/gio.h>
+
+G_BEGIN_DECLS
+
+/* Processes as /proc shows them, and which app a process is: shared by the
+ * daemon (Adopt, ListProcesses) and resourcectl (adopt --all plans its
+ * calls with it; the daemon checks every pid again). */
+typedef struct {
+  guint32  pid;
+  guint32  ppid;
+  guint32  uid;
+  gboolean kernel_thread;
+  char    *comm;
+  char    *cgroup;        /* the unified hierarchy's path; "" when unknown */
+} RcProc;
+
+/* NULL when there is no such process (or it went away while read). */
+RcProc    *rc_proc_read (guint32 pid);
+void       rc_proc_free (RcProc *proc);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RcProc, rc_proc_free);
+
+/* Every process that could be read, by pid. */
+GPtrArray *rc_proc_list (void);
+/* @pid and the processes below it (children, their children...) that share
+ * its cgroup, from @all (rc_proc_list); @pid first. */
+GArray    *rc_proc_tree (GPtrArray *all,
+                         guint32    pid);
+
+/* Which app a process is, detected: GIO_LAUNCHED_DESKTOP_FILE in its
+ * environment, Flatpak's /.flatpak-info in its root, else its executable
+ * matched to exactly one desktop file's TryExec or Exec (@index, see
+ * rc_exe_index_new). NULL when none; @out_how says which way it was found. */
+typedef GHashTable RcExeIndex;
+RcExeIndex *rc_exe_index_new (void);
+char       *rc_proc_detect_app_id (guint32      pid,
+                                   RcExeIndex  *index,
+                                   const char **out_how);
+
+G_END_DECLS

@@ -1,0 +1,380 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* resourcectl run and adopt: apps into units of their own, for desktops
+ * that do not put them there. */
+#include "resourcectl.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rc-common.h"
+#include "rc-error.h"
+#include "rc-proc.h"
+#include "rc-unit-name.h"
+
+gboolean opt_scope;
+gboolean opt_background;
+char **opt_set;
+char *opt_launcher;
+char *opt_app_id;
+gboolean opt_all;
+gboolean opt_yes;
+
+/* What reaches the app of the caller's display session. */
+static const char * const display_variables[] = {
+  "WAYLAND_DISPLAY", "DISPLAY", "XAUTHORITY", "XDG_ACTIVATION_TOKEN", "DESKTOP_STARTUP_ID",
+  "XDG_CURRENT_DESKTOP", "XDG_SESSION_TYPE",
+};
+
+static GVariant *
+display_environment (void)
+{
+  g_autoptr(GPtrArray) vars = g_ptr_array_new_with_free_func (g_free);
+
+  for (gsize i = 0; i < G_N_ELEMENTS (display_variables); i++)
+    {
+      const char *value = g_getenv (display_variables[i]);
+
+      if (value != NULL)
+        g_ptr_array_add (vars, g_strdup_printf ("%s=%s", display_variables[i], value));
+    }
+  return g_variant_new_strv ((const char * const *) vars->pdata, vars->len);
+}
+
+gboolean
+rcctl_parse_run (char   **args,
+                 Request *req,
+                 GError **error)
+{
+  g_auto(GVariantDict) options = G_VARIANT_DICT_INIT (NULL);
+  g_autoptr(GPtrArray) uris = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *cwd = g_get_current_dir ();
+
+  if (opt_set != NULL)
+    {
+      GVariant *limits = rcctl_parse_limits (opt_set, FALSE, error);
+
+      if (limits == NULL)
+        return FALSE;
+      g_variant_dict_insert_value (&options, RC_OPTION_LIMITS, limits);
+    }
+  /* Files named relative to here, as a terminal user means them. */
+  for (guint i = 1; args[i] != NULL; i++)
+    {
+      g_autoptr(GFile) file = g_file_new_for_commandline_arg (args[i]);
+
+      g_ptr_array_add (uris, g_file_get_uri (file));
+    }
+  g_ptr_array_add (uris, NULL);
+  if (opt_scope)
+    g_variant_dict_insert (&options, RC_OPTION_KIND, "s", RC_KIND_SCOPE);
+  if (opt_background)
+    g_variant_dict_insert (&options, RC_OPTION_SLICE, "s", "background.slice");
+  if (opt_launcher != NULL)
+    g_variant_dict_insert (&options, RC_OPTION_LAUNCHER, "s", opt_launcher);
+  g_variant_dict_insert_value (&options, RC_OPTION_ENVIRONMENT, display_environment ());
+  g_variant_dict_insert (&options, RC_OPTION_WORKING_DIRECTORY, "s", cwd);
+  req->params = g_variant_ref_sink (g_variant_new ("(s^as@a{sv})", args[0],
+                                                   (char **) uris->pdata,
+                                                   g_variant_dict_end (&options)));
+  return TRUE;
+}
+
+int
+rcctl_finish_unit (GVariant *unit)
+{
+  g_print ("%s\n", g_variant_get_string (unit, NULL));
+  return EXIT_SUCCESS;
+}
+
+/* ---- adopt ---------------------------------------------------------------- */
+
+static GArray *adopt_pids;
+
+static GVariant *
+adopt_options (const char *app_id)
+{
+  g_auto(GVariantDict) options = G_VARIANT_DICT_INIT (NULL);
+
+  if (app_id != NULL)
+    g_variant_dict_insert (&options, RC_OPTION_APP_ID, "s", app_id);
+  if (opt_launcher != NULL)
+    g_variant_dict_insert (&options, RC_OPTION_LAUNCHER, "s", opt_launcher);
+  return g_variant_dict_end (&options);
+}
+
+gboolean
+rcctl_parse_adopt (char   **args,
+                   Request *req,
+                   GError **error)
+{
+  if (opt_all == (args[0] != NULL))
+    {
+      g_set_error_literal (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                           "adopt takes PID… or --all");
+      return FALSE;
+    }
+  if (opt_all && opt_app_id != NULL)
+    {
+      g_set_error_literal (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                           "--app-id names the app of the PIDs given; --all finds each app");
+      return FALSE;
+    }
+  adopt_pids = g_array_new (FALSE, FALSE, sizeof (guint32));
+  for (guint i = 0; args[i] != NULL; i++)
+    {
+      guint64 pid;
+
+      if (!g_ascii_string_to_unsigned (args[i], 10, 1, G_MAXUINT32, &pid, NULL))
+        {
+          g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT, "invalid process id \"%s\"",
+                       args[i]);
+          return FALSE;
+        }
+      g_array_append_vals (adopt_pids, &(guint32) { (guint32) pid }, 1);
+    }
+  return TRUE;
+}
+
+static gboolean
+adopt (RcDBusResourceControl *proxy,
+       const guint32         *pids,
+       guint                  n_pids,
+       const char            *app_id,
+       char                 **out_unit,
+       GError               **error)
+{
+  GVariant *params = g_variant_new ("(@au@a{sv})",
+                                    g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32, pids,
+                                                               n_pids, sizeof (guint32)),
+                                    adopt_options (app_id));
+  g_autoptr(GVariant) reply = NULL;
+
+  /* polkit may ask for a password first. */
+  reply = g_dbus_proxy_call_sync (G_DBUS_PROXY (proxy), "Adopt", params,
+                                  G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION, G_MAXINT,
+                                  NULL, error);
+  if (reply == NULL)
+    return FALSE;
+  g_variant_get (reply, "(s)", out_unit);
+  return TRUE;
+}
+
+/* One app that adopt --all found: the processes named (each moves with the
+ * processes below it) and everything that moves. */
+typedef struct {
+  char   *app_id;
+  char   *how;
+  GArray *roots;
+  GArray *moving;
+} Group;
+
+static void
+group_free (Group *group)
+{
+  g_free (group->app_id);
+  g_array_unref (group->roots);
+  g_array_unref (group->moving);
+  g_free (group);
+}
+
+static RcProc *
+find_proc (GPtrArray *all,
+           guint32    pid)
+{
+  for (guint i = 0; i < all->len; i++)
+    if (((RcProc *) g_ptr_array_index (all, i))->pid == pid)
+      return g_ptr_array_index (all, i);
+  return NULL;
+}
+
+static gboolean
+in_app_unit (const RcProc *proc)
+{
+  const char *slash = strrchr (proc->cgroup, '/');
+  g_autoptr(RcUnitName) parsed = slash != NULL ? rc_unit_name_parse (slash + 1) : NULL;
+
+  return parsed != NULL;
+}
+
+static void
+print_pids (GPtrArray  *all,
+            GArray     *pids,
+            const char *indent)
+{
+  g_autoptr(GString) line = g_string_new (indent);
+
+  for (guint i = 0; i < pids->len; i++)
+    {
+      RcProc *proc = find_proc (all, g_array_index (pids, guint32, i));
+
+      if (line->len > 60)
+        {
+          g_print ("%s\n", line->str);
+          g_string_assign (line, indent);
+        }
+      g_string_append_printf (line, "%s%u (%s)", line->len > strlen (indent) ? ", " : "",
+                              g_array_index (pids, guint32, i), proc != NULL ? proc->comm : "?");
+    }
+  if (line->len > strlen (indent))
+    g_print ("%s\n", line->str);
+}
+
+/* Every process of the user outside app units, grouped by the app it is. */
+static GPtrArray *
+plan_all (GPtrArray *all,
+          GArray    *staying)
+{
+  GPtrArray *groups = g_ptr_array_new_with_free_func ((GDestroyNotify) group_free);
+  g_autoptr(GHashTable) index = rc_exe_index_new ();
+  g_autoptr(GHashTable) detected = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  g_autoptr(GHashTable) covered = g_hash_table_new (NULL, NULL);
+  guint32 uid = getuid ();
+
+  for (guint i = 0; i < all->len; i++)
+    {
+      RcProc *proc = g_ptr_array_index (all, i);
+      const char *how = NULL;
+      char *app_id;
+
+      if (proc->uid != uid || proc->kernel_thread || proc->pid == (guint32) getpid () ||
+          in_app_unit (proc))
+        continue;
+      app_id = rc_proc_detect_app_id (proc->pid, index, &how);
+      g_hash_table_insert (detected, GUINT_TO_POINTER (proc->pid),
+                           app_id != NULL ? app_id : g_strdup (""));
+    }
+  for (guint i = 0; i < all->len; i++)
+    {
+      RcProc *proc = g_ptr_array_index (all, i);
+      const char *app_id = g_hash_table_lookup (detected, GUINT_TO_POINTER (proc->pid));
+      const char *parent_app = g_hash_table_lookup (detected, GUINT_TO_POINTER (proc->ppid));
+      RcProc *parent = find_proc (all, proc->ppid);
+      Group *group = NULL;
+
+      if (app_id == NULL || *app_id == '\0')
+        continue;
+      /* A child of the same app in the same cgroup moves with its parent. */
+      if (parent != NULL && g_strcmp0 (parent_app, app_id) == 0 &&
+          g_str_equal (parent->cgroup, proc->cgroup))
+        continue;
+      for (guint j = 0; j < groups->len && group == NULL; j++)
+        if (g_str_equal (((Group *) g_ptr_array_index (groups, j))->app_id, app_id))
+          group = g_ptr_array_index (groups, j);
+      if (group == NULL)
+        {
+          group = g_new0 (Group, 1);
+          group->app_id = g_strdup (app_id);
+          group->roots = g_array_new (FALSE, FALSE, sizeof (guint32));
+          group->moving = g_array_new (FALSE, FALSE, sizeof (guint32));
+          g_ptr_array_add (groups, group);
+        }
+      g_array_append_val (group->roots, proc->pid);
+      {
+        g_autoptr(GArray) tree = rc_proc_tree (all, proc->pid);
+
+        for (guint j = 0; j < tree->len; j++)
+          {
+            guint32 pid = g_array_index (tree, guint32, j);
+
+            if (g_hash_table_add (covered, GUINT_TO_POINTER (pid)))
+              g_array_append_val (group->moving, pid);
+          }
+      }
+    }
+  for (guint i = 0; i < all->len; i++)
+    {
+      RcProc *proc = g_ptr_array_index (all, i);
+
+      if (g_hash_table_contains (detected, GUINT_TO_POINTER (proc->pid)) &&
+          !g_hash_table_contains (covered, GUINT_TO_POINTER (proc->pid)))
+        g_array_append_val (staying, proc->pid);
+    }
+  return groups;
+}
+
+static gboolean
+confirm (void)
+{
+  char answer[16] = "";
+
+  g_print ("Go ahead? [y/N] ");
+  fflush (stdout);
+  if (fgets (answer, sizeof answer, stdin) == NULL)
+    return FALSE;
+  return answer[0] == 'y' || answer[0] == 'Y';
+}
+
+static int
+adopt_all (RcDBusResourceControl *proxy)
+{
+  g_autoptr(GPtrArray) all = rc_proc_list ();
+  g_autoptr(GArray) staying = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autoptr(GPtrArray) groups = plan_all (all, staying);
+  int status = EXIT_SUCCESS;
+
+  if (groups->len == 0)
+    g_print ("No app runs outside its own unit: nothing to adopt.\n");
+  else
+    g_print ("Will move into a scope of its own:\n");
+  for (guint i = 0; i < groups->len; i++)
+    {
+      Group *group = g_ptr_array_index (groups, i);
+
+      g_print ("  %s\n", group->app_id);
+      print_pids (all, group->moving, "    ");
+    }
+  if (staying->len > 0)
+    {
+      g_print ("Will stay where they are (no app found for them):\n");
+      print_pids (all, staying, "    ");
+    }
+  if (groups->len == 0)
+    return EXIT_SUCCESS;
+  if (!opt_yes && !isatty (STDIN_FILENO))
+    {
+      g_printerr ("resourcectl: not asking without a terminal; pass --yes to go ahead\n");
+      return EXIT_USAGE;
+    }
+  if (!opt_yes && !confirm ())
+    {
+      g_print ("Nothing was moved.\n");
+      return EXIT_FAILURE;
+    }
+  for (guint i = 0; i < groups->len; i++)
+    {
+      Group *group = g_ptr_array_index (groups, i);
+      g_autoptr(GError) error = NULL;
+      g_autofree char *unit = NULL;
+
+      if (adopt (proxy, (guint32 *) group->roots->data, group->roots->len, group->app_id, &unit,
+                 &error))
+        {
+          g_print ("%s: %s\n", group->app_id, unit);
+          continue;
+        }
+      g_dbus_error_strip_remote_error (error);
+      g_printerr ("resourcectl: %s: %s\n", group->app_id, error->message);
+      status = EXIT_FAILURE;
+    }
+  return status;
+}
+
+int
+rcctl_run_adopt (RcDBusResourceControl *proxy)
+{
+  g_autoptr(GArray) pids = g_steal_pointer (&adopt_pids);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *unit = NULL;
+
+  if (opt_all)
+    return adopt_all (proxy);
+  if (!adopt (proxy, (guint32 *) pids->data, pids->len, opt_app_id, &unit, &error))
+    {
+      g_dbus_error_strip_remote_error (error);
+      g_printerr ("resourcectl: %s\n", error->message);
+      return EXIT_FAILURE;
+    }
+  g_print ("%s\n", unit);
+  return EXIT_SUCCESS;
+}

@@ -1,0 +1,403 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+'''Host integration tests of Launch and Adopt (docs/design.md, "Launching and adopting").
+
+The same world as integration_test.py: the real daemon, a private session bus, the mock
+systemd (which runs a transient service's ExecStart itself) and a real polkitd. The proof
+against real systemd and the kernel's files is in the VM tier (tests/vm/system-test.sh,
+section "launch").
+
+    RC_DAEMON=build/src/resource-controld RC_CLIENT=build/src/resourcectl \\
+        /usr/bin/python3 tests/integration/launch_test.py [Class.test_name ...]
+'''
+
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import time
+
+from gi.repository import GLib
+
+import rctest_harness as h
+from rctest_harness import MIB, RcTestCase
+
+LAUNCHED = 'org.example.Launched'
+PAINTER = 'org.example.Painter'
+LA = '(sasa{sv})'
+AD = '(aua{sv})'
+
+# Writes its pid, arguments and display into $RC_TEST_OUT, then stays.
+APP_SCRIPT = '''#!/bin/sh
+{ echo "pid=$$"; echo "cwd=$(pwd)"; echo "WAYLAND_DISPLAY=$WAYLAND_DISPLAY";
+  for a in "$@"; do echo "arg=$a"; done; } > "$RC_TEST_OUT.tmp"
+mv "$RC_TEST_OUT.tmp" "$RC_TEST_OUT"
+exec sleep 30
+'''
+
+
+def t(value):
+    return GLib.Variant('t', value)
+
+
+def s(value):
+    return GLib.Variant('s', value)
+
+
+def strv(value):
+    return GLib.Variant('as', value)
+
+
+class LaunchBase(RcTestCase):
+    '''Desktop files of test apps are in place before the daemon starts.'''
+
+    start_daemon_in_setup = False
+
+    def setUp(self):
+        super().setUp()
+        self.bin_dir = os.path.join(self.workdir, 'bin')
+        os.makedirs(self.bin_dir)
+        self.app_script = os.path.join(self.bin_dir, 'launched-app')
+        h._write(self.app_script, APP_SCRIPT)
+        os.chmod(self.app_script, 0o755)
+        # a copy of sleep that only org.example.Painter's desktop file names
+        self.painter = os.path.join(self.bin_dir, 'painter')
+        shutil.copy('/bin/sleep', self.painter)
+        os.chmod(self.painter, stat.S_IRWXU | stat.S_IRGRP | stat.S_IXGRP | stat.S_IROTH | stat.S_IXOTH)
+        self.desktop(LAUNCHED, 'Launched App', f'{self.app_script} --name %c %U', Icon='launched')
+        self.desktop('org.example.OneFile', 'One File', f'{self.app_script} %f')
+        self.desktop('org.example.NoFiles', 'No Files', f'{self.app_script} --plain')
+        self.desktop('org.example.Term', 'Terminal App', self.app_script, Terminal='true')
+        self.desktop('org.example.BusOnly', 'Bus Only', None, DBusActivatable='true')
+        self.desktop('org.example.Missing', 'Missing Program', 'no-such-program-here %U')
+        self.desktop(PAINTER, 'Painter', f'{self.painter} 300')
+        self.out = os.path.join(self.workdir, 'app-out')
+        self.start_daemon()
+
+    def desktop(self, app_id, name, exec_line, **keys):
+        text = f'[Desktop Entry]\nType=Application\nName={name}\n'
+        if exec_line is not None:
+            text += f'Exec={exec_line}\n'
+        text += ''.join(f'{k}={v}\n' for k, v in keys.items())
+        path = os.path.join(self.applications_dir, app_id + '.desktop')
+        h._write(path, text)
+        return path
+
+    def launch(self, app_id, uris=(), **options):
+        opts = {'Environment': strv([f'RC_TEST_OUT={self.out}', 'WAYLAND_DISPLAY=wayland-test'])}
+        opts.update(options)
+        return self.rc_call('Launch', (app_id, list(uris), opts), LA)[0]
+
+    def app_output(self):
+        self.wait_until(lambda: os.path.exists(self.out), 10, 'the launched app to write its output')
+        with open(self.out, encoding='utf-8') as f:
+            return f.read().splitlines()
+
+    def transient_calls(self):
+        '''[(unit, {property: value})] of every StartTransientUnit.'''
+        return [(c[0], dict(c[2])) for c in self.systemd_calls('StartTransientUnit')]
+
+    def unit_property_calls_for(self, unit):
+        return [c for c in self.systemd_calls('SetUnitProperties') if c[0] == unit]
+
+
+class LaunchTest(LaunchBase):
+
+    def test_service_with_uris_environment_and_launcher(self):
+        unit = self.launch(LAUNCHED, ['/tmp/a b.txt', 'https://example.org/x?y=1'],
+                           Launcher=s('sway'))
+        self.assertRegex(unit, r'^app-sway-org\.example\.Launched@[0-9a-f]{16}\.service$')
+        # listed by the time the reply came, with its desktop file's name and icon
+        record = {a['Unit']: a for a in self.list_apps()}[unit]
+        self.assertEqual((record['AppId'], record['Launcher'], record['Name'], record['Icon']),
+                         (LAUNCHED, 'sway', 'Launched App', 'launched'))
+        ((name, props),) = self.transient_calls()
+        self.assertEqual(name, unit)
+        desktop_file = os.path.join(self.applications_dir, LAUNCHED + '.desktop')
+        self.assertEqual(props['Description'], 'Launched App')
+        self.assertEqual(props['SourcePath'], desktop_file)
+        self.assertEqual(props['CollectMode'], 'inactive-or-failed')
+        self.assertEqual(props['Slice'], 'app.slice')
+        self.assertEqual(props['Type'], 'exec')
+        # fairness: every launched app has its own cpu weight from the start
+        self.assertEqual(props['CPUWeight'], 100)
+        ((path, argv, ignore),) = props['ExecStart']
+        self.assertEqual((path, ignore), (self.app_script, False))
+        self.assertEqual(argv, [self.app_script, '--name', 'Launched App',
+                                'file:///tmp/a%20b.txt', 'https://example.org/x?y=1'])
+        out = self.app_output()
+        self.assertIn('arg=file:///tmp/a%20b.txt', out)
+        self.assertIn('WAYLAND_DISPLAY=wayland-test', out)
+
+    def test_rule_and_limits_are_in_the_start_call(self):
+        self.rc_call('SetRule', (LAUNCHED, {'CPUWeight': t(40), 'MemoryMax': t(1024 * MIB)}),
+                     '(sa{sv})')
+        unit = self.launch(LAUNCHED, Limits=GLib.Variant('a{sv}', {'MemoryHigh': t(512 * MIB)}))
+        ((_, props),) = self.transient_calls()
+        self.assertEqual((props['CPUWeight'], props['MemoryMax'], props['MemoryHigh']),
+                         (40, 1024 * MIB, 512 * MIB))
+        # the mock's kernel files had them when the unit was made
+        self.assertEqual(self.cgroup_file(unit, 'cpu.weight'), '40')
+        self.assertEqual(self.cgroup_file(unit, 'memory.max'), str(1024 * MIB))
+        # nothing left for the policy to apply afterwards: no window without the rule
+        time.sleep(0.5)
+        self.assertEqual(self.unit_property_calls_for(unit), [])
+
+    def test_caller_limits_win_over_the_rule_and_stay(self):
+        self.rc_call('SetRule', (LAUNCHED, {'CPUWeight': t(40)}), '(sa{sv})')
+        unit = self.launch(LAUNCHED, Limits=GLib.Variant('a{sv}', {'CPUWeight': t(50)}))
+        ((_, props),) = self.transient_calls()
+        self.assertEqual(props['CPUWeight'], 50)
+        time.sleep(0.5)
+        self.assertEqual(self.unit_property_calls_for(unit), [])
+        self.assertEqual(self.get_one(unit)['CPUWeight'], 50)
+
+    def test_scope_in_background_slice(self):
+        unit = self.launch(LAUNCHED, Kind=s('scope'), Slice=s('background.slice'))
+        self.assertRegex(unit, r'^app-rc-org\.example\.Launched-[0-9a-f]{16}\.scope$')
+        ((_, props),) = self.transient_calls()
+        self.assertEqual(props['Slice'], 'background.slice')
+        self.assertNotIn('ExecStart', props)
+        (pid,) = props['PIDs']
+        # the held process became the app only after systemd had it in its scope
+        out = self.app_output()
+        self.assertIn(f'pid={pid}', out)
+        self.assertIn('arg=--name', out)
+        with open(f'/proc/{pid}/cmdline', 'rb') as f:
+            self.assertEqual(f.read().split(b'\0')[0], b'sleep')
+        self.assertEqual(self.get_one(unit)['Slice'], 'background.slice')
+
+    def test_scope_start_that_fails_kills_the_held_process(self):
+        self.mock('SetJobResult', ('failed',), '(s)')
+        message = self.assert_rc_error('Failed', 'Launch', (LAUNCHED, [], {
+            'Kind': s('scope'), 'Environment': strv([f'RC_TEST_OUT={self.out}'])}), LA)
+        self.assertIn('failed', message)
+        ((_, props),) = self.transient_calls()
+        (pid,) = props['PIDs']
+        self.wait_until(lambda: not os.path.exists(f'/proc/{pid}') or
+                        open(f'/proc/{pid}/stat', encoding='ascii').read().split()[2] == 'Z',
+                        5, 'the held process to be killed')
+        time.sleep(0.3)
+        self.assertFalse(os.path.exists(self.out), 'the app ran although its scope failed')
+
+    def test_service_start_that_fails_is_failed(self):
+        self.mock('SetJobResult', ('failed',), '(s)')
+        message = self.assert_rc_error('Failed', 'Launch', (LAUNCHED, [], {}), LA)
+        self.assertIn('app-rc-org.example.Launched@', message)
+        self.assertIn('"failed"', message)
+        self.assertEqual(self.list_apps(), [])
+
+    def test_systemd_refusal_is_failed_with_its_message(self):
+        self.mock('SetFail', ('StartTransientUnit', 'org.freedesktop.DBus.Error.AccessDenied',
+                              'computer says no'), '(sss)')
+        message = self.assert_rc_error('Failed', 'Launch', (LAUNCHED, [], {}), LA)
+        self.assertIn('computer says no', message)
+
+    def test_bad_input(self):
+        one = ['/tmp/x']
+        table = [
+            (('org.example.Nope', [], {}), 'NoSuchApp'),
+            (('not an app id', [], {}), 'InvalidArgument'),
+            (('org.example.Term', [], {}), 'NotSupported'),
+            (('org.example.BusOnly', [], {}), 'NotSupported'),
+            (('org.example.Missing', [], {}), 'NoSuchApp'),
+            ((LAUNCHED, [], {'Kind': s('container')}), 'InvalidArgument'),
+            ((LAUNCHED, [], {'Kind': t(1)}), 'InvalidArgument'),
+            ((LAUNCHED, [], {'Launcher': s('Sway')}), 'InvalidArgument'),
+            ((LAUNCHED, [], {'Launcher': s('')}), 'InvalidArgument'),
+            ((LAUNCHED, [], {'Launcher': s('a-b')}), 'InvalidArgument'),
+            ((LAUNCHED, [], {'Slice': s('session.slice')}), 'InvalidArgument'),
+            ((LAUNCHED, [], {'Environment': strv(['NOEQUALS'])}), 'InvalidArgument'),
+            ((LAUNCHED, [], {'Environment': strv(['=x'])}), 'InvalidArgument'),
+            ((LAUNCHED, [], {'Environment': s('A=b')}), 'InvalidArgument'),
+            ((LAUNCHED, [], {'WorkingDirectory': s('relative')}), 'InvalidArgument'),
+            ((LAUNCHED, [], {'WorkingDirectory': s('/no/such/folder')}), 'InvalidArgument'),
+            ((LAUNCHED, [], {'Limits': GLib.Variant('a{sv}', {'CPUWeight': t(0)})}),
+             'InvalidArgument'),
+            ((LAUNCHED, [], {'Limits': GLib.Variant('a{sv}', {'MemoryMax': t(MIB)})}),
+             'InvalidArgument'),
+            ((LAUNCHED, [], {'Limits': GLib.Variant('a{sv}', {'Bogus': t(1)})}),
+             'InvalidArgument'),
+            ((LAUNCHED, [], {'Bogus': s('x')}), 'InvalidArgument'),
+            ((LAUNCHED, ['relative/path'], {}), 'InvalidArgument'),
+            (('org.example.NoFiles', one, {}), 'InvalidArgument'),
+            (('org.example.OneFile', ['/tmp/x', '/tmp/y'], {}), 'InvalidArgument'),
+            (('org.example.OneFile', ['https://example.org/'], {}), 'InvalidArgument'),
+        ]
+        for args, error in table:
+            with self.subTest(args=args):
+                message = self.assert_rc_error(error, 'Launch', args, LA)
+                for key in args[2]:
+                    if key != 'Limits':
+                        self.assertIn(key, message)
+        self.assertEqual(self.systemd_calls('StartTransientUnit'), [])
+        self.assertEqual(self.list_apps(), [])
+
+    def test_denied_by_polkit_starts_nothing(self):
+        self.set_rules(body=f'''
+            if (action.id == "{h.ACTION_PREFIX}launch")
+                return polkit.Result.NO;
+            return polkit.Result.YES;''')
+        self.assert_rc_error('NotAuthorized', 'Launch', (LAUNCHED, [], {}), LA)
+        self.assertEqual(self.systemd_calls('StartTransientUnit'), [])
+        self.assertFalse(os.path.exists(self.out))
+
+    def test_client_run(self):
+        proc = self.run_client('run', '--set', 'CPUWeight=70', '--set', 'MemoryMax=1G',
+                               '--launcher', 'sway', LAUNCHED, 'some file.txt')
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        unit = proc.stdout.strip()
+        self.assertRegex(unit, r'^app-sway-org\.example\.Launched@[0-9a-f]{16}\.service$')
+        ((_, props),) = self.transient_calls()
+        self.assertEqual((props['CPUWeight'], props['MemoryMax']), (70, 1024 * MIB))
+        ((_, argv, _),) = props['ExecStart']
+        # a relative file is the client's folder's
+        self.assertTrue(argv[-1].startswith('file:///') and argv[-1].endswith('/some%20file.txt'),
+                        argv)
+        self.assertTrue(os.path.isabs(props['WorkingDirectory']))
+        # a value the client cannot parse is its usage error; one out of range the daemon's
+        proc = self.run_client('run', '--set', 'CPUWeight=lots', LAUNCHED)
+        self.assertEqual(proc.returncode, 2, proc.stderr)
+        proc = self.run_client('run', '--set', 'CPUWeight=0', LAUNCHED)
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn('CPUWeight 0 is out of range', proc.stderr)
+        self.assertEqual(len(self.transient_calls()), 1)
+
+
+class AdoptTest(LaunchBase):
+
+    def spawn(self, argv, env=None):
+        # pylint: disable=consider-using-with
+        proc = subprocess.Popen(argv, env=dict(os.environ, **(env or {})),
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+        self.addCleanup(self.kill_tree, proc)
+        return proc
+
+    @staticmethod
+    def kill_tree(proc):
+        for pid in AdoptTest.children(proc.pid):
+            try:
+                os.kill(pid, 9)
+            except ProcessLookupError:
+                pass
+        proc.kill()
+        proc.wait()
+
+    @staticmethod
+    def children(pid):
+        out = subprocess.run(['pgrep', '-P', str(pid)], capture_output=True, text=True,
+                             check=False).stdout
+        return [int(p) for p in out.split()]
+
+    def tree_of_app(self, app_id):
+        '''A shell with two children, launched the way GIO launches an app.'''
+        desktop = os.path.join(self.applications_dir, 'org.example.Editor.desktop')
+        proc = self.spawn(['sh', '-c', 'sleep 60 & sleep 61 & wait'],
+                          {'GIO_LAUNCHED_DESKTOP_FILE': desktop.replace('org.example.Editor',
+                                                                        app_id)})
+        self.wait_until(lambda: len(self.children(proc.pid)) == 2, 5, 'the children')
+        return proc
+
+    def adopt(self, pids, **options):
+        return self.rc_call('Adopt', (pids, options), AD)[0]
+
+    def test_adopt_moves_the_tree(self):
+        proc = self.tree_of_app('org.example.Editor')
+        unit = self.adopt([proc.pid])
+        self.assertEqual(unit, f'app-rc-org.example.Editor-{proc.pid}.scope')
+        ((name, props),) = self.transient_calls()
+        self.assertEqual(name, unit)
+        self.assertEqual(sorted(props['PIDs']), sorted([proc.pid] + self.children(proc.pid)))
+        self.assertEqual(props['Description'], 'Test Editor')
+        self.assertEqual(props['SourcePath'],
+                         os.path.join(self.applications_dir, 'org.example.Editor.desktop'))
+        self.assertEqual(props['CPUWeight'], 100)
+        self.assertEqual(self.get_one(unit)['Name'], 'Test Editor')
+        self.rc_call('SetWeight', (unit, 300), '(st)')
+        self.assertEqual(self.cgroup_file(unit, 'cpu.weight'), '300')
+
+    def test_app_found_by_its_program(self):
+        proc = self.spawn([self.painter, '60'])
+        unit = self.adopt([proc.pid], Launcher=s('sway'))
+        self.assertEqual(unit, f'app-sway-org.example.Painter-{proc.pid}.scope')
+
+    def test_app_id_given(self):
+        proc = self.spawn(['sleep', '60'])
+        unit = self.adopt([proc.pid], AppId=s('org.example.Real'))
+        self.assertEqual(unit, f'app-rc-org.example.Real-{proc.pid}.scope')
+        self.assertEqual(self.get_one(unit)['Name'], 'The Real App')
+
+    def test_rule_is_in_the_start_call(self):
+        self.rc_call('SetRule', ('org.example.Editor', {'CPUWeight': t(40)}), '(sa{sv})')
+        proc = self.tree_of_app('org.example.Editor')
+        unit = self.adopt([proc.pid])
+        ((_, props),) = self.transient_calls()
+        self.assertEqual(props['CPUWeight'], 40)
+        time.sleep(0.5)
+        self.assertEqual(self.unit_property_calls_for(unit), [])
+
+    def test_bad_input_moves_nothing(self):
+        unknown = self.spawn(['sleep', '60'])
+        editor = self.tree_of_app('org.example.Editor')
+        real = self.tree_of_app('org.example.Real')
+        root = next(int(p) for p in os.listdir('/proc') if p.isdigit() and int(p) > 2 and
+                    os.stat(f'/proc/{p}').st_uid == 0 and
+                    open(f'/proc/{p}/stat', encoding='ascii').read().split()[3] != '2')
+        table = [
+            (([], {}), 'InvalidArgument', ''),
+            (([1], {}), 'Protected', 'Process 1'),
+            (([2], {}), 'Protected', 'kernel thread'),
+            (([root], {}), 'Protected', f'Process {root}'),
+            (([self.daemon.pid], {}), 'Protected', str(self.daemon.pid)),
+            (([4194304 + 7], {}), 'InvalidArgument', 'no process'),
+            (([0], {}), 'InvalidArgument', 'no process'),
+            (([unknown.pid], {}), 'InvalidArgument', 'AppId'),
+            (([editor.pid, real.pid], {}), 'InvalidArgument', 'different apps'),
+            (([editor.pid, 1], {}), 'Protected', 'Process 1'),
+            (([editor.pid], {'AppId': s('not an id')}), 'InvalidArgument', ''),
+            (([editor.pid], {'AppId': t(1)}), 'InvalidArgument', 'AppId'),
+            (([editor.pid], {'Launcher': s('X')}), 'InvalidArgument', 'Launcher'),
+            (([editor.pid], {'Kind': s('scope')}), 'InvalidArgument', 'Kind'),
+        ]
+        for args, error, words in table:
+            with self.subTest(args=args):
+                message = self.assert_rc_error(error, 'Adopt', args, AD)
+                self.assertIn(words, message)
+        self.assertEqual(self.systemd_calls('StartTransientUnit'), [])
+
+    def test_denied_by_polkit_moves_nothing(self):
+        self.set_rules(body=f'''
+            if (action.id == "{h.ACTION_PREFIX}adopt")
+                return polkit.Result.NO;
+            return polkit.Result.YES;''')
+        proc = self.tree_of_app('org.example.Editor')
+        self.assert_rc_error('NotAuthorized', 'Adopt', ([proc.pid], {}), AD)
+        self.assertEqual(self.systemd_calls('StartTransientUnit'), [])
+
+    def test_client_adopt(self):
+        proc = self.tree_of_app('org.example.Editor')
+        out = self.run_client('adopt', str(proc.pid))
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertEqual(out.stdout.strip(), f'app-rc-org.example.Editor-{proc.pid}.scope')
+        out = self.run_client('adopt', 'nope')
+        self.assertEqual(out.returncode, 2, out.stderr)
+
+    def test_client_adopt_all_shows_the_plan_before_asking(self):
+        editor = self.tree_of_app('org.example.Editor')
+        painter = self.spawn([self.painter, '60'])
+        unknown = self.spawn(['sleep', '62'])
+        out = self.run_client('adopt', '--all')
+        # no terminal to ask on, no --yes: the plan, and nothing moved
+        self.assertEqual(out.returncode, 2, out.stderr)
+        self.assertIn('--yes', out.stderr)
+        plan = out.stdout
+        moving, _, staying = plan.partition('Will stay where they are')
+        self.assertRegex(moving, r'org\.example\.Editor\n\s+' + str(editor.pid) + r' \(sh\)')
+        self.assertIn(f'{painter.pid} (painter)', moving)
+        self.assertIn(f'{unknown.pid} (sleep)', staying)
+        self.assertEqual(self.systemd_calls('StartTransientUnit'), [])
+
+
+if __name__ == '__main__':
+    sys.exit(h.main())
