@@ -138,6 +138,9 @@ expand_inline (Expansion  *ex,
           return invalid_exec (ex, "has an unknown field code", error);
         }
     }
+  /* an argument of deprecated codes only is gone, not an empty one */
+  if (out->len == 0 && arg[0] == '%')
+    return TRUE;
   g_ptr_array_add (argv, g_string_free (g_steal_pointer (&out), FALSE));
   return TRUE;
 }

@@ -935,8 +935,252 @@ sec_io () {
 }
 
 # ---------------------------------------------------------------------------------------------------
+# launching and adopting: apps into units of their own on desktops that do not put them there
 
-SECTIONS="install apps activate list getapp signals cli polkit_default fair weight freeze_effect demo knobs errors faults rules boost oom polkit_down health io"
+LAUNCHED_OUT=/tmp/rc-launched      # the test app writes what it saw here, one file per start
+# the test app: what it was given, its display, and its own cgroup's files as it first reads them
+make_launch_apps () {
+  mkdir -p "$LAUNCHED_OUT" && chown "$TUSER:" "$LAUNCHED_OUT"
+  cat > /usr/local/bin/rc-launched-app <<'APP'
+#!/bin/sh
+cg=$(sed -n 's/^0:://p' /proc/self/cgroup)
+f=/tmp/rc-launched/$$
+{ echo "cpu.weight=$(cat /sys/fs/cgroup$cg/cpu.weight)"; echo "memory.max=$(cat /sys/fs/cgroup$cg/memory.max)"
+  echo "cgroup=$cg"; echo "WAYLAND_DISPLAY=$WAYLAND_DISPLAY"; echo "pwd=$(pwd)"
+  for a in "$@"; do echo "arg=$a"; done; } > "$f.tmp"
+mv "$f.tmp" "$f"
+exec sleep infinity
+APP
+  chmod 755 /usr/local/bin/rc-launched-app
+  cp /usr/bin/sleep /usr/local/bin/rc-writer
+  cp /usr/bin/sleep /usr/local/bin/rc-mystery
+  printf '[Desktop Entry]\nType=Application\nName=Launched\nIcon=launched\nExec=rc-launched-app --name %%c %%U\n' \
+    > "$APPS_DIR/org.example.Launched.desktop"
+  printf '[Desktop Entry]\nType=Application\nName=Term App\nTerminal=true\nExec=rc-launched-app\n' \
+    > "$APPS_DIR/org.example.TermApp.desktop"
+  printf '[Desktop Entry]\nType=Application\nName=Painter\nExec=/usr/bin/sleep 1000\n' \
+    > "$APPS_DIR/org.example.Painter.desktop"
+  printf '[Desktop Entry]\nType=Application\nName=Writer\nExec=rc-writer %%F\n' > "$APPS_DIR/org.example.Writer.desktop"
+  chown -R "$TUSER:" "$APPS_DIR"
+}
+launched_file () { # launched_file UNIT: the output of the test app in UNIT
+  local pid; read -r pid 2>/dev/null < "$(cg "$1")/cgroup.procs"; echo "$LAUNCHED_OUT/${pid:-none}"
+}
+has_file () { [ -s "$1" ]; }
+units_like () { usc list-units --all --plain --no-legend "$1" 2>/dev/null | awk '{ print $1 }' | paste -sd' '; }
+
+sec_launch () {
+  login_session
+  make_launch_apps
+  printf '[org.example.Launched]\nCPUWeight=40\nMemoryMax=768M\n' | as_user_write "$USR_RULES/60-launch.conf"
+  wait_for 15 rule_is org.example.Launched CPUWeight 40
+
+  # a service, with field codes, URIs, the caller's display and folder
+  local unit out f
+  out=$(cl env WAYLAND_DISPLAY=wayland-9 sh -c 'cd /tmp && resourcectl run --launcher sway org.example.Launched "a b.txt" https://example.org/x' 2>&1)
+  unit=$(printf '%s\n' "$out" | tail -1)
+  check "run: unit named app-sway-AppID@16hex.service" yes \
+    "$([[ $unit =~ ^app-sway-org\.example\.Launched@[0-9a-f]{16}\.service$ ]] && echo yes || echo "no: $out")"
+  check "run: the unit is active when run returns" active "$(usc is-active -- "$unit" 2>&1)"
+  check "run: Description and SourcePath" "Launched $APPS_DIR/org.example.Launched.desktop" \
+    "$(usc show -P Description -- "$unit") $(usc show -P SourcePath -- "$unit")"
+  check "run: in app.slice" app.slice "$(usc show -P Slice -- "$unit")"
+  rc_json GetApp s "$unit" | flat > "$OUT/launched.flat"
+  check "run: listed, its name parsed back" "org.example.Launched sway Launched launched" \
+    "$(for k in AppId Launcher Name Icon; do field "$OUT/launched.flat" "$unit" "$k"; done | paste -sd' ')"
+  f=$(launched_file "$unit")
+  wait_for 10 has_file "$f"
+  check "run: argv with %c and %U expanded" "arg=--name arg=Launched arg=file:///tmp/a%20b.txt arg=https://example.org/x" \
+    "$(grep '^arg=' "$f" 2>&1 | paste -sd' ')"
+  check "run: the caller's display and folder reach the app" "WAYLAND_DISPLAY=wayland-9 pwd=/tmp" \
+    "$(grep -E '^(WAYLAND_DISPLAY|pwd)=' "$f" 2>&1 | paste -sd' ')"
+  # the rule is in the kernel's files before the app's first instruction: no gap at all
+  check "run: the rule's cpu.weight and memory.max at the app's first read" "cpu.weight=40 memory.max=805306368" \
+    "$(grep -E '^(cpu.weight|memory.max)=' "$f" 2>&1 | paste -sd' ')"
+  note "rule gap with Launch: none (the app's own first read of its cgroup had cpu.weight 40, memory.max 768M)"
+  call "SetWeight on a launched app" OK SetWeight "$unit" "uint64 300"
+  check "cpu.weight after SetWeight" 300 "$(cat "$(cg "$unit")/cpu.weight")"
+  usc stop -- "$unit"
+
+  # a scope in background.slice with a limit of the call: held until it is in its scope
+  out=$(cl resourcectl run --scope --background --set CPUWeight=50 org.example.Launched 2>&1)
+  unit=$(printf '%s\n' "$out" | tail -1)
+  check "run --scope: unit named app-rc-AppID-16hex.scope" yes \
+    "$([[ $unit =~ ^app-rc-org\.example\.Launched-[0-9a-f]{16}\.scope$ ]] && echo yes || echo "no: $out")"
+  check "run --background: in background.slice" background.slice "$(usc show -P Slice -- "$unit" 2>&1)"
+  f=$(launched_file "$unit")
+  wait_for 10 has_file "$f"
+  check "run --scope: --set and the rule at the app's first read" "cpu.weight=50 memory.max=805306368" \
+    "$(grep -E '^(cpu.weight|memory.max)=' "$f" 2>&1 | paste -sd' ')"
+  check_has "run --scope: the app ran inside its scope" "background.slice/$unit" "$(grep '^cgroup=' "$f" 2>&1)"
+  usc stop -- "$unit"
+
+  # errors: nothing starts
+  local before
+  before=$(units_like 'app-*Launched*')
+  call "Launch an unknown desktop ID" NoSuchApp Launch org.example.NoSuch '@as []' '@a{sv} {}'
+  call "Launch a Terminal=true app" NotSupported Launch org.example.TermApp '@as []' '@a{sv} {}'
+  call "Launch a bad option" InvalidArgument Launch org.example.Launched '@as []' "{'Kind': <'vm'>}"
+  check_has "the error names the option" Kind "$(last_message)"
+  polkit_rule launch NO
+  polkit_wait launch 1
+  call "Launch refused by a polkit deny rule" NotAuthorized Launch org.example.Launched '@as []' '@a{sv} {}'
+  polkit_rule none
+  polkit_wait launch 0
+  check "nothing started by the refused calls" "$before" "$(units_like 'app-*Launched*')"
+}
+
+SESSION_CG=
+# in_session CMD...: start CMD as the test user inside the tty login session's scope (as if typed there)
+in_session () {
+  ( echo "$BASHPID" > "$SESSION_CG/cgroup.procs" && exec "$AU" "$@" ) > /dev/null 2>&1 < /dev/null &
+  disown
+}
+pid_of_arg () { pgrep -u "$U" -f -x -- "$1" | head -1; }
+in_cgroup_all () { # in_cgroup_all DIR PID...: every PID is in DIR/cgroup.procs
+  local p; for p in "${@:2}"; do grep -qx "$p" "$1/cgroup.procs" || return 1; done
+}
+tree_pids () { echo "$1 $(pgrep -P "$1" | paste -sd' ')"; }
+running () { pgrep -u "$U" -f -x -- "$1" > /dev/null; }
+
+sec_adopt () {
+  login_session
+  [ -f /usr/local/bin/rc-launched-app ] || make_launch_apps
+  local sid
+  sid=$(loginctl show-user "$TUSER" -P Display 2>/dev/null)
+  SESSION_CG=/sys/fs/cgroup/user.slice/user-$U.slice/session-$sid.scope
+  check "the tty session has a scope" yes "$([ -d "$SESSION_CG" ] && echo yes || echo no)"
+
+  # 1. a process tree started from the login session scope (a terminal of sway or i3)
+  in_session env GIO_LAUNCHED_DESKTOP_FILE="$APPS_DIR/org.example.Painter.desktop" \
+    sh -c 'sleep 1001 & sleep 1002 & wait; : adopt-tree-1'
+  local root pids unit rcode
+  wait_for 10 running 'sleep 1002'
+  root=$(pid_of_arg "sh -c sleep 1001 & sleep 1002 & wait; : adopt-tree-1")
+  pids=$(tree_pids "$root")
+  check "the tree runs in the session scope" yes "$(in_cgroup_all "$SESSION_CG" $pids && echo yes || echo no)"
+  unit=$(cl resourcectl adopt "$root" 2>"$OUT/adopt.err"); rcode=$?
+  if [ "$rcode" = 0 ]; then
+    check "adopt from a login session: scope name" "app-rc-org.example.Painter-$root.scope" "$unit"
+    check "adopt from a login session: every pid of the tree in the scope" yes \
+      "$(in_cgroup_all "$(cg "$unit")" $pids && echo yes || echo "no: $(paste -sd, "$(cg "$unit")/cgroup.procs") vs $pids")"
+    check "adopt from a login session: nothing left in the session scope" "" \
+      "$(for p in $pids; do grep -x "$p" "$SESSION_CG/cgroup.procs"; done)"
+    note "systemd $(systemctl --version | head -1 | cut -d' ' -f2) moved a login session's processes into a user scope"
+    call "SetWeight on the adopted app" OK SetWeight "$unit" "uint64 300"
+    check "cpu.weight of the adopted app" 300 "$(cat "$(cg "$unit")/cpu.weight")"
+    rc_json GetApp s "$unit" | flat > "$OUT/adopted.flat"
+    check "the adopted app is listed with its name" Painter "$(field "$OUT/adopted.flat" "$unit" Name)"
+    usc stop -- "$unit"
+  else
+    check_has "adopt from a login session refused by systemd: Failed with its message" "systemd" "$(cat "$OUT/adopt.err")"
+    check "refused: every pid still in the session scope" yes "$(in_cgroup_all "$SESSION_CG" $pids && echo yes || echo no)"
+    note "systemd refused to move a login session's processes: $(cat "$OUT/adopt.err")"
+    kill $pids 2>/dev/null
+  fi
+
+  # 2. an app started by a compositor that runs as a plain user service
+  "$AU" systemd-run --user --quiet -u rc-compositor.service sh -c \
+    "env GIO_LAUNCHED_DESKTOP_FILE=$APPS_DIR/org.example.Painter.desktop sh -c 'sleep 1003 & wait; : adopt-tree-2' & exec sleep infinity"
+  wait_for 10 running 'sleep 1003'
+  root=$(pid_of_arg "sh -c sleep 1003 & wait; : adopt-tree-2")
+  pids=$(tree_pids "$root")
+  unit=$(cl resourcectl adopt --launcher sway "$root" 2>&1)
+  check "adopt from a user service: scope name" "app-sway-org.example.Painter-$root.scope" "$unit"
+  check "adopt from a user service: the tree moved" yes "$(in_cgroup_all "$(cg "$unit")" $pids && echo yes || echo no)"
+  check "adopt from a user service: the compositor stays" 1 "$(wc -l < "$(cg rc-compositor.service)/cgroup.procs")"
+  usc stop -- "$unit"
+
+  # 3. a process that forks while it is adopted: its children follow it
+  local forker='sh -c while :; do sleep 0.3 & sleep 0.02; done; : adopt-forker'
+  in_session env GIO_LAUNCHED_DESKTOP_FILE="$APPS_DIR/org.example.Painter.desktop" \
+    sh -c 'while :; do sleep 0.3 & sleep 0.02; done; : adopt-forker'
+  wait_for 10 running "$forker"
+  root=$(pid_of_arg "$forker")
+  unit=$(cl resourcectl adopt "$root" 2>&1)
+  if [ -d "$(cg "$unit")" ]; then
+    local left p
+    left=$(for p in $(cat "$SESSION_CG/cgroup.procs"); do
+             [ "$(awk '{ print $4 }' "/proc/$p/stat" 2>/dev/null)" = "$root" ] && echo "$p"; done)
+    check "adopt a forking process: none of its children left behind" "" "$left"
+    check "adopt a forking process: it is in the scope" yes "$(in_cgroup_all "$(cg "$unit")" "$root" && echo yes || echo no)"
+    usc stop -- "$unit"
+  else
+    check "adopt a forking process" "a scope" "$unit"
+    kill "$root" 2>/dev/null
+  fi
+
+  # 4. errors: nothing moves
+  local app_pid root_pid
+  read -r app_pid < "$(cg "$C1")/cgroup.procs"
+  root_pid=$(pgrep -x -u root systemd-journal | head -1)
+  call "Adopt PID 1" Protected Adopt "@au [1]" '@a{sv} {}'
+  call "Adopt a kernel thread" Protected Adopt "@au [2]" '@a{sv} {}'
+  call "Adopt another user's process" Protected Adopt "@au [$root_pid]" '@a{sv} {}'
+  call "Adopt a process of an app unit" Protected Adopt "@au [$app_pid]" '@a{sv} {}'
+  check_has "the error names the app unit" "$C1" "$(last_message)"
+  check "the app's process did not move" yes "$(in_cgroup_all "$(cg "$C1")" "$app_pid" && echo yes || echo no)"
+  in_session /usr/local/bin/rc-mystery 1005
+  wait_for 10 running '/usr/local/bin/rc-mystery 1005'
+  call "Adopt an unknown program without AppId" InvalidArgument Adopt "@au [$(pid_of_arg '/usr/local/bin/rc-mystery 1005')]" '@a{sv} {}'
+  kill "$(pid_of_arg '/usr/local/bin/rc-mystery 1005')" 2>/dev/null
+  in_session env GIO_LAUNCHED_DESKTOP_FILE="$APPS_DIR/org.example.Painter.desktop" sh -c 'sleep 1004; : adopt-denied'
+  wait_for 10 running 'sh -c sleep 1004; : adopt-denied'
+  root=$(pid_of_arg "sh -c sleep 1004; : adopt-denied")
+  polkit_rule adopt NO
+  polkit_wait adopt 1
+  call "Adopt refused by a polkit deny rule" NotAuthorized Adopt "@au [$root]" '@a{sv} {}'
+  polkit_rule none
+  polkit_wait adopt 0
+  check "nothing moved by the refused call" yes "$(in_cgroup_all "$SESSION_CG" "$root" && echo yes || echo no)"
+  kill $(tree_pids "$root") 2>/dev/null
+
+  # 5. adopt --all on a session with a shell, two apps (a desktop file's program, a Flatpak-style one) and an
+  # unknown program: the two apps get their scopes, the shell and the unknown stay
+  in_session bash -c 'sleep 2001; : adopt-all-shell'
+  in_session /usr/local/bin/rc-writer 2002
+  in_session /usr/local/bin/rc-mystery 2003
+  local fp=/run/rc-flatpak-root
+  mkdir -p "$fp/usr" "$fp/proc" "$fp/tmp"
+  mountpoint -q "$fp/usr" || mount --bind /usr "$fp/usr"
+  ln -sfn usr/bin "$fp/bin"; ln -sfn usr/lib "$fp/lib"; ln -sfn usr/lib64 "$fp/lib64"
+  printf '[Application]\nname=org.example.Flat\nruntime=runtime/org.freedesktop.Platform/x86_64/23.08\n' > "$fp/.flatpak-info"
+  ( echo "$BASHPID" > "$SESSION_CG/cgroup.procs" && exec chroot "$fp" /usr/bin/setpriv --reuid="$U" --regid="$U" \
+      --clear-groups /usr/bin/sleep 2004 ) > /dev/null 2>&1 < /dev/null &
+  disown
+  wait_for 10 running '/usr/bin/sleep 2004'
+  wait_for 10 running '/usr/local/bin/rc-mystery 2003'
+  local shell writer mystery flat plan moving staying
+  shell=$(pid_of_arg "bash -c sleep 2001; : adopt-all-shell")
+  writer=$(pid_of_arg "/usr/local/bin/rc-writer 2002")
+  mystery=$(pid_of_arg "/usr/local/bin/rc-mystery 2003")
+  flat=$(pid_of_arg "/usr/bin/sleep 2004")
+  plan=$(cl resourcectl adopt --all < /dev/null 2>&1)
+  printf '%s\n' "$plan" > "$OUT/adopt-all-plan.txt"
+  moving=$(printf '%s\n' "$plan" | sed -n '/^Will move/,/^Will stay/p' | grep -E '^  [^ ]' | sed 's/^ *//' | sort | paste -sd' ')
+  staying=$(printf '%s\n' "$plan" | sed -n '/^Will stay/,$p')
+  check "adopt --all: the listing before asking names the two apps" "org.example.Flat org.example.Writer" "$moving"
+  check_has "adopt --all: the listing has the writer's pid" "$writer (rc-writer)" "$plan"
+  check_has "adopt --all: the listing has the Flatpak-style app's pid" "$flat (sleep)" "$plan"
+  check_has "adopt --all: the shell stays" "$shell (bash)" "$staying"
+  check_has "adopt --all: the unknown program stays" "$mystery (rc-mystery)" "$staying"
+  check_has "adopt --all without a terminal asks for --yes" "--yes" "$plan"
+  out=$(cl resourcectl adopt --all --yes < /dev/null 2>&1)
+  printf '%s\n' "$out" >> "$OUT/adopt-all-plan.txt"
+  check_has "adopt --all --yes: the writer in its scope" "org.example.Writer: app-rc-org.example.Writer-$writer.scope" "$out"
+  check_has "adopt --all --yes: the Flatpak-style app in its scope" "org.example.Flat: app-rc-org.example.Flat-$flat.scope" "$out"
+  check "adopt --all --yes: the writer's process moved" yes \
+    "$(in_cgroup_all "$(cg "app-rc-org.example.Writer-$writer.scope")" "$writer" && echo yes || echo no)"
+  check "adopt --all --yes: the shell and the unknown stayed" yes \
+    "$(in_cgroup_all "$SESSION_CG" "$shell" "$mystery" && echo yes || echo no)"
+  kill $(tree_pids "$shell") "$mystery" 2>/dev/null
+  usc stop "app-rc-org.example.Writer-$writer.scope" "app-rc-org.example.Flat-$flat.scope" rc-compositor.service 2>/dev/null
+  umount "$fp/usr" 2>/dev/null
+}
+
+# ---------------------------------------------------------------------------------------------------
+
+SECTIONS="install apps activate list getapp signals cli polkit_default fair weight freeze_effect demo knobs errors faults rules boost launch adopt oom polkit_down health io"
 ALWAYS="install apps activate"
 NO_DAEMON="install apps activate fair"
 echo "== system test: kernel $(uname -r), systemd $(systemctl --version | head -1 | cut -d' ' -f2), user $TUSER ($U), $(nproc) CPUs"
