@@ -30,6 +30,8 @@ static const struct {
   { "SetForegroundProcess", RC_ACTION_SET_FOREGROUND },
   { "Launch", RC_ACTION_LAUNCH },
   { "Adopt", RC_ACTION_ADOPT },
+  { "GetAppByPid", NULL },
+  { "ListProcesses", NULL },
 };
 
 struct _RcAuthority {

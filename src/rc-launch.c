@@ -17,8 +17,8 @@
 /* How long a started unit may take to show up in the registry before the
  * reply goes out anyway (it is active: systemd said so). */
 #define LISTED_TIMEOUT_SEC 5
-/* Rounds of moving what forked while a process tree was being adopted. */
-#define ADOPT_SWEEPS 5
+/* Rounds of moving the rest of an adopted tree, level by level. */
+#define ADOPT_SWEEPS 16
 
 /* One Launch or Adopt call, from arrival to reply. */
 typedef struct {
@@ -38,8 +38,7 @@ typedef struct {
   char                   *working_directory;
   RcLimits                requested;
   GArray                 *roots;        /* Adopt: the pids named */
-  GArray                 *moved;        /* Adopt: every pid sent to systemd */
-  GPtrArray              *source_cgroups;
+  GPtrArray              *source_cgroups; /* Adopt: where they were */
   guint                   sweeps;
   GSubprocess            *held;         /* Launch as a scope: waits on fd 3 to exec */
   int                     release_fd;
@@ -69,7 +68,6 @@ request_free (Request *request)
   g_strfreev (request->environment);
   g_free (request->working_directory);
   g_clear_pointer (&request->roots, g_array_unref);
-  g_clear_pointer (&request->moved, g_array_unref);
   g_clear_pointer (&request->source_cgroups, g_ptr_array_unref);
   g_free (request);
 }
@@ -344,15 +342,10 @@ swept_cb (GObject      *source,
   Request *request = user_data;
   g_autoptr(GError) error = NULL;
 
+  /* A process that ended between the scan and the move fails the whole
+   * call: the next round scans again. */
   if (!rc_systemd_attach_processes_finish (RC_SYSTEMD (source), result, &error))
-    {
-      request_fail (request,
-                    g_error_new (RC_ERROR, RC_ERROR_FAILED,
-                                 "%s holds the processes named, but processes they started "
-                                 "during the move stayed behind: %s",
-                                 request->unit, error->message));
-      return;
-    }
+    g_debug ("%s: moving the rest of the tree: %s", request->unit, error->message);
   sweep (request);
 }
 
@@ -376,9 +369,10 @@ is_source_cgroup (Request    *request,
   return FALSE;
 }
 
-/* A process of the tree that forked after the tree was read and before its
- * parent moved has its child left in the old cgroup: such children (and
- * theirs) are moved after it, a few rounds at most. */
+/* The scope starts with the named processes; the processes below them
+ * follow, a level each round: children still in a source cgroup whose
+ * parent is in the scope now. That takes along what forked while the tree
+ * moved, and never names a process that may be gone to systemd at start. */
 static void
 sweep (Request *request)
 {
@@ -404,13 +398,13 @@ sweep (Request *request)
   if (left->len == 0 || request->sweeps >= ADOPT_SWEEPS)
     {
       if (left->len > 0)
-        g_message ("%s: %u processes forked during the move stayed where they were",
+        g_message ("%s: %u processes below the adopted ones stayed where they were",
                    request->unit, left->len);
       reply_when_listed (request);
       return;
     }
   request->sweeps++;
-  g_debug ("%s: moving %u processes forked during the move", request->unit, left->len);
+  g_debug ("%s: moving %u processes below the adopted ones", request->unit, left->len);
   rc_systemd_attach_processes_async (request->svc->systemd, request->unit,
                                      g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32,
                                                                 left->data, left->len,
@@ -563,8 +557,8 @@ start (Request *request)
       limits.set &= ~(1u << RC_LIMIT_IO_WEIGHT);
     }
   if (request->adopt)
-    pids = g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32, request->moved->data,
-                                      request->moved->len, sizeof (guint32));
+    pids = g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32, request->roots->data,
+                                      request->roots->len, sizeof (guint32));
   else if (request->kind == RC_UNIT_KIND_SCOPE)
     {
       GError *error = NULL;
@@ -782,19 +776,15 @@ detect_app_id (Request      *request,
   return TRUE;
 }
 
-/* Reads the named processes again, with what runs below them now. */
+/* Where the named processes are now: their children are looked for there. */
 static gboolean
-collect_trees (Request *request,
-               GError **error)
+note_source_cgroups (Request *request,
+                     GError **error)
 {
-  g_autoptr(GPtrArray) all = rc_proc_list ();
-
-  request->moved = g_array_new (FALSE, FALSE, sizeof (guint32));
   request->source_cgroups = g_ptr_array_new_with_free_func (g_free);
   for (guint i = 0; i < request->roots->len; i++)
     {
       guint32 root = g_array_index (request->roots, guint32, i);
-      g_autoptr(GArray) tree = rc_proc_tree (all, root);
       g_autoptr(RcProc) proc = rc_proc_read (root);
 
       if (proc == NULL)
@@ -804,9 +794,6 @@ collect_trees (Request *request,
           return FALSE;
         }
       g_ptr_array_add (request->source_cgroups, g_strdup (proc->cgroup));
-      for (guint j = 0; j < tree->len; j++)
-        if (!in_array (request->moved, g_array_index (tree, guint32, j)))
-          g_array_append_val (request->moved, g_array_index (tree, guint32, j));
     }
   return TRUE;
 }
@@ -821,7 +808,7 @@ adopt_authorized_cb (GObject      *source,
   GError *error = NULL;
 
   if (!rc_authority_check_finish (RC_AUTHORITY (source), result, NULL, &error) ||
-      !collect_trees (request, &error))
+      !note_source_cgroups (request, &error))
     {
       request_fail (request, error);
       return;
@@ -829,7 +816,8 @@ adopt_authorized_cb (GObject      *source,
   instance = g_strdup_printf ("%u", g_array_index (request->roots, guint32, 0));
   request->unit = rc_unit_name_build (RC_UNIT_KIND_SCOPE, request->launcher, request->app_id,
                                       instance);
-  g_debug ("Adopting %u processes into %s", request->moved->len, request->unit);
+  g_debug ("Adopting %u processes and those below them into %s", request->roots->len,
+           request->unit);
   start (request);
 }
 

@@ -4,10 +4,12 @@
 #include "rc-cgroup.h"
 #include "rc-error.h"
 #include "rc-launch.h"
+#include "rc-proc.h"
 #include "rc-limits.h"
 #include "rc-unit-name.h"
 
 #include <string.h>
+#include <systemd/sd-login.h>
 
 struct _RcManager {
   RcDBusResourceControlSkeleton parent_instance;
@@ -495,6 +497,111 @@ handle_set_foreground_process (RcDBusResourceControl *object,
   return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
+/* ---- processes ---------------------------------------------------------- */
+
+static GVariant *
+one_app (RcApp *app)
+{
+  g_auto(GVariantBuilder) builder = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("aa{sv}"));
+
+  g_variant_builder_add_value (&builder, rc_app_to_variant (app));
+  return g_variant_builder_end (&builder);
+}
+
+/* No systemd round trip: the process's cgroup names its unit. */
+static gboolean
+handle_get_app_by_pid (RcDBusResourceControl *object,
+                       GDBusMethodInvocation *invocation,
+                       guint32                pid)
+{
+  RcManager *self = RC_MANAGER (object);
+  g_autoptr(RcProc) proc = NULL;
+  g_autofree char *unit = NULL;
+  RcApp *app = NULL;
+
+  if (pid == 0)
+    return reject (invocation,
+                   g_error_new_literal (RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                                        "Process 0 is not a process: pass a process id"));
+  proc = rc_proc_read (pid);
+  if (proc == NULL)
+    return reject (invocation,
+                   g_error_new (RC_ERROR, RC_ERROR_NO_SUCH_APP, "There is no process %u", pid));
+  if (sd_pid_get_user_unit (pid, &unit) >= 0)
+    app = rc_registry_lookup_unit (self->svc.registry, unit);
+  /* a unit systemd names by an alias, or a cgroup below the unit's own */
+  if (app == NULL)
+    app = rc_registry_lookup_cgroup (self->svc.registry, proc->cgroup);
+  if (app == NULL)
+    return reject (invocation,
+                   g_error_new (RC_ERROR, RC_ERROR_NO_SUCH_APP,
+                                "Process %u (%s) is in no app: it runs in %s", pid, proc->comm,
+                                unit != NULL ? unit : *proc->cgroup != '\0' ? proc->cgroup
+                                                                           : "no cgroup"));
+  rc_dbus_resource_control_complete_get_app_by_pid (object, invocation, one_app (app));
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
+}
+
+static int
+compare_process (gconstpointer a,
+                 gconstpointer b)
+{
+  guint32 pa, pb;
+
+  g_variant_get_child (*(GVariant * const *) a, 0, "u", &pa);
+  g_variant_get_child (*(GVariant * const *) b, 0, "u", &pb);
+  return pa < pb ? -1 : pa > pb;
+}
+
+static void
+list_processes_cb (GObject      *source,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(GDBusMethodInvocation) invocation = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) apps = NULL;
+  g_autoptr(GPtrArray) procs = g_ptr_array_new ();
+
+  apps = rc_registry_resolve_finish (RC_REGISTRY (source), result, &error);
+  if (apps == NULL)
+    {
+      g_dbus_method_invocation_return_gerror (invocation, error);
+      return;
+    }
+  for (guint i = 0; i < apps->len; i++)
+    {
+      RcApp *app = g_ptr_array_index (apps, i);
+      g_autoptr(GArray) pids = rc_cgroup_read_pids (app->control_group);
+
+      for (guint j = 0; pids != NULL && j < pids->len; j++)
+        {
+          GVariant *proc = rc_proc_usage_variant (g_array_index (pids, guint32, j));
+
+          if (proc != NULL)
+            g_ptr_array_add (procs, proc);
+        }
+    }
+  g_ptr_array_sort (procs, compare_process);
+  g_dbus_method_invocation_return_value (invocation,
+                                         g_variant_new ("(@a(ussttt))",
+                                                        g_variant_new_array (G_VARIANT_TYPE ("(ussttt)"),
+                                                                             (GVariant **) procs->pdata,
+                                                                             procs->len)));
+}
+
+static gboolean
+handle_list_processes (RcDBusResourceControl *object,
+                       GDBusMethodInvocation *invocation,
+                       const char            *app)
+{
+  RcManager *self = RC_MANAGER (object);
+
+  rc_registry_resolve_async (self->svc.registry, app, FALSE, self->svc.cancellable,
+                             list_processes_cb, g_object_ref (invocation));
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
+}
+
 static gboolean
 handle_launch (RcDBusResourceControl *object,
                GDBusMethodInvocation *invocation,
@@ -731,6 +838,8 @@ rc_manager_iface_init (RcDBusResourceControlIface *iface)
   iface->handle_set_foreground_process = handle_set_foreground_process;
   iface->handle_launch = handle_launch;
   iface->handle_adopt = handle_adopt;
+  iface->handle_get_app_by_pid = handle_get_app_by_pid;
+  iface->handle_list_processes = handle_list_processes;
 }
 
 static void

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define PF_KTHREAD 0x00200000
 
@@ -136,6 +137,44 @@ rc_proc_tree (GPtrArray *all,
         }
     }
   return tree;
+}
+
+GVariant *
+rc_proc_usage_variant (guint32 pid)
+{
+  g_autofree char *stat = proc_file (pid, "stat", NULL);
+  g_autofree char *statm = proc_file (pid, "statm", NULL);
+  g_autofree char *cmdline = NULL;
+  g_autofree char *comm = NULL;
+  g_autofree char *valid_comm = NULL;
+  g_autofree char *valid_cmdline = NULL;
+  const char *open, *close;
+  unsigned long long utime = 0, stime = 0, start = 0, rss_pages = 0;
+  gsize len = 0;
+  double tick = (double) sysconf (_SC_CLK_TCK);
+
+  if (stat == NULL || statm == NULL)
+    return NULL;
+  open = strchr (stat, '(');
+  close = strrchr (stat, ')');
+  /* after comm: state(3) ... utime(14) stime(15) ... starttime(22) */
+  if (open == NULL || close == NULL || close < open ||
+      sscanf (close + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d %*d %*d %*d "
+              "%*d %*d %llu", &utime, &stime, &start) != 3 ||
+      sscanf (statm, "%*u %llu", &rss_pages) != 1)
+    return NULL;
+  comm = g_strndup (open + 1, close - open - 1);
+  cmdline = proc_file (pid, "cmdline", &len);
+  /* NUL-separated arguments, joined by spaces (a kernel thread has none) */
+  for (gsize i = 0; cmdline != NULL && len > 0 && i < len - 1; i++)
+    if (cmdline[i] == '\0')
+      cmdline[i] = ' ';
+  valid_comm = g_utf8_make_valid (comm, -1);
+  valid_cmdline = g_utf8_make_valid (cmdline != NULL ? cmdline : "", -1);
+  return g_variant_new ("(ussttt)", pid, valid_comm, valid_cmdline,
+                        (guint64) rss_pages * (guint64) sysconf (_SC_PAGESIZE),
+                        (guint64) ((utime + stime) / tick * 1e9),
+                        (guint64) (start / tick * 1e9));
 }
 
 /* ---- which app ---------------------------------------------------------- */

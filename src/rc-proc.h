@@ -29,6 +29,11 @@ GPtrArray *rc_proc_list (void);
 GArray    *rc_proc_tree (GPtrArray *all,
                          guint32    pid);
 
+/* What ListProcesses shows of a process: (pid, comm, cmdline joined by
+ * spaces, RSS bytes, CPU time ns, start time ns since boot), or NULL when it
+ * is gone. */
+GVariant  *rc_proc_usage_variant (guint32 pid);
+
 /* Which app a process is, detected: GIO_LAUNCHED_DESKTOP_FILE in its
  * environment, Flatpak's /.flatpak-info in its root, else its executable
  * matched to exactly one desktop file's TryExec or Exec (@index, see

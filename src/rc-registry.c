@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-registry.h"
+#include "rc-cgroup.h"
 #include "rc-common.h"
 #include "rc-error.h"
 #include "rc-names.h"
@@ -219,6 +220,21 @@ rc_registry_lookup_unit (RcRegistry *self,
                          const char *unit)
 {
   return g_hash_table_lookup (self->apps, unit);
+}
+
+RcApp *
+rc_registry_lookup_cgroup (RcRegistry *self,
+                           const char *cgroup)
+{
+  GHashTableIter iter;
+  RcApp *app;
+
+  g_hash_table_iter_init (&iter, self->apps);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &app))
+    if (app->control_group != NULL && *app->control_group != '\0' &&
+        rc_cgroup_path_contains (app->control_group, cgroup))
+      return app;
+  return NULL;
 }
 
 static GPtrArray *

@@ -36,6 +36,10 @@ RcApp      *rc_registry_lookup_unit (RcRegistry *self,
 RcApp      *rc_registry_lookup_path (RcRegistry *self,
                                      const char *object_path);
 
+/* The running app whose cgroup is @cgroup or holds it, or NULL. */
+RcApp      *rc_registry_lookup_cgroup (RcRegistry *self,
+                                       const char *cgroup);
+
 /* Resolves @app (a unit name or an AppID) to its running instances.
  * Errors: InvalidArgument (neither a unit name nor an AppID), NoSuchApp (no
  * running instance), and with @for_control, Protected (an existing unit that

@@ -29,6 +29,11 @@ static const GOptionEntry json_options[] = {
   G_OPTION_ENTRY_NULL
 };
 
+static const GOptionEntry ps_options[] = {
+  { "json", 0, 0, G_OPTION_ARG_NONE, &opt_json, "Print a JSON array of process objects", NULL },
+  G_OPTION_ENTRY_NULL
+};
+
 static const GOptionEntry rule_json_options[] = {
   { "json", 0, 0, G_OPTION_ARG_NONE, &opt_json,
     "Print a JSON object that maps each AppID to its rule", NULL },
@@ -126,6 +131,12 @@ static const Command commands[] = {
     "file; --app-id names it. --all lists what it will move, and what stays\n"
     "(a shell, a program with no desktop file), then asks.", adopt_options, 0, G_MAXUINT,
     "Adopt", TRUE, rcctl_parse_adopt, NULL, rcctl_run_adopt },
+  { "which", "PID", "Show the app a process belongs to",
+    "Prints the app's unit, AppID and name; a process in no app is NoSuchApp.", json_options, 1, 1,
+    "GetAppByPid", FALSE, rcctl_parse_pid, rcctl_finish_which, NULL },
+  { "ps", "APP", "List an app's processes", "PID, resident memory, CPU time and command line of\n"
+    "each process of the app's instances, read when asked.", ps_options, 1, 1,
+    "ListProcesses", FALSE, rcctl_parse_app, rcctl_finish_ps, NULL },
   { "monitor", "", "Print app events until interrupted", NULL, NULL, 0, 0,
     NULL, FALSE, rcctl_parse_nothing, NULL, rcctl_run_monitor },
   { "rule list", "", "List the rules (limits kept for an AppID)",

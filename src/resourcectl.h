@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* resourcectl's commands: what the command files share with the table and
  * dispatch in resourcectl.c. Each command family lives in a file of its own
- * (resourcectl-list.c, -limits.c, -rules.c, -foreground.c, -launch.c); how values are
+ * (resourcectl-list.c, -limits.c, -rules.c, -foreground.c, -launch.c, -processes.c); how values are
  * shown is in resourcectl-output.c. */
 #pragma once
 
@@ -107,11 +107,14 @@ gboolean rcctl_parse_set (char **args, Request *req, GError **error);
 gboolean rcctl_parse_rule_set (char **args, Request *req, GError **error);
 gboolean rcctl_parse_foreground (char **args, Request *req, GError **error);
 gboolean rcctl_parse_run (char **args, Request *req, GError **error);
+gboolean rcctl_parse_pid (char **args, Request *req, GError **error);
 gboolean rcctl_parse_adopt (char **args, Request *req, GError **error);
 
 int      rcctl_finish_list (GVariant *apps);
 int      rcctl_finish_show (GVariant *apps);
 int      rcctl_finish_rule_list (GVariant *rules);
 int      rcctl_finish_unit (GVariant *unit);
+int      rcctl_finish_which (GVariant *apps);
+int      rcctl_finish_ps (GVariant *procs);
 int      rcctl_run_monitor (RcDBusResourceControl *proxy);
 int      rcctl_run_adopt (RcDBusResourceControl *proxy);
