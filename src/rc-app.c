@@ -132,7 +132,8 @@ rc_app_is_controllable_slice (const char *slice)
 enum {
   KEY_UNIT, KEY_APP_ID, KEY_LAUNCHER, KEY_NAME, KEY_ICON, KEY_DESKTOP_FILE, KEY_SLICE,
   KEY_ACTIVE_STATE, KEY_FREEZER_STATE, KEY_PIDS, KEY_CPU_WEIGHT, KEY_IO_WEIGHT, KEY_CPU_QUOTA,
-  KEY_MEMORY_LOW, KEY_MEMORY_HIGH, KEY_MEMORY_MAX, KEY_TASKS_MAX, KEY_MEMORY_CURRENT,
+  KEY_MEMORY_LOW, KEY_MEMORY_HIGH, KEY_MEMORY_MAX, KEY_TASKS_MAX, KEY_MEMORY_MIN,
+  KEY_MEMORY_SWAP_MAX, KEY_MEMORY_CURRENT,
   KEY_CPU_USAGE_NSEC, KEY_TASKS_CURRENT,
   N_KEYS
 };
@@ -145,7 +146,7 @@ record_keys (void)
   static const char * const names[N_KEYS] = {
     RC_KEY_UNIT, RC_KEY_APP_ID, RC_KEY_LAUNCHER, RC_KEY_NAME, RC_KEY_ICON, RC_KEY_DESKTOP_FILE, RC_KEY_SLICE, RC_KEY_ACTIVE_STATE,
     RC_KEY_FREEZER_STATE, RC_KEY_PIDS, RC_KEY_CPU_WEIGHT, RC_KEY_IO_WEIGHT, RC_KEY_CPU_QUOTA, RC_KEY_MEMORY_LOW, RC_KEY_MEMORY_HIGH,
-    RC_KEY_MEMORY_MAX, RC_KEY_TASKS_MAX, RC_KEY_MEMORY_CURRENT, RC_KEY_CPU_USAGE_NSEC, RC_KEY_TASKS_CURRENT,
+    RC_KEY_MEMORY_MAX, RC_KEY_TASKS_MAX, RC_KEY_MEMORY_MIN, RC_KEY_MEMORY_SWAP_MAX, RC_KEY_MEMORY_CURRENT, RC_KEY_CPU_USAGE_NSEC, RC_KEY_TASKS_CURRENT,
   };
   static GVariant *keys[N_KEYS];
   static gsize made = 0;
@@ -205,6 +206,8 @@ rc_app_to_variant (RcApp *app)
   values[KEY_MEMORY_HIGH] = g_variant_new_uint64 (stats.memory_high);
   values[KEY_MEMORY_MAX] = g_variant_new_uint64 (stats.memory_max);
   values[KEY_TASKS_MAX] = g_variant_new_uint64 (stats.tasks_max);
+  values[KEY_MEMORY_MIN] = g_variant_new_uint64 (stats.memory_min);
+  values[KEY_MEMORY_SWAP_MAX] = g_variant_new_uint64 (stats.memory_swap_max);
   values[KEY_MEMORY_CURRENT] = g_variant_new_uint64 (stats.memory_current);
   values[KEY_CPU_USAGE_NSEC] = g_variant_new_uint64 (stats.cpu_usage_nsec);
   values[KEY_TASKS_CURRENT] = g_variant_new_uint64 (stats.tasks_current);

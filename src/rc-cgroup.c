@@ -189,6 +189,8 @@ dir_read_stats (int            dir_fd,
   /* A missing file (or cgroup) reads as "max": not limited, not known. */
   out_stats->cpu_weight = dir_read_u64_or_max (dir_fd, "cpu.weight");
   out_stats->memory_low = dir_read_u64_or_max (dir_fd, "memory.low");
+  out_stats->memory_min = dir_read_u64_or_max (dir_fd, "memory.min");
+  out_stats->memory_swap_max = dir_read_u64_or_max (dir_fd, "memory.swap.max");
   out_stats->memory_high = dir_read_u64_or_max (dir_fd, "memory.high");
   out_stats->memory_max = dir_read_u64_or_max (dir_fd, "memory.max");
   out_stats->tasks_max = dir_read_u64_or_max (dir_fd, "pids.max");

@@ -16,6 +16,8 @@ typedef struct {
   guint64 memory_high;
   guint64 memory_max;
   guint64 tasks_max;
+  guint64 memory_min;
+  guint64 memory_swap_max;
   guint64 memory_current;
   guint64 cpu_usage_nsec;
   guint64 tasks_current;

@@ -24,6 +24,8 @@
 #define RC_KEY_MEMORY_HIGH              "MemoryHigh"
 #define RC_KEY_MEMORY_MAX               "MemoryMax"
 #define RC_KEY_TASKS_MAX                "TasksMax"
+#define RC_KEY_MEMORY_MIN               "MemoryMin"
+#define RC_KEY_MEMORY_SWAP_MAX          "MemorySwapMax"
 /* usage, in records only */
 #define RC_KEY_MEMORY_CURRENT           "MemoryCurrent"
 #define RC_KEY_CPU_USAGE_NSEC           "CPUUsageNSec"

@@ -502,7 +502,12 @@ unit_properties (Request        *request,
   g_variant_builder_add (&props, "(sv)", "Slice", g_variant_new_string (request->slice));
   if (pids != NULL)
     g_variant_builder_add (&props, "(sv)", "PIDs", pids);
-  else
+  /* systemd moves processes into a running unit only if it is delegated
+   * ("Process migration not available on non-delegated units"), and an
+   * adopted tree follows its first processes into the scope that way. */
+  if (request->adopt)
+    g_variant_builder_add (&props, "(sv)", "Delegate", g_variant_new_boolean (TRUE));
+  if (pids == NULL)
     {
       g_autoptr(GVariantBuilder) exec = g_variant_builder_new (G_VARIANT_TYPE ("a(sasb)"));
 

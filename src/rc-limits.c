@@ -16,6 +16,7 @@ typedef enum {
   RANGE_MEMORY,       /* >= 16 MiB, or G_MAXUINT64 */
   RANGE_MEMORY_LOW,   /* as RANGE_MEMORY, and 0 (no protection) */
   RANGE_TASKS,        /* >= 1, or G_MAXUINT64 */
+  RANGE_SWAP,         /* any size: 0 (no swap) to G_MAXUINT64 (no limit) */
 } Range;
 
 static const struct {
@@ -31,6 +32,8 @@ static const struct {
   [RC_LIMIT_MEMORY_HIGH] = { RC_KEY_MEMORY_HIGH, "MemoryHigh", "t", RANGE_MEMORY },
   [RC_LIMIT_MEMORY_MAX] = { RC_KEY_MEMORY_MAX, "MemoryMax", "t", RANGE_MEMORY },
   [RC_LIMIT_TASKS_MAX] = { RC_KEY_TASKS_MAX, "TasksMax", "t", RANGE_TASKS },
+  [RC_LIMIT_MEMORY_MIN] = { RC_KEY_MEMORY_MIN, "MemoryMin", "t", RANGE_MEMORY_LOW },
+  [RC_LIMIT_MEMORY_SWAP_MAX] = { RC_KEY_MEMORY_SWAP_MAX, "MemorySwapMax", "t", RANGE_SWAP },
 };
 
 const char *
@@ -106,6 +109,9 @@ check_range (RcLimit  limit,
                    "%s 0 is out of range: allowed are 1 or more, or %" G_GUINT64_FORMAT
                    " for no limit", key, G_MAXUINT64);
       return FALSE;
+
+    case RANGE_SWAP:
+      return TRUE;
 
     default:
       g_assert_not_reached ();
@@ -303,6 +309,8 @@ rc_limits_init_reset (RcLimits *limits,
   rc_limits_set (limits, RC_LIMIT_MEMORY_HIGH, G_MAXUINT64);
   rc_limits_set (limits, RC_LIMIT_MEMORY_MAX, G_MAXUINT64);
   rc_limits_set (limits, RC_LIMIT_TASKS_MAX, default_tasks_max);
+  rc_limits_set (limits, RC_LIMIT_MEMORY_MIN, 0);
+  rc_limits_set (limits, RC_LIMIT_MEMORY_SWAP_MAX, G_MAXUINT64);
 }
 
 gboolean
@@ -437,6 +445,7 @@ rc_limit_parse_text (RcLimit     limit,
 
     case RANGE_MEMORY:
     case RANGE_MEMORY_LOW:
+    case RANGE_SWAP:
       {
         g_autoptr(GError) local = NULL;
 
@@ -470,7 +479,8 @@ rc_limit_format_text (RcLimit limit,
     return g_strdup ("infinity");
   if (limit == RC_LIMIT_CPU_QUOTA)
     return g_strdup_printf ("%" G_GUINT64_FORMAT "%%", value);
-  if (limit_info[limit].range != RANGE_MEMORY && limit_info[limit].range != RANGE_MEMORY_LOW)
+  if (limit_info[limit].range != RANGE_MEMORY && limit_info[limit].range != RANGE_MEMORY_LOW &&
+      limit_info[limit].range != RANGE_SWAP)
     return g_strdup_printf ("%" G_GUINT64_FORMAT, value);
   /* Exact sizes only: 2G, 1536M, or plain bytes. */
   while (value != 0 && value % 1024 == 0 && exponent < sizeof suffixes - 1)

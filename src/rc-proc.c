@@ -151,7 +151,7 @@ rc_proc_usage_variant (guint32 pid)
   const char *open, *close;
   unsigned long long utime = 0, stime = 0, start = 0, rss_pages = 0;
   gsize len = 0;
-  double tick = (double) sysconf (_SC_CLK_TCK);
+  guint64 ns_per_tick = G_GUINT64_CONSTANT (1000000000) / (guint64) sysconf (_SC_CLK_TCK);
 
   if (stat == NULL || statm == NULL)
     return NULL;
@@ -173,8 +173,7 @@ rc_proc_usage_variant (guint32 pid)
   valid_cmdline = g_utf8_make_valid (cmdline != NULL ? cmdline : "", -1);
   return g_variant_new ("(ussttt)", pid, valid_comm, valid_cmdline,
                         (guint64) rss_pages * (guint64) sysconf (_SC_PAGESIZE),
-                        (guint64) ((utime + stime) / tick * 1e9),
-                        (guint64) (start / tick * 1e9));
+                        (guint64) (utime + stime) * ns_per_tick, (guint64) start * ns_per_tick);
 }
 
 /* ---- which app ---------------------------------------------------------- */

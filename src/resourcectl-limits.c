@@ -21,6 +21,8 @@ const RcctlLimitKey rcctl_limit_keys[] = {
   { RC_KEY_MEMORY_HIGH, VALUE_SIZE, FALSE },
   { RC_KEY_MEMORY_MAX, VALUE_SIZE, FALSE },
   { RC_KEY_TASKS_MAX, VALUE_TASKS, FALSE },
+  { RC_KEY_MEMORY_MIN, VALUE_SIZE, FALSE },
+  { RC_KEY_MEMORY_SWAP_MAX, VALUE_SIZE, FALSE },
   { RC_KEY_FREEZE_WHEN_INACTIVE_SEC, VALUE_SECONDS, TRUE },
 };
 const gsize rcctl_n_limit_keys = G_N_ELEMENTS (rcctl_limit_keys);

@@ -81,7 +81,9 @@ static const GOptionEntry adopt_options[] = {
   "  CPUWeight=N, IOWeight=N         1..10000 (default 100)\n" \
   "  CPUQuota=PERCENT                of one CPU, e.g. 50% or 200%; 0 removes it\n" \
   "  MemoryLow, MemoryHigh, MemoryMax=SIZE   e.g. 512M, 1.5G, infinity\n" \
-  "  TasksMax=N                      a number or infinity"
+  "  TasksMax=N                      a number or infinity\n" \
+  "  MemoryMin=SIZE                  memory never reclaimed (0 for none)\n" \
+  "  MemorySwapMax=SIZE              swap it may use (0 for none, infinity)"
 
 typedef struct {
   const char         *name;

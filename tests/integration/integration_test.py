@@ -290,8 +290,8 @@ class ListAppsTest(Base):
             'Pids': [4242, 4243], 'CPUWeight': 100,
             'IOWeight': UINT64_MAX,  # no io controller: no io.weight file
             'CPUQuota': 0, 'MemoryLow': 0, 'MemoryHigh': UINT64_MAX, 'MemoryMax': UINT64_MAX,
-            'TasksMax': 4915, 'MemoryCurrent': 50 * MIB, 'CPUUsageNSec': 1234567000,
-            'TasksCurrent': 2,
+            'TasksMax': 4915, 'MemoryMin': 0, 'MemorySwapMax': UINT64_MAX,
+            'MemoryCurrent': 50 * MIB, 'CPUUsageNSec': 1234567000, 'TasksCurrent': 2,
         }
         self.assertEqual(rec, expected)
         self.assertEqual(self.list_apps(), [expected])
@@ -304,13 +304,15 @@ class ListAppsTest(Base):
                            ('memory.high', str(448 * MIB)), ('memory.max', str(512 * MIB)),
                            ('pids.max', 'max'), ('memory.current', str(99 * MIB)),
                            ('cpu.stat', 'usage_usec 5\nuser_usec 3\nsystem_usec 2'),
-                           ('pids.current', '7')]:
+                           ('pids.current', '7'), ('memory.min', str(32 * MIB)),
+                           ('memory.swap.max', '0')]:
             self.write_cgroup_file(APP, name, text)
         rec = self.get_one(APP)
         got = {k: rec[k] for k in (*LIMIT_KEYS, *USAGE_KEYS)}
         self.assertEqual(got, {'CPUWeight': 777, 'IOWeight': 250, 'CPUQuota': 25,
                                'MemoryLow': 64 * MIB, 'MemoryHigh': 448 * MIB,
                                'MemoryMax': 512 * MIB, 'TasksMax': UINT64_MAX,
+                               'MemoryMin': 32 * MIB, 'MemorySwapMax': 0,
                                'MemoryCurrent': 99 * MIB, 'CPUUsageNSec': 5000,
                                'TasksCurrent': 7})
 
@@ -576,18 +578,20 @@ class WritesTest(Base):
     def test_reset_limits(self):
         self.set_limits(APP, {'CPUWeight': t(200), 'IOWeight': t(300), 'CPUQuota': u(50),
                               'MemoryLow': t(32 * MIB), 'MemoryHigh': t(512 * MIB),
-                              'MemoryMax': t(1024 * MIB), 'TasksMax': t(100)})
+                              'MemoryMax': t(1024 * MIB), 'TasksMax': t(100),
+                              'MemoryMin': t(16 * MIB), 'MemorySwapMax': t(0)})
         self.rc_call('ResetLimits', (APP,), '(s)')
         self.assertEqual(self.unit_property_calls()[-1], (APP, True, {
             'CPUWeight': 100, 'IOWeight': 100, 'CPUQuotaPerSecUSec': UINT64_MAX,
             'MemoryLow': 0, 'MemoryHigh': UINT64_MAX, 'MemoryMax': UINT64_MAX,
-            'TasksMax': 4915}))
+            'TasksMax': 4915, 'MemoryMin': 0, 'MemorySwapMax': UINT64_MAX}))
         files = {name: self.cgroup_file(APP, name) for name in
                  ('cpu.weight', 'io.weight', 'cpu.max', 'memory.low', 'memory.high',
-                  'memory.max', 'pids.max')}
+                  'memory.max', 'pids.max', 'memory.min', 'memory.swap.max')}
         self.assertEqual(files, {'cpu.weight': '100', 'io.weight': 'default 100',
                                  'cpu.max': 'max 100000', 'memory.low': '0',
-                                 'memory.high': 'max', 'memory.max': 'max', 'pids.max': '4915'})
+                                 'memory.high': 'max', 'memory.max': 'max', 'pids.max': '4915',
+                                 'memory.min': '0', 'memory.swap.max': 'max'})
         self.wait_app_changed(APP, 'CPUWeight', 100)
 
     def test_reset_limits_without_io_controller(self):

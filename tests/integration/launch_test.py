@@ -315,6 +315,8 @@ class AdoptTest(LaunchBase):
         self.assertEqual(props['SourcePath'],
                          os.path.join(self.applications_dir, 'org.example.Editor.desktop'))
         self.assertEqual(props['CPUWeight'], 100)
+        # systemd moves processes into a running scope only when it is delegated
+        self.assertIs(props['Delegate'], True)
         self.assertEqual(self.get_one(unit)['Name'], 'Test Editor')
         self.rc_call('SetWeight', (unit, 300), '(st)')
         self.assertEqual(self.cgroup_file(unit, 'cpu.weight'), '300')

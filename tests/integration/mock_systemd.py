@@ -121,6 +121,7 @@ class Unit:  # pylint: disable=too-many-instance-attributes,too-few-public-metho
         self.cgroup_dir = ''
         self.pids = []
         self.process = None   # what a transient service's ExecStart started
+        self.delegate = False
         self.controllers = []
         self.obj = None
 
@@ -577,7 +578,7 @@ def ThawUnit(self, name, ok_cb, err_cb, msg=None):
 TRANSIENT = {
     'Description': 's', 'SourcePath': 's', 'CollectMode': 's', 'Slice': 's', 'Type': 's',
     'ExitType': 's', 'ExecStart': 'a(sasb)', 'Environment': 'as', 'WorkingDirectory': 's',
-    'PIDs': 'au',
+    'PIDs': 'au', 'Delegate': 'b',
 }
 
 
@@ -589,7 +590,7 @@ def _check_transient(name, props):
         if kind == 'scope' and key in ('ExecStart', 'Type', 'ExitType', 'Environment',
                                        'WorkingDirectory'):
             raise _dbus_error(ERR_READ_ONLY, f'Cannot set property {key}, or unknown property.')
-        if kind == 'service' and key == 'PIDs':
+        if kind == 'service' and key in ('PIDs', 'Delegate'):
             raise _dbus_error(ERR_READ_ONLY, 'Cannot set property PIDs, or unknown property.')
         if SETTABLE.get(key, ('',))[0] == 't' and not isinstance(value, dbus.UInt64):
             raise _dbus_error(ERR_INVALID_ARGS, f'Invalid type for property {key}: expected t')
@@ -640,6 +641,7 @@ def StartTransientUnit(self, name, mode, properties, aux, ok_cb, err_cb, msg=Non
                 'source_path': props.get('SourcePath', ''),
                 'description': props.get('Description', unit_name), 'pids': pids})
             unit.process = process
+            unit.delegate = bool(props.get('Delegate', False))
             type_props = unit.obj.props[unit.type_iface]
             for key, value in props.items():
                 if SETTABLE.get(key, ('',))[0] == 't':
@@ -663,6 +665,8 @@ def AttachProcessesToUnit(self, name, subcgroup, pids, ok_cb, err_cb, msg=None):
 
     def action():
         unit = _lookup(self, name)
+        if not unit.delegate:
+            raise _dbus_error(ERR_INVALID_ARGS, 'Process migration not available on non-delegated units.')
         unit.pids += [int(p) for p in pids]
         if unit.cgroup_dir:
             _write(os.path.join(unit.cgroup_dir, 'cgroup.procs'),

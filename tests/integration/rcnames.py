@@ -29,7 +29,7 @@ ADOPT_OPTIONS = {'AppId': 's', 'Launcher': 's'}
 # the limits: record keys, SetLimits keys and rule keys, with their D-Bus types
 LIMIT_KEYS = {
     'CPUWeight': 't', 'IOWeight': 't', 'CPUQuota': 'u', 'MemoryLow': 't', 'MemoryHigh': 't',
-    'MemoryMax': 't', 'TasksMax': 't',
+    'MemoryMax': 't', 'TasksMax': 't', 'MemoryMin': 't', 'MemorySwapMax': 't',
 }
 # the usage, in records only
 USAGE_KEYS = {'MemoryCurrent': 't', 'CPUUsageNSec': 't', 'TasksCurrent': 't'}

@@ -39,6 +39,8 @@ make_cgroup (const char *name,
   write_file (dir, "cpu.max", "50000 100000\n");
   write_file (dir, "cpu.stat", "usage_usec 1234567\nuser_usec 1000000\n");
   write_file (dir, "memory.low", "0\n");
+  write_file (dir, "memory.min", "16777216\n");
+  write_file (dir, "memory.swap.max", "max\n");
   write_file (dir, "memory.high", "max\n");
   write_file (dir, "memory.max", "536870912\n");
   write_file (dir, "memory.current", "52428800\n");
@@ -77,6 +79,8 @@ reference_record (RcApp *app)
   g_variant_builder_add (&b, "{sv}", "MemoryHigh", g_variant_new_uint64 (st.memory_high));
   g_variant_builder_add (&b, "{sv}", "MemoryMax", g_variant_new_uint64 (st.memory_max));
   g_variant_builder_add (&b, "{sv}", "TasksMax", g_variant_new_uint64 (st.tasks_max));
+  g_variant_builder_add (&b, "{sv}", "MemoryMin", g_variant_new_uint64 (st.memory_min));
+  g_variant_builder_add (&b, "{sv}", "MemorySwapMax", g_variant_new_uint64 (st.memory_swap_max));
   g_variant_builder_add (&b, "{sv}", "MemoryCurrent", g_variant_new_uint64 (st.memory_current));
   g_variant_builder_add (&b, "{sv}", "CPUUsageNSec", g_variant_new_uint64 (st.cpu_usage_nsec));
   g_variant_builder_add (&b, "{sv}", "TasksCurrent", g_variant_new_uint64 (st.tasks_current));

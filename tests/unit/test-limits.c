@@ -196,7 +196,8 @@ test_reset (void)
                        "('MemoryLow', <uint64 0>), "
                        "('MemoryHigh', <uint64 18446744073709551615>), "
                        "('MemoryMax', <uint64 18446744073709551615>), "
-                       "('TasksMax', <uint64 4915>)]");
+                       "('TasksMax', <uint64 4915>), ('MemoryMin', <uint64 0>), "
+                       "('MemorySwapMax', <uint64 18446744073709551615>)]");
 }
 
 /* A fake cgroup: the checks read memory.current and cgroup.controllers. */

@@ -1179,8 +1179,61 @@ sec_adopt () {
 }
 
 # ---------------------------------------------------------------------------------------------------
+# which app a process is, an app's processes, and the memory keys of the second version
 
-SECTIONS="install apps activate list getapp signals cli polkit_default fair weight freeze_effect demo knobs errors faults rules boost launch adopt oom polkit_down health io"
+TREE='app-gnome-org.example.Tree-1.scope'          # an app whose process has a child
+sec_processes () {
+  login_session
+  start_scope "$TREE" sh -c 'sleep 1000 & wait'
+  wait_for 30 all_active "$TREE"
+  local d root child out login dead
+  d=$(cg "$TREE")
+  wait_for 10 sh -c "[ \$(wc -l < $d/cgroup.procs) = 2 ]"
+  root=$(pgrep -u "$U" -f -x 'sh -c sleep 1000 & wait' | head -1)
+  child=$(pgrep -P "$root" | head -1)
+  rc_json GetAppByPid u "$root" | flat > "$OUT/bypid.flat"
+  check "GetAppByPid of an app's process" "$TREE" "$(units_in "$OUT/bypid.flat")"
+  rc_json GetAppByPid u "$child" | flat > "$OUT/bypid.flat"
+  check "GetAppByPid of its child" "$TREE org.example.Tree" \
+    "$(units_in "$OUT/bypid.flat") $(field "$OUT/bypid.flat" "$TREE" AppId)"
+  login=$(systemctl show -P MainPID rc-systemtest-login.service)
+  call "GetAppByPid of the login session's process" NoSuchApp GetAppByPid "uint32 $login"
+  dead=$(sh -c 'echo $$')
+  call "GetAppByPid of a process that ended" NoSuchApp GetAppByPid "uint32 $dead"
+  out=$(cl resourcectl which "$child" 2>&1)
+  check "resourcectl which" "$TREE org.example.Tree" "$(printf '%s' "$out" | cut -f1,2 | tr '\t' ' ')"
+
+  # ListProcesses: exactly cgroup.procs, with names and figures from /proc
+  rc_json ListProcesses s "$TREE" > "$OUT/procs.json"
+  check "ListProcesses lists cgroup.procs" "$(sort -n "$d/cgroup.procs" | paste -sd' ')" \
+    "$(jq -r '.data[0][] | .[0]' "$OUT/procs.json" | paste -sd' ')"
+  check "ListProcesses: comm and cmdline" "sh:sh -c sleep 1000 & wait sleep:sleep 1000" \
+    "$(jq -r '.data[0][] | "\(.[1]):\(.[2])"' "$OUT/procs.json" | paste -sd' ')"
+  local rss_kb start_ticks
+  rss_kb=$(awk '/^VmRSS:/ { print $2 }' "/proc/$child/status")
+  check_range "ListProcesses: RSS of the child ~ VmRSS" $(( (rss_kb - 64) * 1024 )) $(( (rss_kb + 64) * 1024 )) \
+    "$(jq -r --argjson p "$child" '.data[0][] | select(.[0] == $p) | .[3]' "$OUT/procs.json")"
+  start_ticks=$(awk '{ print $22 }' "/proc/$child/stat")
+  check "ListProcesses: start time from /proc/PID/stat" "$((start_ticks * 10000000))" \
+    "$(jq -r --argjson p "$child" '.data[0][] | select(.[0] == $p) | .[5]' "$OUT/procs.json")"
+  out=$(cl resourcectl ps "$TREE" 2>&1)
+  check_has "resourcectl ps shows the child" "sleep 1000" "$out"
+
+  # MemoryMin and MemorySwapMax reach memory.min and memory.swap.max, and the record
+  call "SetLimits MemoryMin and MemorySwapMax" OK SetLimits "$TREE" \
+    "{'MemoryMin': <uint64 $((32 * MiB))>, 'MemorySwapMax': <uint64 0>}" '@a{sv} {}'
+  check "memory.min and memory.swap.max" "$((32 * MiB)) 0" "$(cat "$d/memory.min") $(cat "$d/memory.swap.max")"
+  rc_json GetApp s "$TREE" | flat > "$OUT/tree.flat"
+  check "the record has them" "$((32 * MiB)) 0" \
+    "$(field "$OUT/tree.flat" "$TREE" MemoryMin) $(field "$OUT/tree.flat" "$TREE" MemorySwapMax)"
+  call "ResetLimits" OK ResetLimits "$TREE"
+  check "memory.min and memory.swap.max after ResetLimits" "0 max" "$(cat "$d/memory.min") $(cat "$d/memory.swap.max")"
+  usc stop -- "$TREE"
+}
+
+# ---------------------------------------------------------------------------------------------------
+
+SECTIONS="install apps activate list getapp signals cli polkit_default fair weight freeze_effect demo knobs errors faults rules boost launch adopt processes oom polkit_down health io"
 ALWAYS="install apps activate"
 NO_DAEMON="install apps activate fair"
 echo "== system test: kernel $(uname -r), systemd $(systemctl --version | head -1 | cut -d' ' -f2), user $TUSER ($U), $(nproc) CPUs"
