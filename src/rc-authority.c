@@ -30,6 +30,7 @@ static const struct {
   { "SetForegroundProcess", RC_ACTION_SET_FOREGROUND },
   { "Launch", RC_ACTION_LAUNCH },
   { "Adopt", RC_ACTION_ADOPT },
+  { "SetSliceLimits", RC_ACTION_SET_SLICE_LIMITS },
   { "GetAppByPid", NULL },
   { "ListProcesses", NULL },
 };

@@ -357,6 +357,22 @@ rc_limits_check_app (const RcLimits *limits,
 }
 
 void
+rc_limits_diff (const RcLimits *wanted,
+                const RcLimits *applied,
+                RcLimits       *out_diff)
+{
+  RcLimits diff = { 0, };
+
+  for (RcLimit limit = 0; limit < RC_N_LIMITS; limit++)
+    {
+      if (rc_limits_has (wanted, limit) &&
+          (!rc_limits_has (applied, limit) || applied->values[limit] != wanted->values[limit]))
+        rc_limits_set (&diff, limit, wanted->values[limit]);
+    }
+  *out_diff = diff;
+}
+
+void
 rc_limits_add_unit_properties (const RcLimits  *limits,
                                GVariantBuilder *builder)
 {

@@ -73,6 +73,10 @@ gboolean    rc_limits_check_app (const RcLimits *limits,
                                  const char     *control_group,
                                  GError        **error);
 
+/* The limits of @wanted that @applied does not have with the same value. */
+void        rc_limits_diff (const RcLimits *wanted,
+                            const RcLimits *applied,
+                            RcLimits       *out_diff);
 GVariant   *rc_limits_to_unit_properties (const RcLimits *limits);
 /* The same, added to an a(sv) being built. */
 void        rc_limits_add_unit_properties (const RcLimits  *limits,

@@ -5,6 +5,7 @@
 #include "rc-error.h"
 #include "rc-launch.h"
 #include "rc-proc.h"
+#include "rc-slices.h"
 #include "rc-limits.h"
 #include "rc-unit-name.h"
 
@@ -15,6 +16,7 @@ struct _RcManager {
   RcDBusResourceControlSkeleton parent_instance;
   RcChangeServices              svc;          /* what change requests use; cleared at finalize */
   RcRules                      *rules;
+  RcSlices                     *slices;
   GPtrArray                    *early_calls;  /* EarlyCall: held until the first listing is read */
 };
 
@@ -602,6 +604,87 @@ handle_list_processes (RcDBusResourceControl *object,
   return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
+/* ---- slices ------------------------------------------------------------ */
+
+static gboolean
+handle_list_slices (RcDBusResourceControl *object,
+                    GDBusMethodInvocation *invocation)
+{
+  rc_dbus_resource_control_complete_list_slices (object, invocation,
+                                                 rc_slices_to_variant (RC_MANAGER (object)->slices));
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
+}
+
+typedef struct {
+  char    *slice;
+  RcLimits limits;
+} SliceEdit;
+
+static void
+slice_edit_free (SliceEdit *edit)
+{
+  g_free (edit->slice);
+  g_free (edit);
+}
+
+static void
+slice_limits_set_cb (GObject      *source,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  g_autoptr(GDBusMethodInvocation) invocation = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (rc_slices_set_limits_finish (RC_SLICES (source), result, &error))
+    g_dbus_method_invocation_return_value (invocation, NULL);
+  else
+    g_dbus_method_invocation_return_gerror (invocation, error);
+}
+
+static void
+set_slice_limits_authorized (RcManager             *self,
+                             GDBusMethodInvocation *invocation,
+                             gpointer               data)
+{
+  SliceEdit *edit = data;
+
+  rc_slices_set_limits_async (self->slices, g_dbus_method_invocation_get_sender (invocation),
+                              edit->slice, &edit->limits, self->svc.cancellable,
+                              slice_limits_set_cb, g_object_ref (invocation));
+}
+
+static gboolean
+handle_set_slice_limits (RcDBusResourceControl *object,
+                         GDBusMethodInvocation *invocation,
+                         const char            *slice,
+                         GVariant              *limits,
+                         GVariant              *options)
+{
+  RcManager *self = RC_MANAGER (object);
+  SliceEdit *edit;
+  GError *error = NULL;
+  RcLimits parsed;
+
+  if (!rc_unit_name_is_valid (slice))
+    return reject (invocation,
+                   g_error_new (RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                                "\"%s\" is not a unit name: the slices are session.slice, "
+                                "app.slice and background.slice", slice));
+  if (!rc_slices_is_slice (slice))
+    return reject (invocation,
+                   g_error_new (RC_ERROR, RC_ERROR_PROTECTED,
+                                "%s is not one of the slices that can be changed: "
+                                "session.slice, app.slice and background.slice", slice));
+  if (!rc_limits_parse (limits, options, g_get_num_processors (), &parsed, &error))
+    return reject (invocation, error);
+  edit = g_new0 (SliceEdit, 1);
+  edit->slice = g_strdup (slice);
+  edit->limits = parsed;
+  authorize_then (self, invocation, set_slice_limits_authorized, edit,
+                  (GDestroyNotify) slice_edit_free);
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
+}
+
 static gboolean
 handle_launch (RcDBusResourceControl *object,
                GDBusMethodInvocation *invocation,
@@ -769,6 +852,7 @@ rc_manager_new (RcRegistry     *registry,
   self->rules = g_object_ref (rules);
   self->svc.policy = g_object_ref (policy);
   self->svc.queue = g_object_ref (queue);
+  self->slices = rc_slices_new (systemd, queue, rules);
   g_signal_connect_object (policy, "limits-applied", G_CALLBACK (limits_applied_cb), self, 0);
   g_signal_connect_object (registry, "app-added", G_CALLBACK (app_added_cb), self, 0);
   g_signal_connect_object (registry, "app-removed", G_CALLBACK (app_removed_cb), self, 0);
@@ -794,6 +878,9 @@ rc_manager_dispose (GObject *object)
    * services stay until finalize. */
   g_cancellable_cancel (self->svc.cancellable);
   g_clear_object (&self->rules);
+  if (self->slices != NULL)
+    g_object_run_dispose (G_OBJECT (self->slices));
+  g_clear_object (&self->slices);
   g_clear_pointer (&self->early_calls, g_ptr_array_unref);
   G_OBJECT_CLASS (rc_manager_parent_class)->dispose (object);
 }
@@ -840,6 +927,8 @@ rc_manager_iface_init (RcDBusResourceControlIface *iface)
   iface->handle_adopt = handle_adopt;
   iface->handle_get_app_by_pid = handle_get_app_by_pid;
   iface->handle_list_processes = handle_list_processes;
+  iface->handle_list_slices = handle_list_slices;
+  iface->handle_set_slice_limits = handle_set_slice_limits;
 }
 
 static void

@@ -314,16 +314,10 @@ take_diff (RcPolicy *self,
            RcLimits *out_diff)
 {
   g_autoptr(GError) error = NULL;
-  RcLimits wanted, diff = { 0, };
+  RcLimits wanted, diff;
 
   effective_limits (self, unit, &wanted);
-  for (RcLimit limit = 0; limit < RC_N_LIMITS; limit++)
-    {
-      if (rc_limits_has (&wanted, limit) &&
-          (!rc_limits_has (&unit->applied, limit) ||
-           unit->applied.values[limit] != wanted.values[limit]))
-        rc_limits_set (&diff, limit, wanted.values[limit]);
-    }
+  rc_limits_diff (&wanted, &unit->applied, &diff);
   /* A rule never takes memory away from an app that uses it now (only a
    * memory cap needs memory.current read). */
   if ((diff.set & RC_LIMITS_MEMORY_CAPS) != 0 &&

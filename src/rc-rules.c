@@ -11,12 +11,14 @@
 #define BOOST_GROUP "Boost"
 #define FREEZE_KEY RC_KEY_FREEZE_WHEN_INACTIVE_SEC
 #define ENABLED_KEY "Enabled"
+#define SLICE_GROUP_PREFIX "Slice "
 
 struct _RcRules {
   GObject       parent_instance;
   char         *system_dir;
   char         *user_dir;
   GHashTable   *rules;       /* AppID -> RcRule */
+  GHashTable   *slices;      /* slice unit name -> RcLimits */
   RcBoost       boost;
   GHashTable   *reported;    /* problems logged at the last reading */
   GFileMonitor *monitors[2];
@@ -124,8 +126,9 @@ parse_limit_key (RcLimits   *limits,
   if (!rc_limit_from_key (key, &limit))
     {
       g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
-                   "unknown key: allowed are CPUWeight, IOWeight, CPUQuota, MemoryLow, "
-                   "MemoryHigh, MemoryMax, TasksMax and " FREEZE_KEY);
+                   "unknown key: allowed are CPUWeight, IOWeight, CPUQuota, MemoryMin, "
+                   "MemoryLow, MemoryHigh, MemoryMax, MemorySwapMax, TasksMax and "
+                   FREEZE_KEY " (not in a [Slice ...] group)");
       return FALSE;
     }
   if (!rc_limit_parse_text (limit, text, &value, error))
@@ -195,11 +198,42 @@ read_rule_group (RcRules    *self,
   return rule;
 }
 
+/* "Slice session" -> "session.slice"; NULL for a group of another kind. */
+static char *
+slice_of_group (const char *group)
+{
+  static const char * const names[] = { "session", "app", "background" };
+
+  if (!g_str_has_prefix (group, SLICE_GROUP_PREFIX))
+    return NULL;
+  for (gsize i = 0; i < G_N_ELEMENTS (names); i++)
+    if (g_str_equal (group + strlen (SLICE_GROUP_PREFIX), names[i]))
+      return g_strconcat (names[i], ".slice", NULL);
+  return NULL;
+}
+
+static RcLimits *
+read_slice_group (RcRules    *self,
+                  GHashTable *reported,
+                  GKeyFile   *file,
+                  const char *path,
+                  const char *group)
+{
+  g_autofree RcRule * rule = read_rule_group (self, reported, file, path, group);
+  RcLimits *limits = g_new0 (RcLimits, 1);
+
+  if (rule->freeze_when_inactive_sec != 0)
+    report (self, reported, "%s, [%s], %s: a slice is never frozen", path, group, FREEZE_KEY);
+  *limits = rule->limits;
+  return limits;
+}
+
 static void
 read_file (RcRules    *self,
            GHashTable *reported,
            const char *path,
            GHashTable *rules,
+           GHashTable *slices,
            RcBoost    *boost)
 {
   g_autoptr(GKeyFile) file = g_key_file_new ();
@@ -214,8 +248,16 @@ read_file (RcRules    *self,
   groups = g_key_file_get_groups (file, NULL);
   for (guint i = 0; groups[i] != NULL; i++)
     {
+      g_autofree char *slice = slice_of_group (groups[i]);
+
       if (g_str_equal (groups[i], BOOST_GROUP))
         read_boost_group (self, reported, file, path, boost);
+      else if (slice != NULL)
+        g_hash_table_replace (slices, g_steal_pointer (&slice),
+                              read_slice_group (self, reported, file, path, groups[i]));
+      else if (g_str_has_prefix (groups[i], SLICE_GROUP_PREFIX))
+        report (self, reported, "%s, [%s]: the slices are [Slice session], [Slice app] and "
+                "[Slice background]", path, groups[i]);
       else if (!rc_app_id_is_valid (groups[i]))
         report (self, reported, "%s, [%s]: not a desktop AppID (e.g. org.gnome.Calculator)",
                 path, groups[i]);
@@ -231,6 +273,7 @@ rc_rules_reload (RcRules *self)
   const char *dirs[] = { self->system_dir, self->user_dir };
   g_autoptr(GHashTable) reported = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   GHashTable *rules = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  GHashTable *slices = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   RcBoost boost = { .enabled = TRUE };
 
   rc_limits_set (&boost.limits, RC_LIMIT_CPU_WEIGHT, RC_BOOST_WEIGHT_DEFAULT);
@@ -240,10 +283,12 @@ rc_rules_reload (RcRules *self)
       g_autoptr(GPtrArray) files = list_rule_files (dirs[d]);
 
       for (guint i = 0; i < files->len; i++)
-        read_file (self, reported, g_ptr_array_index (files, i), rules, &boost);
+        read_file (self, reported, g_ptr_array_index (files, i), rules, slices, &boost);
     }
   g_hash_table_unref (self->rules);
   self->rules = rules;
+  g_clear_pointer (&self->slices, g_hash_table_unref);
+  self->slices = slices;
   self->boost = boost;
   g_hash_table_unref (self->reported);
   self->reported = g_steal_pointer (&reported);
@@ -280,6 +325,13 @@ rc_rules_lookup (RcRules    *self,
                  const char *app_id)
 {
   return g_hash_table_lookup (self->rules, app_id);
+}
+
+const RcLimits *
+rc_rules_lookup_slice (RcRules    *self,
+                       const char *slice)
+{
+  return g_hash_table_lookup (self->slices, slice);
 }
 
 const RcBoost *
@@ -654,6 +706,7 @@ rc_rules_finalize (GObject *object)
   for (guint i = 0; i < G_N_ELEMENTS (self->monitors); i++)
     g_clear_object (&self->monitors[i]);
   g_clear_pointer (&self->rules, g_hash_table_unref);
+  g_clear_pointer (&self->slices, g_hash_table_unref);
   g_clear_pointer (&self->reported, g_hash_table_unref);
   g_free (self->system_dir);
   g_free (self->user_dir);
@@ -673,5 +726,6 @@ static void
 rc_rules_init (RcRules *self)
 {
   self->rules = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->slices = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->reported = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 }

@@ -9,7 +9,8 @@ G_BEGIN_DECLS
 
 /* The rule store: persistent per-AppID limits and the foreground boost, read
  * from key files in the system's rules folder and then the user's (later
- * wins per AppID; one group per AppID, a [Boost] group for the boost),
+ * wins per AppID; one group per AppID, a [Boost] group for the boost, a
+ * [Slice session], [Slice app] or [Slice background] group for a slice),
  * re-read when the files change, and written by SetRule and RemoveRule into
  * the user's folder. It knows nothing of running apps.
  *
@@ -38,6 +39,10 @@ RcRules       *rc_rules_new (const char *system_dir,
 const RcRule  *rc_rules_lookup (RcRules    *self,
                                 const char *app_id);
 const RcBoost *rc_rules_get_boost (RcRules *self);
+/* The limits of a [Slice session], [Slice app] or [Slice background]
+ * group, by the slice's unit name ("session.slice"); NULL for none. */
+const RcLimits *rc_rules_lookup_slice (RcRules    *self,
+                                       const char *slice);
 /* a{sa{sv}}: AppID -> SetLimits keys, plus FreezeWhenInactiveSec u. */
 GVariant      *rc_rules_to_variant (RcRules *self);
 

@@ -617,6 +617,39 @@ rc_systemd_attach_processes_finish (RcSystemd    *self,
 }
 
 void
+rc_systemd_get_control_group_async (RcSystemd          *self,
+                                    GCancellable       *cancellable,
+                                    GAsyncReadyCallback callback,
+                                    gpointer            user_data)
+{
+  call_systemd (self, SYSTEMD_DBUS_PATH, DBUS_PROPERTIES_INTERFACE, "Get",
+                g_variant_new ("(ss)", SYSTEMD_MANAGER_INTERFACE, "ControlGroup"),
+                G_VARIANT_TYPE ("(v)"), cancellable, rc_systemd_get_control_group_async,
+                callback, user_data);
+}
+
+char *
+rc_systemd_get_control_group_finish (RcSystemd    *self,
+                                     GAsyncResult *result,
+                                     GError      **error)
+{
+  g_autoptr(GVariant) reply = call_systemd_finish (self, result,
+                                                   rc_systemd_get_control_group_async, error);
+  g_autoptr(GVariant) value = NULL;
+
+  if (reply == NULL)
+    return NULL;
+  g_variant_get (reply, "(v)", &value);
+  if (!g_variant_is_of_type (value, G_VARIANT_TYPE_STRING))
+    {
+      g_set_error (error, RC_ERROR, RC_ERROR_FAILED, "systemd: ControlGroup has type %s, "
+                   "expected s", g_variant_get_type_string (value));
+      return NULL;
+    }
+  return g_variant_dup_string (value, NULL);
+}
+
+void
 rc_systemd_get_default_tasks_max_async (RcSystemd          *self,
                                         GCancellable       *cancellable,
                                         GAsyncReadyCallback callback,

@@ -135,6 +135,15 @@ gboolean  rc_systemd_attach_processes_finish (RcSystemd    *self,
                                               GAsyncResult *result,
                                               GError      **error);
 
+/* The manager's own cgroup (its ControlGroup property), where its slices are. */
+void      rc_systemd_get_control_group_async (RcSystemd          *self,
+                                              GCancellable       *cancellable,
+                                              GAsyncReadyCallback callback,
+                                              gpointer            user_data);
+char     *rc_systemd_get_control_group_finish (RcSystemd    *self,
+                                               GAsyncResult *result,
+                                               GError      **error);
+
 void      rc_systemd_get_default_tasks_max_async (RcSystemd          *self,
                                                   GCancellable       *cancellable,
                                                   GAsyncReadyCallback callback,

@@ -223,3 +223,33 @@ rcctl_run_monitor (RcDBusResourceControl *proxy)
   g_signal_handler_disconnect (bus, closed_id);
   return monitor.status;
 }
+
+int
+rcctl_finish_slices (GVariant *slices)
+{
+  static const char * const columns[] = {
+    "SLICE", "CPU WEIGHT", "MEMORY MIN", "LOW", "HIGH", "MAX", "IN USE", NULL
+  };
+  static const char * const keys[] = {
+    "Unit", "CPUWeight", "MemoryMin", "MemoryLow", "MemoryHigh", "MemoryMax", "MemoryCurrent",
+  };
+  g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
+
+  if (opt_json)
+    {
+      rcctl_print_json (slices);
+      return EXIT_SUCCESS;
+    }
+  g_ptr_array_add (rows, g_strdupv ((GStrv) columns));
+  for (gsize i = 0; i < g_variant_n_children (slices); i++)
+    {
+      g_autoptr(GVariant) slice = g_variant_get_child_value (slices, i);
+      char **row = g_new0 (char *, G_N_ELEMENTS (keys) + 1);
+
+      for (gsize k = 0; k < G_N_ELEMENTS (keys); k++)
+        row[k] = rcctl_lookup_formatted (slice, keys[k]);
+      g_ptr_array_add (rows, row);
+    }
+  rcctl_print_table (rows, G_N_ELEMENTS (keys));
+  return EXIT_SUCCESS;
+}

@@ -139,6 +139,16 @@ static const Command commands[] = {
   { "ps", "APP", "List an app's processes", "PID, resident memory, CPU time and command line of\n"
     "each process of the app's instances, read when asked.", ps_options, 1, 1,
     "ListProcesses", FALSE, rcctl_parse_app, rcctl_finish_ps, NULL },
+  { "slices", "", "Show the session, app and background slices",
+    "session.slice holds the compositor and the shell, app.slice the apps,\n"
+    "background.slice what may wait (indexers, backups).", json_options, 0, 0,
+    "ListSlices", FALSE, rcctl_parse_nothing, rcctl_finish_slices, NULL },
+  { "slice-set", "SLICE KEY=VALUE…", "Set limits of a slice",
+    "SLICE is session.slice, app.slice or background.slice. The values last until\n"
+    "your systemd restarts and win over the slice's rule ([Slice session] etc. in a\n"
+    "rules file). polkit asks for your password by default.\n\n"
+    LIMIT_KEYS_HELP, force_options, 2, G_MAXUINT,
+    "SetSliceLimits", TRUE, rcctl_parse_set, NULL, NULL },
   { "monitor", "", "Print app events until interrupted", NULL, NULL, 0, 0,
     NULL, FALSE, rcctl_parse_nothing, NULL, rcctl_run_monitor },
   { "rule list", "", "List the rules (limits kept for an AppID)",

@@ -116,5 +116,6 @@ int      rcctl_finish_rule_list (GVariant *rules);
 int      rcctl_finish_unit (GVariant *unit);
 int      rcctl_finish_which (GVariant *apps);
 int      rcctl_finish_ps (GVariant *procs);
+int      rcctl_finish_slices (GVariant *slices);
 int      rcctl_run_monitor (RcDBusResourceControl *proxy);
 int      rcctl_run_adopt (RcDBusResourceControl *proxy);

@@ -17,7 +17,7 @@ import sys
 import xml.etree.ElementTree as ET
 
 # methods that change nothing: no polkit action (the docs say so too)
-READS = {'ListApps', 'GetApp', 'ListRules', 'GetAppByPid', 'ListProcesses'}
+READS = {'ListApps', 'GetApp', 'ListRules', 'GetAppByPid', 'ListProcesses', 'ListSlices'}
 
 
 def read(root, path):

@@ -157,6 +157,10 @@ def load(mock, parameters):
         'SystemState': dbus.String('running'),
     })
     _make_root(mock)
+    # the user manager's slices: units with cgroups of their own, never apps
+    for name in ('session.slice', 'app.slice', 'background.slice'):
+        _add_unit(mock, name, {'control_group': f'{mock.manager_cgroup}/{name}', 'announce': False,
+                               'memory_current': 200 * 1024 * 1024})
 
 
 #

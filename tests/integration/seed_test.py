@@ -12,11 +12,16 @@ systemd and a real polkitd. The VM tier (tests/vm/system-test.sh, sections "proc
 '''
 
 import json
+import os
+import shutil
 import subprocess
 import sys
 
+from gi.repository import GLib
+
 import rctest_harness as h
-from rctest_harness import RcTestCase, own_cgroup
+from rctest_harness import MIB, RcTestCase, own_cgroup
+from rcnames import LIMIT_KEYS, USAGE_KEYS
 
 APP = 'app-gnome-org.example.Editor-4711.scope'
 
@@ -100,6 +105,109 @@ class ProcessesTest(RcTestCase):
         procs = json.loads(out.stdout)
         self.assertEqual({p['pid'] for p in procs}, {self.proc.pid, self.child_pid()})
         self.assertEqual({p['comm'] for p in procs}, {'sh', 'sleep'})
+
+
+SL = '(sa{sv}a{sv})'
+SHIPPED_SLICES = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'data',
+                              'rules', '10-slices.conf')
+
+
+def t(value):
+    return GLib.Variant('t', value)
+
+
+class SlicesTest(RcTestCase):
+
+    def slice_file(self, name, file):
+        path = os.path.join(self.cgroup_root, 'user.slice', f'user-{os.getuid()}.slice',
+                            f'user@{os.getuid()}.service', name, file)
+        with open(path, encoding='ascii') as f:
+            return f.read().strip()
+
+    def slice_calls(self):
+        return [(c[0], c[1], dict(c[2])) for c in self.systemd_calls('SetUnitProperties')
+                if c[0].endswith('.slice')]
+
+    def test_list_slices(self):
+        slices = self.rc_call('ListSlices')[0]
+        self.assertEqual([s['Unit'] for s in slices],
+                         ['session.slice', 'app.slice', 'background.slice'])
+        for rec in slices:
+            self.assertEqual((rec['CPUWeight'], rec['MemoryLow'], rec['MemoryMax'], rec['MemoryMin'],
+                              rec['MemoryCurrent']), (100, 0, h.UINT64_MAX, 0, 200 * MIB))
+        self.assertEqual(set(slices[0]), {'Unit', *LIMIT_KEYS, *USAGE_KEYS})
+
+    def test_set_slice_limits_changes_that_slice_only(self):
+        self.rc_call('SetSliceLimits', ('session.slice', {'CPUWeight': t(300),
+                                                          'MemoryMin': t(64 * MIB)}, {}), SL)
+        self.assertEqual(self.slice_calls(), [('session.slice', True, {
+            'CPUWeight': 300, 'MemoryMin': 64 * MIB})])
+        self.assertEqual((self.slice_file('session.slice', 'cpu.weight'),
+                          self.slice_file('session.slice', 'memory.min')), ('300', str(64 * MIB)))
+        for other in ('app.slice', 'background.slice'):
+            self.assertEqual(self.slice_file(other, 'cpu.weight'), '100')
+        (session, _, _) = self.rc_call('ListSlices')[0]
+        self.assertEqual((session['CPUWeight'], session['MemoryMin']), (300, 64 * MIB))
+
+    def test_bad_input(self):
+        table = [
+            (('user.slice', {'CPUWeight': t(10)}, {}), 'Protected'),
+            (('init.scope', {'CPUWeight': t(10)}, {}), 'Protected'),
+            (('app-gnome-org.example.Editor-1.scope', {'CPUWeight': t(10)}, {}), 'Protected'),
+            (('session', {'CPUWeight': t(10)}, {}), 'InvalidArgument'),
+            (('session.slice', {'CPUWeight': t(0)}, {}), 'InvalidArgument'),
+            (('session.slice', {'Bogus': t(1)}, {}), 'InvalidArgument'),
+            (('session.slice', {}, {}), 'InvalidArgument'),
+            (('session.slice', {'MemoryMax': t(64 * MIB)}, {}), 'WouldKill'),
+        ]
+        for args, error in table:
+            with self.subTest(args=args):
+                self.assert_rc_error(error, 'SetSliceLimits', args, SL)
+        self.assertEqual(self.slice_calls(), [])
+        # forced, the cap goes through
+        self.rc_call('SetSliceLimits', ('app.slice', {'MemoryMax': t(64 * MIB)},
+                                        {'force': GLib.Variant('b', True)}), SL)
+        self.assertEqual(self.slice_file('app.slice', 'memory.max'), str(64 * MIB))
+
+    def test_shipped_defaults_and_the_api_over_them(self):
+        shutil.copy(SHIPPED_SLICES, self.system_rules_dir)
+        self.wait_until(lambda: self.slice_file('background.slice', 'cpu.weight') == '20', 5,
+                        'the shipped background.slice weight')
+        self.assertEqual(self.slice_file('session.slice', 'cpu.weight'), '300')
+        self.assertEqual(self.slice_file('app.slice', 'cpu.weight'), '100')
+        # the API wins over the rule, also when the rule changes afterwards
+        self.rc_call('SetSliceLimits', ('background.slice', {'CPUWeight': t(50)}, {}), SL)
+        self.write_user_rule('[Slice background]\nCPUWeight=30\n[Slice session]\n')
+        self.wait_until(lambda: self.slice_file('session.slice', 'cpu.weight') == '100', 5,
+                        'the user\'s empty group to take the shipped weight away')
+        self.assertEqual(self.slice_file('background.slice', 'cpu.weight'), '50')
+
+    def write_user_rule(self, text):
+        os.makedirs(self.user_rules_dir, exist_ok=True)
+        path = os.path.join(self.user_rules_dir, '50-slices.conf')
+        h._write(path + '.tmp', text)
+        os.rename(path + '.tmp', path)
+
+    def test_denied_by_polkit(self):
+        self.set_rules(body=f'''
+            if (action.id == "{h.ACTION_PREFIX}set-slice-limits")
+                return polkit.Result.NO;
+            return polkit.Result.YES;''')
+        self.assert_rc_error('NotAuthorized', 'SetSliceLimits',
+                             ('session.slice', {'CPUWeight': t(300)}, {}), SL)
+        self.assertEqual(self.slice_calls(), [])
+
+    def test_client_slices_and_slice_set(self):
+        out = self.run_client('slice-set', 'background.slice', 'CPUWeight=25', 'MemoryMin=0')
+        self.assertEqual(out.returncode, 0, out.stderr)
+        out = self.run_client('slices')
+        self.assertEqual(out.returncode, 0, out.stderr)
+        lines = out.stdout.splitlines()
+        self.assertEqual(lines[0].split()[:3], ['SLICE', 'CPU', 'WEIGHT'])
+        self.assertEqual(lines[3].split()[:2], ['background.slice', '25'])
+        out = self.run_client('slice-set', 'user.slice', 'CPUWeight=25')
+        self.assertEqual(out.returncode, 1, out.stderr)
+        self.assertIn('not one of the slices', out.stderr)
 
 
 if __name__ == '__main__':

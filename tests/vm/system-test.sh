@@ -1189,8 +1189,10 @@ sec_processes () {
   local d root child out login dead
   d=$(cg "$TREE")
   wait_for 10 sh -c "[ \$(wc -l < $d/cgroup.procs) = 2 ]"
-  root=$(pgrep -u "$U" -f -x 'sh -c sleep 1000 & wait' | head -1)
-  child=$(pgrep -P "$root" | head -1)
+  local p
+  for p in $(cat "$d/cgroup.procs"); do
+    case "$(cat "/proc/$p/comm")" in sh) root=$p ;; sleep) child=$p ;; esac
+  done
   rc_json GetAppByPid u "$root" | flat > "$OUT/bypid.flat"
   check "GetAppByPid of an app's process" "$TREE" "$(units_in "$OUT/bypid.flat")"
   rc_json GetAppByPid u "$child" | flat > "$OUT/bypid.flat"
@@ -1207,7 +1209,7 @@ sec_processes () {
   rc_json ListProcesses s "$TREE" > "$OUT/procs.json"
   check "ListProcesses lists cgroup.procs" "$(sort -n "$d/cgroup.procs" | paste -sd' ')" \
     "$(jq -r '.data[0][] | .[0]' "$OUT/procs.json" | paste -sd' ')"
-  check "ListProcesses: comm and cmdline" "sh:sh -c sleep 1000 & wait sleep:sleep 1000" \
+  check "ListProcesses: comm and cmdline" "sh:/usr/bin/sh -c sleep 1000 & wait sleep:sleep 1000" \
     "$(jq -r '.data[0][] | "\(.[1]):\(.[2])"' "$OUT/procs.json" | paste -sd' ')"
   local rss_kb start_ticks
   rss_kb=$(awk '/^VmRSS:/ { print $2 }' "/proc/$child/status")
@@ -1232,8 +1234,106 @@ sec_processes () {
 }
 
 # ---------------------------------------------------------------------------------------------------
+# the three slices: shipped defaults measured, SetSliceLimits
 
-SECTIONS="install apps activate list getapp signals cli polkit_default fair weight freeze_effect demo knobs errors faults rules boost launch adopt processes oom polkit_down health io"
+SLICES="session.slice app.slice background.slice"
+slice_files () { # slice_files SLICE: the slice's knob files, as one line
+  local d=$UM/$1 f v out=
+  for f in cpu.weight memory.min memory.low memory.high memory.max; do
+    v=-; read -r v 2>/dev/null < "$d/$f"; out="$out $f=$v"
+  done
+  echo "${out# }"
+}
+busy () { echo 'while :; do :; done'; }
+# share SECS A B: A's part of the CPU time of cgroups A and B over SECS seconds (DA/(DA+DB))
+share () {
+  measure "$2" "$3" "$1"
+  awk -v a="$DA" -v b="$DB" 'BEGIN { if (a + b > 0) printf "%.2f", a / (a + b); else print "nan" }'
+}
+
+sec_slices () {
+  login_session
+  # the shipped policy asks for a password even in an active session
+  call "SetSliceLimits without an agent to ask (auth_self_keep)" NotAuthorized SetSliceLimits session.slice \
+    "{'CPUWeight': <uint64 200>}" '@a{sv} {}'
+  polkit_rule set-slice-limits YES
+  polkit_wait set-slice-limits 0
+  local indexer='app-gnome-org.example.Indexer3-1.scope' i s d out
+  # something in background.slice, so that its cgroup exists
+  start_scope "$indexer" --slice=background.slice -- taskset -c 0 sh -c "$(busy)"
+  wait_for 30 all_active "$indexer"
+  wait_for 15 file_is "$UM/background.slice/cpu.weight" 20
+  check "shipped default: background.slice cpu.weight" 20 "$(cat "$UM/background.slice/cpu.weight")"
+  check "shipped default: session.slice cpu.weight" 300 "$(cat "$UM/session.slice/cpu.weight")"
+  check "app.slice keeps systemd's default" 100 "$(cat "$UM/app.slice/cpu.weight")"
+
+  # ListSlices = the slices' own files
+  rc_json ListSlices | flat > "$OUT/slices.flat"
+  for s in $SLICES; do
+    check "ListSlices $s CPUWeight = cpu.weight" "$(cat "$UM/$s/cpu.weight")" "$(field "$OUT/slices.flat" "$s" CPUWeight)"
+    check "ListSlices $s MemoryLow = memory.low" "$(cat "$UM/$s/memory.low")" "$(field "$OUT/slices.flat" "$s" MemoryLow)"
+  done
+
+  # an indexer in background.slice against one busy app in app.slice (both on CPU 0)
+  local app1='app-gnome-org.example.Busy-1.scope' idx_share
+  start_scope "$app1" taskset -c 0 sh -c "$(busy)"
+  wait_for 30 all_active "$app1"
+  nap 1
+  idx_share=$(share 6 "$UM/background.slice" "$UM/app.slice")
+  note "indexer in background.slice vs one busy app, with the shipped CPUWeight=20: indexer share $idx_share"
+  check_range "shipped defaults: the indexer yields (share of CPU 0, expected 20/120 = 0.17)" 0.08 0.28 "$idx_share"
+  call "SetSliceLimits background.slice CPUWeight=100 (as without the defaults)" OK SetSliceLimits \
+    background.slice "{'CPUWeight': <uint64 100>}" '@a{sv} {}'
+  nap 1
+  idx_share=$(share 6 "$UM/background.slice" "$UM/app.slice")
+  note "the same without the defaults (background.slice CPUWeight=100): indexer share $idx_share"
+  check_range "without the defaults the indexer takes half (expected 0.5)" 0.38 0.62 "$idx_share"
+  usc stop -- "$indexer"
+
+  # a compositor stand-in in session.slice against ten busy apps in app.slice (all on CPU 0)
+  "$AU" systemd-run --user --quiet --slice=session.slice -u rc-compositor-standin.service \
+    taskset -c 0 sh -c "$(busy)"
+  for i in 2 3 4 5 6 7 8 9 10 11; do start_scope "app-gnome-org.example.Busy-$i.scope" taskset -c 0 sh -c "$(busy)"; done
+  wait_for 30 all_active rc-compositor-standin.service app-gnome-org.example.Busy-11.scope
+  nap 1
+  local comp=$UM/session.slice/rc-compositor-standin.service c_share
+  c_share=$(share 6 "$comp" "$UM/app.slice")
+  note "compositor stand-in vs ten busy apps, shipped session.slice CPUWeight=300: stand-in share $c_share"
+  check_range "shipped defaults: the compositor keeps three quarters (expected 300/400 = 0.75)" 0.65 0.85 "$c_share"
+  call "SetSliceLimits session.slice CPUWeight=100 (as without the defaults)" OK SetSliceLimits \
+    session.slice "{'CPUWeight': <uint64 100>}" '@a{sv} {}'
+  nap 1
+  c_share=$(share 6 "$comp" "$UM/app.slice")
+  note "the same without the defaults (session.slice CPUWeight=100): stand-in share $c_share"
+  check_range "without the defaults the compositor gets half (expected 0.5)" 0.38 0.62 "$c_share"
+  usc stop rc-compositor-standin.service "$app1" $(for i in 2 3 4 5 6 7 8 9 10 11; do echo "app-gnome-org.example.Busy-$i.scope"; done)
+
+  # SetSliceLimits changes that slice's own files and nothing else
+  local before_app before_bg
+  before_app=$(slice_files app.slice); before_bg=$(slice_files background.slice)
+  call "SetSliceLimits session.slice" OK SetSliceLimits session.slice \
+    "{'CPUWeight': <uint64 250>, 'MemoryMin': <uint64 $((32 * MiB))>, 'MemoryLow': <uint64 $((64 * MiB))>}" '@a{sv} {}'
+  check "session.slice files after SetSliceLimits" \
+    "cpu.weight=250 memory.min=$((32 * MiB)) memory.low=$((64 * MiB)) memory.high=max memory.max=max" \
+    "$(slice_files session.slice)"
+  check "app.slice untouched" "$before_app" "$(slice_files app.slice)"
+  check "background.slice untouched" "$before_bg" "$(slice_files background.slice)"
+  call "SetSliceLimits a memory cap below use" WouldKill SetSliceLimits session.slice \
+    "{'MemoryMax': <uint64 $((16 * MiB))>}" '@a{sv} {}'
+  call "SetSliceLimits of another slice" Protected SetSliceLimits -.slice "{'CPUWeight': <uint64 10>}" '@a{sv} {}'
+  call "SetSliceLimits of an app" Protected SetSliceLimits "$C1" "{'CPUWeight': <uint64 10>}" '@a{sv} {}'
+  out=$(cl resourcectl slices 2>&1)
+  check_has "resourcectl slices shows session.slice's weight" "session.slice" "$out"
+  # back to the shipped values for what follows
+  call "SetSliceLimits back" OK SetSliceLimits session.slice \
+    "{'CPUWeight': <uint64 300>, 'MemoryMin': <uint64 0>, 'MemoryLow': <uint64 0>}" '@a{sv} {}'
+  call "SetSliceLimits back" OK SetSliceLimits background.slice "{'CPUWeight': <uint64 20>}" '@a{sv} {}'
+  polkit_rule none
+}
+
+# ---------------------------------------------------------------------------------------------------
+
+SECTIONS="install apps activate list getapp signals cli polkit_default fair weight freeze_effect demo knobs errors faults rules boost launch adopt processes slices oom polkit_down health io"
 ALWAYS="install apps activate"
 NO_DAEMON="install apps activate fair"
 echo "== system test: kernel $(uname -r), systemd $(systemctl --version | head -1 | cut -d' ' -f2), user $TUSER ($U), $(nproc) CPUs"
