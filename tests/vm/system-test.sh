@@ -1318,9 +1318,15 @@ sec_slices () {
     "$(slice_files session.slice)"
   check "app.slice untouched" "$before_app" "$(slice_files app.slice)"
   check "background.slice untouched" "$before_bg" "$(slice_files background.slice)"
+  # 64 MiB in use in session.slice: a 32 MiB cap would make the kernel reclaim or kill
+  "$AU" systemd-run --user --quiet --slice=session.slice -u rc-slice-mem.service \
+    python3 -c 'import time; x = bytearray(64 << 20); time.sleep(300)'
+  wait_for 15 sh -c "[ \$(cat $UM/session.slice/memory.current) -gt $((48 * MiB)) ]"
   call "SetSliceLimits a memory cap below use" WouldKill SetSliceLimits session.slice \
-    "{'MemoryMax': <uint64 $((16 * MiB))>}" '@a{sv} {}'
-  call "SetSliceLimits of another slice" Protected SetSliceLimits -.slice "{'CPUWeight': <uint64 10>}" '@a{sv} {}'
+    "{'MemoryMax': <uint64 $((32 * MiB))>}" '@a{sv} {}'
+  check "memory.max of session.slice unchanged" max "$(cat "$UM/session.slice/memory.max")"
+  usc stop rc-slice-mem.service
+  call "SetSliceLimits of another unit" Protected SetSliceLimits init.scope "{'CPUWeight': <uint64 10>}" '@a{sv} {}'
   call "SetSliceLimits of an app" Protected SetSliceLimits "$C1" "{'CPUWeight': <uint64 10>}" '@a{sv} {}'
   out=$(cl resourcectl slices 2>&1)
   check_has "resourcectl slices shows session.slice's weight" "session.slice" "$out"
