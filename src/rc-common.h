@@ -26,6 +26,11 @@
 #define RC_KEY_TASKS_MAX                "TasksMax"
 #define RC_KEY_MEMORY_MIN               "MemoryMin"
 #define RC_KEY_MEMORY_SWAP_MAX          "MemorySwapMax"
+/* SetLimits, Launch and rules only: systemd-oomd's, not in records (the
+ * kernel's files do not show them) */
+#define RC_KEY_OOM_PREFERENCE           "ManagedOOMPreference"
+#define RC_KEY_OOM_PRESSURE             "ManagedOOMMemoryPressure"
+#define RC_KEY_OOM_PRESSURE_LIMIT       "ManagedOOMMemoryPressureLimit"
 /* usage, in records only */
 #define RC_KEY_MEMORY_CURRENT           "MemoryCurrent"
 #define RC_KEY_CPU_USAGE_NSEC           "CPUUsageNSec"

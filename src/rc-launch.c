@@ -544,10 +544,18 @@ start (Request *request)
 {
   const RcChangeServices *svc = request->svc;
   GVariant *pids = NULL;
+  GError *error = NULL;
   RcLimits limits;
 
   rc_policy_prepare_start (svc->policy, request->unit, request->app_id, &request->requested,
                            &limits);
+  if (!rc_limits_check_oomd (&request->requested, &error))
+    {
+      request_fail (request, error);
+      return;
+    }
+  if (!rc_limits_oomd_running ())
+    limits.set &= ~RC_LIMITS_OOM;     /* a rule's, which would do nothing */
   if (rc_limits_has (&limits, RC_LIMIT_IO_WEIGHT) && !io_delegated ())
     {
       /* A rule's IOWeight means nothing there; asked for, it is refused. */
@@ -566,7 +574,6 @@ start (Request *request)
                                       request->roots->len, sizeof (guint32));
   else if (request->kind == RC_UNIT_KIND_SCOPE)
     {
-      GError *error = NULL;
       guint32 pid;
 
       request->held = spawn_held (request, &error);

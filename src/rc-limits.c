@@ -7,6 +7,9 @@
 
 #include <gio/gio.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #define PAGE_BYTES 4096
 
@@ -17,6 +20,9 @@ typedef enum {
   RANGE_MEMORY_LOW,   /* as RANGE_MEMORY, and 0 (no protection) */
   RANGE_TASKS,        /* >= 1, or G_MAXUINT64 */
   RANGE_SWAP,         /* any size: 0 (no swap) to G_MAXUINT64 (no limit) */
+  RANGE_PERCENT,      /* 0..100, a u */
+  RANGE_PREFERENCE,   /* an s: none, avoid, omit */
+  RANGE_PRESSURE,     /* an s: auto, kill */
 } Range;
 
 static const struct {
@@ -34,7 +40,49 @@ static const struct {
   [RC_LIMIT_TASKS_MAX] = { RC_KEY_TASKS_MAX, "TasksMax", "t", RANGE_TASKS },
   [RC_LIMIT_MEMORY_MIN] = { RC_KEY_MEMORY_MIN, "MemoryMin", "t", RANGE_MEMORY_LOW },
   [RC_LIMIT_MEMORY_SWAP_MAX] = { RC_KEY_MEMORY_SWAP_MAX, "MemorySwapMax", "t", RANGE_SWAP },
+  [RC_LIMIT_OOM_PREFERENCE] = { RC_KEY_OOM_PREFERENCE, "ManagedOOMPreference", "s", RANGE_PREFERENCE },
+  [RC_LIMIT_OOM_PRESSURE] = { RC_KEY_OOM_PRESSURE, "ManagedOOMMemoryPressure", "s", RANGE_PRESSURE },
+  [RC_LIMIT_OOM_PRESSURE_LIMIT] = { RC_KEY_OOM_PRESSURE_LIMIT, "ManagedOOMMemoryPressureLimit", "u",
+                                    RANGE_PERCENT },
 };
+
+static const char * const preference_names[] = { "none", "avoid", "omit", NULL };
+static const char * const pressure_names[] = { "auto", "kill", NULL };
+
+static const char * const *
+names_of (RcLimit limit)
+{
+  if (limit_info[limit].range == RANGE_PREFERENCE)
+    return preference_names;
+  if (limit_info[limit].range == RANGE_PRESSURE)
+    return pressure_names;
+  return NULL;
+}
+
+/* The index of @text in the names of @limit; FALSE with the names allowed. */
+static gboolean
+parse_name (RcLimit     limit,
+            const char *text,
+            guint64    *out_value,
+            GError    **error)
+{
+  const char * const *names = names_of (limit);
+  g_autofree char *allowed = NULL;
+  g_autofree char *shown = g_utf8_make_valid (text, MIN (strlen (text), 64));
+
+  g_return_val_if_fail (names != NULL, FALSE);
+  allowed = g_strjoinv (", ", (char **) names);
+
+  for (guint i = 0; names[i] != NULL; i++)
+    if (g_str_equal (names[i], text))
+      {
+        *out_value = i;
+        return TRUE;
+      }
+  g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT, "%s “%s” is not one of: %s",
+               limit_info[limit].key, shown, allowed);
+  return FALSE;
+}
 
 const char *
 rc_limit_key (RcLimit limit)
@@ -111,7 +159,17 @@ check_range (RcLimit  limit,
       return FALSE;
 
     case RANGE_SWAP:
+    case RANGE_PREFERENCE:
+    case RANGE_PRESSURE:
       return TRUE;
+
+    case RANGE_PERCENT:
+      if (value <= 100)
+        return TRUE;
+      g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                   "%s %" G_GUINT64_FORMAT "%% is out of range: allowed are 0 to 100 percent",
+                   key, value);
+      return FALSE;
 
     default:
       g_assert_not_reached ();
@@ -231,8 +289,10 @@ rc_limits_parse (GVariant *limits,
 
           g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
                        "Unknown limit “%s”: allowed are CPUWeight (t), IOWeight (t), "
-                       "CPUQuota (u), MemoryLow (t), MemoryHigh (t), MemoryMax (t), "
-                       "TasksMax (t), MemoryLimit (t)", shown);
+                       "CPUQuota (u), MemoryMin (t), MemoryLow (t), MemoryHigh (t), "
+                       "MemoryMax (t), MemorySwapMax (t), TasksMax (t), MemoryLimit (t), "
+                       "ManagedOOMPreference (s), ManagedOOMMemoryPressure (s), "
+                       "ManagedOOMMemoryPressureLimit (u)", shown);
           return FALSE;
         }
       if (rc_limits_has (&parsed, limit))
@@ -248,9 +308,18 @@ rc_limits_parse (GVariant *limits,
                        g_variant_get_type_string (value), limit_info[limit].type);
           return FALSE;
         }
-      rc_limits_set (&parsed, limit,
-                     limit == RC_LIMIT_CPU_QUOTA ? g_variant_get_uint32 (value)
-                                                 : g_variant_get_uint64 (value));
+      if (names_of (limit) != NULL)
+        {
+          guint64 index;
+
+          if (!parse_name (limit, g_variant_get_string (value, NULL), &index, error))
+            return FALSE;
+          rc_limits_set (&parsed, limit, index);
+        }
+      else
+        rc_limits_set (&parsed, limit,
+                       g_variant_is_of_type (value, G_VARIANT_TYPE_UINT32)
+                       ? g_variant_get_uint32 (value) : g_variant_get_uint64 (value));
     }
 
   if (memory_limit != NULL)
@@ -313,6 +382,45 @@ rc_limits_init_reset (RcLimits *limits,
   rc_limits_set (limits, RC_LIMIT_MEMORY_SWAP_MAX, G_MAXUINT64);
 }
 
+/* systemd-oomd listens on this socket for the managers' ManagedOOM cgroups
+ * (the tests point it elsewhere). A socket file stays behind when
+ * systemd-oomd.socket stops, so it counts only if it takes a connection:
+ * a local connect answers at once, and starts systemd-oomd if it is
+ * socket-activated, as the user's manager would. */
+gboolean
+rc_limits_oomd_running (void)
+{
+  const char *path = g_getenv ("RC_OOMD_SOCKET");
+  struct sockaddr_un addr = { .sun_family = AF_UNIX };
+  gboolean listening;
+  int fd;
+
+  if (path == NULL || *path == '\0')
+    path = "/run/systemd/oom/io.system.ManagedOOM";
+  if (strlen (path) >= sizeof addr.sun_path)
+    return FALSE;
+  strcpy (addr.sun_path, path);
+  fd = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0)
+    return FALSE;
+  listening = connect (fd, (struct sockaddr *) &addr, sizeof addr) == 0;
+  close (fd);
+  return listening;
+}
+
+gboolean
+rc_limits_check_oomd (const RcLimits *limits,
+                      GError        **error)
+{
+  if ((limits->set & RC_LIMITS_OOM) == 0 || rc_limits_oomd_running ())
+    return TRUE;
+  g_set_error_literal (error, RC_ERROR, RC_ERROR_NOT_SUPPORTED,
+                       "systemd-oomd does not run on this system, so ManagedOOMPreference, "
+                       "ManagedOOMMemoryPressure and ManagedOOMMemoryPressureLimit would do "
+                       "nothing (install and start systemd-oomd)");
+  return FALSE;
+}
+
 gboolean
 rc_limits_check_app (const RcLimits *limits,
                      const char     *unit,
@@ -328,6 +436,19 @@ rc_limits_check_app (const RcLimits *limits,
       g_set_error (error, RC_ERROR, RC_ERROR_NOT_SUPPORTED,
                    "IOWeight is not supported for %s: the io controller is not delegated to "
                    "the user's service manager (see README, “IO weight”)", unit);
+      return FALSE;
+    }
+  if (!rc_limits_check_oomd (limits, error))
+    return FALSE;
+  /* measured with systemd 252: a runtime ManagedOOMPreference changes the
+   * unit's property but not the cgroup's user.oomd_avoid/omit xattr that
+   * systemd-oomd reads, which is written only when the cgroup is made */
+  if (rc_limits_has (limits, RC_LIMIT_OOM_PREFERENCE))
+    {
+      g_set_error (error, RC_ERROR, RC_ERROR_NOT_SUPPORTED,
+                   "ManagedOOMPreference cannot change for %s, which runs already: systemd "
+                   "writes it for systemd-oomd only when a unit starts (give it to Launch, "
+                   "resourcectl run --set, or a rule)", unit);
       return FALSE;
     }
 
@@ -385,8 +506,16 @@ rc_limits_add_unit_properties (const RcLimits  *limits,
       /* systemd takes the quota as CPU time per second; infinity removes it. */
       if (limit == RC_LIMIT_CPU_QUOTA)
         value = value == 0 ? G_MAXUINT64 : value * G_USEC_PER_SEC / 100;
-      g_variant_builder_add (builder, "(sv)", limit_info[limit].property,
-                             g_variant_new_uint64 (value));
+      if (names_of (limit) != NULL)
+        g_variant_builder_add (builder, "(sv)", limit_info[limit].property,
+                               g_variant_new_string (names_of (limit)[value]));
+      /* systemd's pressure limit is a fraction of 2^32 - 1 (20% is 858993459) */
+      else if (limit == RC_LIMIT_OOM_PRESSURE_LIMIT)
+        g_variant_builder_add (builder, "(sv)", limit_info[limit].property,
+                               g_variant_new_uint32 ((guint32) (value * G_MAXUINT32 / 100)));
+      else
+        g_variant_builder_add (builder, "(sv)", limit_info[limit].property,
+                               g_variant_new_uint64 (value));
     }
 }
 
@@ -410,7 +539,9 @@ rc_limits_to_app_changes (const RcLimits *limits)
 
       if (!rc_limits_has (limits, limit))
         continue;
-      if (limit == RC_LIMIT_CPU_QUOTA)
+      if (names_of (limit) != NULL)
+        value = g_variant_new_string (names_of (limit)[limits->values[limit]]);
+      else if (g_str_equal (limit_info[limit].type, "u"))
         value = g_variant_new_uint32 ((guint32) limits->values[limit]);
       else
         value = g_variant_new_uint64 (limits->values[limit]);
@@ -471,6 +602,19 @@ rc_limit_parse_text (RcLimit     limit,
         return FALSE;
       }
 
+    case RANGE_PREFERENCE:
+    case RANGE_PRESSURE:
+      return parse_name (limit, shown, out_value, error);
+
+    case RANGE_PERCENT:
+      {
+        gsize len = strlen (shown);
+
+        if (len > 0 && shown[len - 1] == '%')
+          shown[len - 1] = '\0';
+        return parse_unsigned (key, shown, "a percentage (0% to 100%)", out_value, error);
+      }
+
     case RANGE_TASKS:
       if (g_ascii_strcasecmp (shown, "infinity") == 0 || g_ascii_strcasecmp (shown, "max") == 0)
         {
@@ -491,9 +635,11 @@ rc_limit_format_text (RcLimit limit,
   static const char suffixes[] = "KMGTPE";
   guint exponent = 0;
 
+  if (names_of (limit) != NULL)
+    return g_strdup (names_of (limit)[value]);
   if (value == G_MAXUINT64)
     return g_strdup ("infinity");
-  if (limit == RC_LIMIT_CPU_QUOTA)
+  if (limit == RC_LIMIT_CPU_QUOTA || limit == RC_LIMIT_OOM_PRESSURE_LIMIT)
     return g_strdup_printf ("%" G_GUINT64_FORMAT "%%", value);
   if (limit_info[limit].range != RANGE_MEMORY && limit_info[limit].range != RANGE_MEMORY_LOW &&
       limit_info[limit].range != RANGE_SWAP)

@@ -17,8 +17,18 @@ typedef enum {
   RC_LIMIT_TASKS_MAX,
   RC_LIMIT_MEMORY_MIN,
   RC_LIMIT_MEMORY_SWAP_MAX,
+  RC_LIMIT_OOM_PREFERENCE,        /* RcOomPreference */
+  RC_LIMIT_OOM_PRESSURE,          /* RcOomPressure */
+  RC_LIMIT_OOM_PRESSURE_LIMIT,    /* percent, 0..100 */
   RC_N_LIMITS
 } RcLimit;
+
+typedef enum { RC_OOM_PREFERENCE_NONE, RC_OOM_PREFERENCE_AVOID, RC_OOM_PREFERENCE_OMIT } RcOomPreference;
+typedef enum { RC_OOM_PRESSURE_AUTO, RC_OOM_PRESSURE_KILL } RcOomPressure;
+
+/* The keys systemd-oomd acts on: nothing without it. */
+#define RC_LIMITS_OOM ((1u << RC_LIMIT_OOM_PREFERENCE) | (1u << RC_LIMIT_OOM_PRESSURE) | \
+                       (1u << RC_LIMIT_OOM_PRESSURE_LIMIT))
 
 /* Memory limits below this leave no room for any desktop app to run. */
 #define RC_MEMORY_MIN_BYTES (16 * 1024 * 1024)
@@ -66,8 +76,9 @@ void        rc_limits_init_reset (RcLimits *limits,
                                   guint64   default_tasks_max);
 
 /* Checks against one app's cgroup as it is now: NotSupported for IOWeight
- * without the io controller, WouldKill for a memory limit below current
- * use unless forced. */
+ * without the io controller and for the ManagedOOM keys without
+ * systemd-oomd or (the preference) on a unit that runs already, WouldKill
+ * for a memory limit below current use unless forced. */
 gboolean    rc_limits_check_app (const RcLimits *limits,
                                  const char     *unit,
                                  const char     *control_group,
@@ -82,5 +93,10 @@ GVariant   *rc_limits_to_unit_properties (const RcLimits *limits);
 void        rc_limits_add_unit_properties (const RcLimits  *limits,
                                            GVariantBuilder *builder);
 GVariant   *rc_limits_to_app_changes (const RcLimits *limits);
+/* Is systemd-oomd there to act on the ManagedOOM keys? */
+gboolean    rc_limits_oomd_running (void);
+/* NotSupported when @limits has ManagedOOM keys and systemd-oomd does not run. */
+gboolean    rc_limits_check_oomd (const RcLimits *limits,
+                                  GError        **error);
 
 G_END_DECLS

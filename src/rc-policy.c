@@ -318,6 +318,21 @@ take_diff (RcPolicy *self,
 
   effective_limits (self, unit, &wanted);
   rc_limits_diff (&wanted, &unit->applied, &diff);
+  /* What systemd cannot do for a unit that runs: its ManagedOOMPreference
+   * (written only when a unit starts: Launch gives it), and any ManagedOOM
+   * key without systemd-oomd. Counted as done, so it is not tried again. */
+  if ((diff.set & RC_LIMITS_OOM) != 0)
+    {
+      guint skip = 1u << RC_LIMIT_OOM_PREFERENCE;
+
+      if (!rc_limits_oomd_running ())
+        skip = RC_LIMITS_OOM;
+      if ((diff.set & skip) != 0)
+        g_debug ("Policy: %s: the rule's ManagedOOM keys %x cannot be applied to a running unit",
+                 unit->app->unit, diff.set & skip);
+      unit->applied.set |= diff.set & skip;
+      diff.set &= ~skip;
+    }
   /* A rule never takes memory away from an app that uses it now (only a
    * memory cap needs memory.current read). */
   if ((diff.set & RC_LIMITS_MEMORY_CAPS) != 0 &&

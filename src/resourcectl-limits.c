@@ -23,6 +23,9 @@ const RcctlLimitKey rcctl_limit_keys[] = {
   { RC_KEY_TASKS_MAX, VALUE_TASKS, FALSE },
   { RC_KEY_MEMORY_MIN, VALUE_SIZE, FALSE },
   { RC_KEY_MEMORY_SWAP_MAX, VALUE_SIZE, FALSE },
+  { RC_KEY_OOM_PREFERENCE, VALUE_WORD, FALSE },
+  { RC_KEY_OOM_PRESSURE, VALUE_WORD, FALSE },
+  { RC_KEY_OOM_PRESSURE_LIMIT, VALUE_SECONDS, FALSE },
   { RC_KEY_FREEZE_WHEN_INACTIVE_SEC, VALUE_SECONDS, TRUE },
 };
 const gsize rcctl_n_limit_keys = G_N_ELEMENTS (rcctl_limit_keys);
@@ -65,10 +68,20 @@ parse_value (RcctlValueKind kind,
         return g_variant_new_uint32 ((guint32) n);
       }
 
+    case VALUE_WORD:
+      return g_variant_new_string (text);
+
     case VALUE_SECONDS:
-      if (!g_ascii_string_to_unsigned (text, 10, 0, G_MAXUINT32, &n, NULL))
-        break;
-      return g_variant_new_uint32 ((guint32) n);
+      {
+        g_autofree char *digits = g_strdup (text);
+
+        /* the pressure limit is a percentage: "40%" or "40" */
+        if (g_str_equal (key, RC_KEY_OOM_PRESSURE_LIMIT) && g_str_has_suffix (digits, "%"))
+          digits[strlen (digits) - 1] = '\0';
+        if (!g_ascii_string_to_unsigned (digits, 10, 0, G_MAXUINT32, &n, NULL))
+          break;
+        return g_variant_new_uint32 ((guint32) n);
+      }
 
     case VALUE_TASKS:
       if (is_unlimited (text))

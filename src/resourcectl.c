@@ -83,7 +83,11 @@ static const GOptionEntry adopt_options[] = {
   "  MemoryLow, MemoryHigh, MemoryMax=SIZE   e.g. 512M, 1.5G, infinity\n" \
   "  TasksMax=N                      a number or infinity\n" \
   "  MemoryMin=SIZE                  memory never reclaimed (0 for none)\n" \
-  "  MemorySwapMax=SIZE              swap it may use (0 for none, infinity)"
+  "  MemorySwapMax=SIZE              swap it may use (0 for none, infinity)\n" \
+  "  ManagedOOMPreference=avoid|omit|none   systemd-oomd kills others first, or\n" \
+  "                                  never this app (only when it starts: run --set)\n" \
+  "  ManagedOOMMemoryPressure=kill|auto, ManagedOOMMemoryPressureLimit=PERCENT\n" \
+  "                                  systemd-oomd kills in it under memory pressure"
 
 typedef struct {
   const char         *name;

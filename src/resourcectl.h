@@ -78,6 +78,7 @@ typedef enum {
   VALUE_SIZE,     /* t, rc_size_parse () */
   VALUE_TASKS,    /* t, a number or "infinity" */
   VALUE_SECONDS,  /* u, a whole number of seconds */
+  VALUE_WORD,     /* s, e.g. "avoid"; the daemon knows which words */
 } RcctlValueKind;
 
 typedef struct {

@@ -77,6 +77,9 @@ SETTABLE = {
     'IOAccounting': ('b', None, None),
     'MemoryAccounting': ('b', None, None),
     'TasksAccounting': ('b', None, None),
+    'ManagedOOMPreference': ('s', None, None),
+    'ManagedOOMMemoryPressure': ('s', None, None),
+    'ManagedOOMMemoryPressureLimit': ('u', None, None),
 }
 
 
@@ -524,6 +527,10 @@ def SetUnitProperties(self, name, runtime, properties, ok_cb, err_cb, msg=None):
             typ = SETTABLE[key][0]
             if typ == 't' and not isinstance(value, dbus.UInt64):
                 raise _dbus_error(ERR_INVALID_ARGS, f'Invalid type for property {key}: expected t')
+            if typ == 'u' and not isinstance(value, dbus.UInt32):
+                raise _dbus_error(ERR_INVALID_ARGS, f'Invalid type for property {key}: expected u')
+            if typ == 's' and not isinstance(value, dbus.String):
+                raise _dbus_error(ERR_INVALID_ARGS, f'Invalid type for property {key}: expected s')
             if typ == 'b' and not isinstance(value, dbus.Boolean):
                 raise _dbus_error(ERR_INVALID_ARGS, f'Invalid type for property {key}: expected b')
             if key.endswith('Weight') and value != UINT64_MAX and not 1 <= value <= 10000:
@@ -535,11 +542,16 @@ def SetUnitProperties(self, name, runtime, properties, ok_cb, err_cb, msg=None):
         type_props = unit.obj.props[unit.type_iface]
         for key, value in properties:
             key = str(key)
-            if SETTABLE[key][0] == 't':
+            typ = SETTABLE[key][0]
+            if typ == 't':
                 type_props[key] = dbus.UInt64(value)
                 _apply_to_cgroup(self, unit, key, int(value))
-            else:
+            elif typ == 'b':
                 type_props[key] = dbus.Boolean(value)
+            elif typ == 'u':
+                type_props[key] = dbus.UInt32(value)
+            else:
+                type_props[key] = dbus.String(value)
         return None
 
     _dispatch(self, 'SetUnitProperties', unit_name, action, ok_cb, err_cb)

@@ -40,6 +40,10 @@ APP_KEYS = {
     **LIMIT_KEYS,
     **USAGE_KEYS,
 }
+# SetLimits, Launch and rules only (systemd-oomd's; the kernel's files do not show them)
+OOM_KEYS = {
+    'ManagedOOMPreference': 's', 'ManagedOOMMemoryPressure': 's', 'ManagedOOMMemoryPressureLimit': 'u',
+}
 # SetLimits only: MemoryMax and MemoryHigh as SetMemoryLimit sets them
 SET_LIMITS_ONLY_KEYS = {'MemoryLimit': 't'}
 # rules take the limits and this

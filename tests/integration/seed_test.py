@@ -14,6 +14,7 @@ systemd and a real polkitd. The VM tier (tests/vm/system-test.sh, sections "proc
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 
@@ -208,6 +209,110 @@ class SlicesTest(RcTestCase):
         out = self.run_client('slice-set', 'user.slice', 'CPUWeight=25')
         self.assertEqual(out.returncode, 1, out.stderr)
         self.assertIn('not one of the slices', out.stderr)
+
+
+APP2 = 'app-gnome-org.example.Real-77.scope'
+
+
+def s_(value):
+    return GLib.Variant('s', value)
+
+
+def u_(value):
+    return GLib.Variant('u', value)
+
+
+class OomKeysWithoutOomdTest(RcTestCase):
+    '''No systemd-oomd (as on stock Debian 12): the ManagedOOM keys would do nothing.'''
+
+    def daemon_env(self):
+        # a socket file left behind by a stopped systemd-oomd.socket takes no connection
+        path = os.path.join(self.workdir, 'stale-oomd-socket')
+        if not os.path.exists(path):
+            stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            stale.bind(path)
+            stale.close()
+        return dict(super().daemon_env(), RC_OOMD_SOCKET=path)
+
+    def test_not_supported(self):
+        self.add_app(APP)
+        for limits in ({'ManagedOOMMemoryPressure': s_('kill')},
+                       {'ManagedOOMMemoryPressureLimit': u_(40)},
+                       {'ManagedOOMPreference': s_('avoid')}):
+            with self.subTest(limits=limits):
+                message = self.assert_rc_error('NotSupported', 'SetLimits', (APP, limits, {}), SL)
+                self.assertIn('systemd-oomd', message)
+        self.assertEqual(self.systemd_calls('SetUnitProperties'), [])
+
+
+class OomKeysTest(RcTestCase):
+    '''systemd-oomd runs (its socket is there).'''
+
+    def daemon_env(self):
+        path = os.path.join(self.workdir, 'oomd-socket')
+        if not os.path.exists(path):
+            listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            listener.bind(path)
+            listener.listen(16)
+            self.addCleanup(listener.close)
+        return dict(super().daemon_env(), RC_OOMD_SOCKET=path)
+
+    def test_pressure_keys_on_a_running_app(self):
+        self.add_app(APP)
+        self.rc_call('SetLimits', (APP, {'ManagedOOMMemoryPressure': s_('kill'),
+                                         'ManagedOOMMemoryPressureLimit': u_(40)}, {}), SL)
+        ((unit, runtime, props),) = self.systemd_calls('SetUnitProperties')
+        # systemd's limit is a fraction of 2^32 - 1, as `systemctl show` prints it for 40%
+        self.assertEqual((unit, runtime, dict(props)), (APP, True, {
+            'ManagedOOMMemoryPressure': 'kill', 'ManagedOOMMemoryPressureLimit': 1717986918}))
+
+    def test_preference_only_when_a_unit_starts(self):
+        self.add_app(APP)
+        message = self.assert_rc_error('NotSupported', 'SetLimits',
+                                       (APP, {'ManagedOOMPreference': s_('avoid')}, {}), SL)
+        self.assertIn('only when a unit starts', message)
+        # a rule's preference is not tried on a unit that runs; its other keys are
+        self.write_rules(self.system_rules_dir, '50-oom.conf',
+                         '[org.example.Real]\nManagedOOMPreference=omit\nCPUWeight=40\n')
+        self.wait_until(lambda: 'org.example.Real' in self.rc_call('ListRules')[0], 5, 'the rule')
+        self.add_app(APP2)
+        self.wait_until(lambda: self.systemd_calls('SetUnitProperties'), 5, 'the rule applied')
+        ((unit, _, props),) = self.systemd_calls('SetUnitProperties')
+        self.assertEqual((unit, dict(props)), (APP2, {'CPUWeight': 40}))
+        self.assertEqual(self.rc_call('ListRules')[0]['org.example.Real']['ManagedOOMPreference'],
+                         'omit')
+
+    def test_preference_at_launch(self):
+        unit = self.rc_call('Launch', ('org.example.Editor', [], {
+            'Limits': GLib.Variant('a{sv}', {'ManagedOOMPreference': s_('avoid')})}),
+            '(sasa{sv})')[0]
+        ((name, _, props, _),) = self.systemd_calls('StartTransientUnit')
+        self.assertEqual((name, dict(props)['ManagedOOMPreference']), (unit, 'avoid'))
+
+    def write_rules(self, folder, name, text):
+        path = os.path.join(folder, name)
+        h._write(path + '.tmp', text)
+        os.rename(path + '.tmp', path)
+
+    def test_bad_values(self):
+        self.add_app(APP)
+        for limits in ({'ManagedOOMPreference': s_('sometimes')},
+                       {'ManagedOOMMemoryPressure': s_('Kill')},
+                       {'ManagedOOMMemoryPressure': u_(1)},
+                       {'ManagedOOMMemoryPressureLimit': u_(101)},
+                       {'ManagedOOMMemoryPressureLimit': t(40)}):
+            with self.subTest(limits=limits):
+                message = self.assert_rc_error('InvalidArgument', 'SetLimits', (APP, limits, {}), SL)
+                self.assertIn(list(limits)[0], message)
+        self.assertEqual(self.systemd_calls('SetUnitProperties'), [])
+
+    def test_client_set(self):
+        self.add_app(APP)
+        out = self.run_client('set', APP, 'ManagedOOMMemoryPressure=kill',
+                              'ManagedOOMMemoryPressureLimit=20%')
+        self.assertEqual(out.returncode, 0, out.stderr)
+        ((_, _, props),) = self.systemd_calls('SetUnitProperties')
+        self.assertEqual(dict(props)['ManagedOOMMemoryPressureLimit'], 858993459)
 
 
 if __name__ == '__main__':
