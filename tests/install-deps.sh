@@ -28,6 +28,8 @@ packages=(
   qemu-system-x86 busybox-static kmod bc jq
   # the VM boost test writes Mutter's focus mark (user.xdg.inactive-since) with setfattr
   attr
+  # the VM oomd section: systemd-oomd acting on the ManagedOOM keys (the VM starts it only there)
+  systemd-oomd
 )
 
 missing=()

@@ -938,6 +938,18 @@ class BadInputTest(Base):
             ('SetLimits', sl, (APP, {'CPUWeight': t(100), 'Bogus': t(1)}, {}), 'InvalidArgument'),
             ('SetLimits', sl, (APP, {'CPUWeight': t(100)}, {'force': s('yes')}), 'InvalidArgument'),
             ('SetLimits', sl, (APP, {'CPUWeight': t(100)}, {'Force': b(True)}), 'InvalidArgument'),
+            # the second version's keys
+            ('SetLimits', sl, (APP, {'MemoryMin': t(MIB)}, {}), 'InvalidArgument'),
+            ('SetLimits', sl, (APP, {'MemoryMin': u(64)}, {}), 'InvalidArgument'),
+            ('SetLimits', sl, (APP, {'MemorySwapMax': s('0')}, {}), 'InvalidArgument'),
+            ('SetLimits', sl, (APP, {'ManagedOOMPreference': s('never')}, {}), 'InvalidArgument'),
+            ('SetLimits', sl, (APP, {'ManagedOOMMemoryPressureLimit': u(200)}, {}), 'InvalidArgument'),
+            ('GetAppByPid', '(u)', (0,), 'InvalidArgument'),
+            ('ListProcesses', '(s)', ('bad name!',), 'InvalidArgument'),
+            ('SetSliceLimits', sl, ('session', {'CPUWeight': t(100)}, {}), 'InvalidArgument'),
+            ('SetSliceLimits', sl, ('session.slice', {'CPUWeight': t(0)}, {}), 'InvalidArgument'),
+            ('Launch', '(sasa{sv})', ('bad name!', [], {}), 'InvalidArgument'),
+            ('Adopt', '(aua{sv})', ([], {}), 'InvalidArgument'),
             # a wrong signature is GDBus's to refuse
             ('SetWeight', '(su)', (APP, 100), 'org.freedesktop.DBus.Error.InvalidArgs'),
             ('SetWeight', '(s)', (APP,), 'org.freedesktop.DBus.Error.InvalidArgs'),

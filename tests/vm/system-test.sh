@@ -194,6 +194,9 @@ sec_install () {
   check "fair-by-default drop-ins installed" "yes yes" \
     "$(for d in scope service; do [ -f /usr/lib/systemd/user/app-.$d.d/10-resource-control.conf ] && echo yes || echo no; done | paste -sd' ')"
 
+  # stock Debian 12 has no systemd-oomd: only section oomd starts it
+  systemctl stop systemd-oomd.service systemd-oomd.socket 2>/dev/null
+
   # test-only: criticals abort the daemon (the NRestarts check catches it); its debug log goes to the journal
   mkdir -p /etc/systemd/user/resource-control.service.d
   printf '[Service]\nEnvironment=G_DEBUG=fatal-criticals G_MESSAGES_DEBUG=all\n' \
@@ -1338,8 +1341,78 @@ sec_slices () {
 }
 
 # ---------------------------------------------------------------------------------------------------
+# systemd-oomd and the ManagedOOM keys
 
-SECTIONS="install apps activate list getapp signals cli polkit_default fair weight freeze_effect demo knobs errors faults rules boost launch adopt processes slices oom polkit_down health io"
+OOMD_HOG='import sys, time
+chunks = []
+while True:
+    if len(chunks) < 40:
+        chunks.append(bytearray(8 << 20))   # 8 MiB, every page touched
+    time.sleep(0.02)'
+sec_oomd () {
+  login_session
+  # stock Debian 12 has no systemd-oomd (sec_install stopped it where installed): the keys would do nothing
+  systemctl stop systemd-oomd.service systemd-oomd.socket 2>/dev/null
+  call "ManagedOOMMemoryPressure without systemd-oomd" NotSupported SetLimits "$C1" \
+    "{'ManagedOOMMemoryPressure': <'kill'>}" '@a{sv} {}'
+  check_has "the error says why" systemd-oomd "$(last_message)"
+  if [ ! -x /lib/systemd/systemd-oomd ]; then
+    check "systemd-oomd installed on the host (tests/install-deps.sh)" yes no
+    return
+  fi
+  systemctl start systemd-oomd.socket systemd-oomd.service
+  check "systemd-oomd active" active "$(systemctl is-active systemd-oomd.service)"
+  call "ManagedOOMPreference of a running app" NotSupported SetLimits "$C1" "{'ManagedOOMPreference': <'avoid'>}" '@a{sv} {}'
+
+  # app.slice watched by systemd-oomd, through the API: kill in it above 10% memory pressure
+  polkit_rule set-slice-limits YES
+  polkit_wait set-slice-limits 0
+  call "SetSliceLimits app.slice ManagedOOMMemoryPressure=kill, limit 10%" OK SetSliceLimits app.slice \
+    "{'ManagedOOMMemoryPressure': <'kill'>, 'ManagedOOMMemoryPressureLimit': <uint32 10>}" '@a{sv} {}'
+  check "systemd sees it" "kill 429496729" \
+    "$(usc show -P ManagedOOMMemoryPressure app.slice) $(usc show -P ManagedOOMMemoryPressureLimit app.slice)"
+  wait_for 10 sh -c "oomctl | grep -q 'Path: .*user@$U.service/app.slice\$'"
+  check_has "oomctl monitors app.slice" "user@$U.service/app.slice" "$(oomctl 2>&1)"
+
+  # two memory-hungry apps held at MemoryHigh=48M (no swap: the kernel reclaims and throttles them), one
+  # launched with ManagedOOMPreference=avoid
+  printf '%s\n' "$OOMD_HOG" > /usr/local/bin/rc-oomd-hog.py
+  printf '[Desktop Entry]\nType=Application\nName=Hog %s\nExec=python3 /usr/local/bin/rc-oomd-hog.py\n' A \
+    > "$APPS_DIR/org.example.HogA.desktop"
+  printf '[Desktop Entry]\nType=Application\nName=Hog %s\nExec=python3 /usr/local/bin/rc-oomd-hog.py\n' B \
+    > "$APPS_DIR/org.example.HogB.desktop"
+  chown "$TUSER:" "$APPS_DIR"/org.example.Hog?.desktop
+  local a b bcg t0 t1 gone
+  a=$(cl resourcectl run --scope --set ManagedOOMPreference=avoid --set MemoryHigh=48M org.example.HogA 2>&1 | tail -1)
+  b=$(cl resourcectl run --scope --set MemoryHigh=48M org.example.HogB 2>&1 | tail -1)
+  bcg=$(cg "$b")
+  check "the avoid app's cgroup has user.oomd_avoid" 1 \
+    "$(getfattr --only-values -n user.oomd_avoid "$(cg "$a")" 2>&1)"
+  t0=$(now)
+  wait_for 120 sh -c "! [ -d '$bcg' ]"
+  t1=$(now)
+  gone=$([ -d "$bcg" ] && echo running || echo gone)
+  note "memory.pressure of app.slice: $(tr '\n' ' ' < "$UM/app.slice/memory.pressure")"
+  check "systemd-oomd killed the app without the preference" gone "$gone"
+  note "killed after $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", b - a }') s"
+  check "the app with ManagedOOMPreference=avoid lives" active "$(usc is-active -- "$a" 2>&1)"
+  local line
+  line=$(journalctl --no-pager -o cat -u systemd-oomd 2>/dev/null | grep -F "$b" | tail -1)
+  check_has "systemd-oomd's journal line names it" "Killed" "$line"
+  note "oomd: $line"
+  line=$(journalctl --no-pager -o cat _SYSTEMD_USER_UNIT="$b" USER_UNIT="$b" 2>/dev/null | grep -i -E 'oom|result' | tail -2 | paste -sd' ')
+  check_has "the user manager's result for it" "oom-kill" "$line"
+  note "user manager: $line"
+  usc stop -- "$a" "$b" 2>/dev/null
+  call "SetSliceLimits app.slice back" OK SetSliceLimits app.slice \
+    "{'ManagedOOMMemoryPressure': <'auto'>, 'ManagedOOMMemoryPressureLimit': <uint32 0>}" '@a{sv} {}'
+  polkit_rule none
+  systemctl stop systemd-oomd.service systemd-oomd.socket
+}
+
+# ---------------------------------------------------------------------------------------------------
+
+SECTIONS="install apps activate list getapp signals cli polkit_default fair weight freeze_effect demo knobs errors faults rules boost launch adopt processes slices oomd oom polkit_down health io"
 ALWAYS="install apps activate"
 NO_DAEMON="install apps activate fair"
 echo "== system test: kernel $(uname -r), systemd $(systemctl --version | head -1 | cut -d' ' -f2), user $TUSER ($U), $(nproc) CPUs"
