@@ -298,6 +298,8 @@ check_record () { # check_record FLATFILE UNIT APPID LAUNCHER NAME ICON DESKTOPF
   check "$u MemoryHigh = memory.high" "$(cat "$d/memory.high")" "$(field "$f" "$u" MemoryHigh)"
   check "$u MemoryMax = memory.max" "$(cat "$d/memory.max")" "$(field "$f" "$u" MemoryMax)"
   check "$u TasksMax = pids.max" "$(cat "$d/pids.max")" "$(field "$f" "$u" TasksMax)"
+  check "$u MemoryMin = memory.min" "$(cat "$d/memory.min")" "$(field "$f" "$u" MemoryMin)"
+  check "$u MemorySwapMax = memory.swap.max" "$(cat "$d/memory.swap.max")" "$(field "$f" "$u" MemorySwapMax)"
   check "$u TasksCurrent = pids.current" "$(cat "$d/pids.current")" "$(field "$f" "$u" TasksCurrent)"
 }
 
@@ -330,7 +332,7 @@ sec_list () {
   check "the daemon's own unit is not an app" "" "$(cut -f1 "$f" | grep -xF resource-control.service)"
   check "a non-app unit is not listed" "" "$(cut -f1 "$f" | grep -xF -- "$NA")"
   check "record keys" \
-    "ActiveState AppId CPUQuota CPUUsageNSec CPUWeight DesktopFile FreezerState IOWeight Icon Launcher MemoryCurrent MemoryHigh MemoryLow MemoryMax Name Pids Slice TasksCurrent TasksMax Unit" \
+    "ActiveState AppId CPUQuota CPUUsageNSec CPUWeight DesktopFile FreezerState IOWeight Icon Launcher MemoryCurrent MemoryHigh MemoryLow MemoryMax MemoryMin MemorySwapMax Name Pids Slice TasksCurrent TasksMax Unit" \
     "$(FU="$C1" awk -F'\t' '$1 == ENVIRON["FU"] { print $2 }' "$f" | sort | paste -sd' ')"
   check_record "$f" "$C1" org.gnome.Calculator gnome Calculator accessories-calculator "$APPS_DIR/org.gnome.Calculator.desktop"
   check_record "$f" "$C2" org.gnome.Calculator gnome Calculator accessories-calculator "$APPS_DIR/org.gnome.Calculator.desktop"
