@@ -879,9 +879,12 @@ rc_adopt_submit (const RcChangeServices *svc,
       g_autoptr(RcProc) proc = values[i] != 0 ? rc_proc_read (values[i]) : NULL;
 
       if (proc == NULL)
-        error = g_error_new (RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
-                             "There is no process %u", values[i]);
-      if (error != NULL || !check_adoptable (proc, &error) ||
+        {
+          request_fail (request, g_error_new (RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                                              "There is no process %u", values[i]));
+          return;
+        }
+      if (!check_adoptable (proc, &error) ||
           (!g_variant_lookup (options, RC_OPTION_APP_ID, "&s", NULL) &&
            !detect_app_id (request, proc, &index, &error)))
         {

@@ -59,6 +59,21 @@ names_of (RcLimit limit)
   return NULL;
 }
 
+/* The name of value @value of a named limit (the first one for a value
+ * that is none of them, which parsing never gives). */
+static const char *
+name_of (RcLimit limit,
+         guint64 value)
+{
+  const char * const *names = names_of (limit);
+
+  g_return_val_if_fail (names != NULL, "");
+  for (guint64 i = 0; names[i] != NULL; i++)
+    if (i == value)
+      return names[i];
+  return names[0];
+}
+
 /* The index of @text in the names of @limit; FALSE with the names allowed. */
 static gboolean
 parse_name (RcLimit     limit,
@@ -508,7 +523,7 @@ rc_limits_add_unit_properties (const RcLimits  *limits,
         value = value == 0 ? G_MAXUINT64 : value * G_USEC_PER_SEC / 100;
       if (names_of (limit) != NULL)
         g_variant_builder_add (builder, "(sv)", limit_info[limit].property,
-                               g_variant_new_string (names_of (limit)[value]));
+                               g_variant_new_string (name_of (limit, value)));
       /* systemd's pressure limit is a fraction of 2^32 - 1 (20% is 858993459) */
       else if (limit == RC_LIMIT_OOM_PRESSURE_LIMIT)
         g_variant_builder_add (builder, "(sv)", limit_info[limit].property,
@@ -540,7 +555,7 @@ rc_limits_to_app_changes (const RcLimits *limits)
       if (!rc_limits_has (limits, limit))
         continue;
       if (names_of (limit) != NULL)
-        value = g_variant_new_string (names_of (limit)[limits->values[limit]]);
+        value = g_variant_new_string (name_of (limit, limits->values[limit]));
       else if (g_str_equal (limit_info[limit].type, "u"))
         value = g_variant_new_uint32 ((guint32) limits->values[limit]);
       else
@@ -636,7 +651,7 @@ rc_limit_format_text (RcLimit limit,
   guint exponent = 0;
 
   if (names_of (limit) != NULL)
-    return g_strdup (names_of (limit)[value]);
+    return g_strdup (name_of (limit, value));
   if (value == G_MAXUINT64)
     return g_strdup ("infinity");
   if (limit == RC_LIMIT_CPU_QUOTA || limit == RC_LIMIT_OOM_PRESSURE_LIMIT)

@@ -219,12 +219,13 @@ read_slice_group (RcRules    *self,
                   const char *path,
                   const char *group)
 {
-  g_autofree RcRule * rule = read_rule_group (self, reported, file, path, group);
+  RcRule *rule = read_rule_group (self, reported, file, path, group);
   RcLimits *limits = g_new0 (RcLimits, 1);
 
   if (rule->freeze_when_inactive_sec != 0)
     report (self, reported, "%s, [%s], %s: a slice is never frozen", path, group, FREEZE_KEY);
   *limits = rule->limits;
+  g_free (rule);
   return limits;
 }
 
