@@ -157,6 +157,7 @@ parse_environment (Request  *request,
           return FALSE;
         }
     }
+  g_strfreev (request->environment);
   request->environment = g_variant_dup_strv (value, NULL);
   return TRUE;
 }
@@ -218,6 +219,7 @@ parse_launch_option (Request    *request,
                        "given as an absolute path", s);
           return FALSE;
         }
+      g_free (request->working_directory);
       request->working_directory = g_strdup (s);
       return TRUE;
     }
@@ -248,6 +250,7 @@ parse_adopt_option (Request    *request,
         return option_type_error (key, value, "s", error);
       if (!rc_app_id_check (g_variant_get_string (value, NULL), error))
         return FALSE;
+      g_free (request->app_id);
       request->app_id = g_variant_dup_string (value, NULL);
       return TRUE;
     }
@@ -313,6 +316,7 @@ listed_timeout_cb (gpointer user_data)
 
   request->timeout_id = 0;
   g_message ("%s is active but not listed after %d s", request->unit, LISTED_TIMEOUT_SEC);
+  rc_policy_forget_start (request->svc->policy, request->unit);
   request_done (request);
   return G_SOURCE_REMOVE;
 }
@@ -547,8 +551,15 @@ start (Request *request)
   GError *error = NULL;
   RcLimits limits;
 
-  rc_policy_prepare_start (svc->policy, request->unit, request->app_id, &request->requested,
-                           &limits);
+  if (!rc_policy_prepare_start (svc->policy, request->unit, request->app_id, &request->requested,
+                                &limits))
+    {
+      g_autofree char *unit = g_steal_pointer (&request->unit);   /* not ours to forget */
+
+      request_fail (request, g_error_new (RC_ERROR, RC_ERROR_FAILED,
+                                          "%s is being started already", unit));
+      return;
+    }
   if (!rc_limits_check_oomd (&request->requested, &error))
     {
       request_fail (request, error);
@@ -810,6 +821,28 @@ note_source_cgroups (Request *request,
   return TRUE;
 }
 
+/* A password dialog may have taken long enough for a pid to be reused. */
+static gboolean
+check_roots_again (Request *request,
+                   GError **error)
+{
+  for (guint i = 0; i < request->roots->len; i++)
+    {
+      guint32 pid = g_array_index (request->roots, guint32, i);
+      g_autoptr(RcProc) proc = rc_proc_read (pid);
+
+      if (proc == NULL)
+        {
+          g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                       "Process %u ended before it could be adopted", pid);
+          return FALSE;
+        }
+      if (!check_adoptable (proc, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
 static void
 adopt_authorized_cb (GObject      *source,
                      GAsyncResult *result,
@@ -820,7 +853,7 @@ adopt_authorized_cb (GObject      *source,
   GError *error = NULL;
 
   if (!rc_authority_check_finish (RC_AUTHORITY (source), result, NULL, &error) ||
-      !note_source_cgroups (request, &error))
+      !check_roots_again (request, &error) || !note_source_cgroups (request, &error))
     {
       request_fail (request, error);
       return;

@@ -529,8 +529,14 @@ handle_get_app_by_pid (RcDBusResourceControl *object,
   if (proc == NULL)
     return reject (invocation,
                    g_error_new (RC_ERROR, RC_ERROR_NO_SUCH_APP, "There is no process %u", pid));
-  if (sd_pid_get_user_unit (pid, &unit) >= 0)
+  /* another user's process is in that user's units, never in ours */
+  if (proc->uid == getuid () && sd_pid_get_user_unit (pid, &unit) >= 0)
     app = rc_registry_lookup_unit (self->svc.registry, unit);
+  if (app == NULL && proc->uid != getuid ())
+    return reject (invocation,
+                   g_error_new (RC_ERROR, RC_ERROR_NO_SUCH_APP,
+                                "Process %u (%s) belongs to user %u, whose apps this daemon "
+                                "does not manage", pid, proc->comm, proc->uid));
   /* a unit systemd names by an alias, or a cgroup below the unit's own */
   if (app == NULL)
     app = rc_registry_lookup_cgroup (self->svc.registry, proc->cgroup);

@@ -383,7 +383,7 @@ rc_policy_take_request (RcPolicy *self,
     }
 }
 
-void
+gboolean
 rc_policy_prepare_start (RcPolicy       *self,
                          const char     *unit,
                          const char     *app_id,
@@ -392,7 +392,11 @@ rc_policy_prepare_start (RcPolicy       *self,
 {
   const RcRule *rule = rc_rules_lookup (self->rules, app_id);
   RcLimits none = { 0, };
-  Start *start = g_new0 (Start, 1);
+  Start *start;
+
+  if (g_hash_table_contains (self->starting, unit))
+    return FALSE;
+  start = g_new0 (Start, 1);
 
   rc_policy_resolve_limits (NULL, requested, rule != NULL ? &rule->limits : NULL, &none, &none,
                             out_limits);
@@ -403,6 +407,7 @@ rc_policy_prepare_start (RcPolicy       *self,
   start->api.force = FALSE;
   start->applied = *out_limits;
   g_hash_table_replace (self->starting, g_strdup (unit), start);
+  return TRUE;
 }
 
 void

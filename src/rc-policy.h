@@ -62,8 +62,9 @@ void      rc_policy_take_request (RcPolicy *self,
  * have from its first moment (@requested, its rule, and CPUWeight 100 for
  * fairness when neither sets one). When @unit appears the policy counts
  * @requested as its API values and @out_limits as applied already.
+ * FALSE (and nothing changed) when @unit is being started already.
  * rc_policy_forget_start drops that when the start failed. */
-void      rc_policy_prepare_start (RcPolicy       *self,
+gboolean  rc_policy_prepare_start (RcPolicy       *self,
                                    const char     *unit,
                                    const char     *app_id,
                                    const RcLimits *requested,

@@ -62,7 +62,12 @@ rc_proc_read (guint32 pid)
   proc->ppid = ppid;
   proc->uid = uid != NULL ? (guint32) strtoul (uid + 5, NULL, 10) : G_MAXUINT32;
   proc->kernel_thread = (flags & PF_KTHREAD) != 0 || ppid == 2 || pid == 2;
-  proc->comm = g_strndup (open + 1, close - open - 1);
+  {
+    g_autofree char *comm = g_strndup (open + 1, close - open - 1);
+
+    /* any bytes a process chose, cut at 15: it goes into D-Bus strings */
+    proc->comm = g_utf8_make_valid (comm, -1);
+  }
   proc->cgroup = read_cgroup (pid);
   return g_steal_pointer (&proc);
 }

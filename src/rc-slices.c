@@ -124,8 +124,14 @@ written_cb (GObject      *source,
   if (rc_systemd_set_unit_properties_finish (RC_SYSTEMD (source), result, &error))
     {
       for (RcLimit limit = 0; limit < RC_N_LIMITS; limit++)
-        if (rc_limits_has (&write->limits, limit))
+        {
+          if (!rc_limits_has (&write->limits, limit))
+            continue;
           rc_limits_set (&slice->applied, limit, write->limits.values[limit]);
+          /* an API value counts once systemd took it, not when refused */
+          if (write->task != NULL)
+            rc_limits_set (&slice->api, limit, write->limits.values[limit]);
+        }
       if (write->task != NULL)
         g_task_return_boolean (write->task, TRUE);
     }
@@ -168,16 +174,19 @@ write_start (RcQueued *queued,
 
   if (write->task != NULL)
     {
-      /* checked in its turn, against the slice as it is now */
-      if (!rc_limits_check_app (&write->limits, slice_names[write->index], cgroup, &error))
+      /* checked in its turn, against the slice as it is now: without its
+       * cgroup a memory cap could not be checked against its use */
+      if (cgroup == NULL)
+        error = g_error_new (RC_ERROR, RC_ERROR_FAILED, "The user manager has not told "
+                             "where %s is yet; try again in a moment",
+                             slice_names[write->index]);
+      if (error != NULL ||
+          !rc_limits_check_app (&write->limits, slice_names[write->index], cgroup, &error))
         {
           g_task_return_error (write->task, error);
           write_free (write);
           return;
         }
-      for (RcLimit limit = 0; limit < RC_N_LIMITS; limit++)
-        if (rc_limits_has (&write->limits, limit))
-          rc_limits_set (&slice->api, limit, write->limits.values[limit]);
     }
   else
     {

@@ -513,6 +513,13 @@ start_transient_cb (GObject      *source,
       g_task_return_error (task, translate_error (error));
       return;
     }
+  if (g_hash_table_lookup (self->starts, start->unit) != task)
+    {
+      /* systemd left the bus meanwhile: its JobRemoved will not come */
+      g_task_return_new_error (task, RC_ERROR, RC_ERROR_FAILED,
+                               "systemd left the session bus before %s had started", start->unit);
+      return;
+    }
   if (start->result != NULL)
     {
       start_return (task);
@@ -732,6 +739,28 @@ manager_signal_cb (GDBusConnection *connection,
                  0, id, path);
 }
 
+/* systemd left: no JobRemoved will come for the starts waiting for one. */
+static void
+fail_starts (RcSystemd *self)
+{
+  g_autoptr(GList) tasks = g_hash_table_get_values (self->starts);
+
+  for (GList *l = tasks; l != NULL; l = l->next)
+    g_object_ref (l->data);
+  g_hash_table_remove_all (self->starts);
+  for (GList *l = tasks; l != NULL; l = l->next)
+    {
+      g_autoptr(GTask) task = l->data;
+      Start *start = g_task_get_task_data (task);
+
+      /* one whose reply is still on its way gets its error from the call */
+      if (!start->replied)
+        continue;
+      g_task_return_new_error (task, RC_ERROR, RC_ERROR_FAILED,
+                               "systemd left the session bus before %s had started", start->unit);
+    }
+}
+
 static void
 name_appeared_cb (GDBusConnection *connection,
                   const char      *name,
@@ -757,6 +786,7 @@ name_vanished_cb (GDBusConnection *connection,
   else
     g_message ("The systemd user manager is not on the session bus; waiting for it");
   self->present = FALSE;
+  fail_starts (self);
   g_signal_emit (self, signals[SIGNAL_VANISHED], 0);
 }
 

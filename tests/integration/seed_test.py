@@ -57,8 +57,9 @@ class ProcessesTest(RcTestCase):
                               check=True).stdout.strip()
         message = self.assert_rc_error('NoSuchApp', 'GetAppByPid', (int(dead),), '(u)')
         self.assertIn(f'no process {dead}', message)
+        # another user's process is in that user's units, never in this daemon's apps
         message = self.assert_rc_error('NoSuchApp', 'GetAppByPid', (1,), '(u)')
-        self.assertIn('is in no app', message)
+        self.assertIn('belongs to user 0', message)
         self.assert_rc_error('InvalidArgument', 'GetAppByPid', (0,), '(u)')
 
     def test_list_processes(self):
@@ -182,6 +183,19 @@ class SlicesTest(RcTestCase):
         self.wait_until(lambda: self.slice_file('session.slice', 'cpu.weight') == '100', 5,
                         'the user\'s empty group to take the shipped weight away')
         self.assertEqual(self.slice_file('background.slice', 'cpu.weight'), '50')
+
+    def test_a_refused_value_is_not_applied_later(self):
+        self.mock('SetFailFor', ('SetUnitProperties', 'background.slice',
+                                 'org.freedesktop.DBus.Error.AccessDenied', 'computer says no', 1),
+                  '(ssssu)')
+        message = self.assert_rc_error('Failed', 'SetSliceLimits',
+                                       ('background.slice', {'CPUWeight': t(50)}, {}), SL)
+        self.assertIn('computer says no', message)
+        # the rules are read again: what systemd refused is not slipped in then
+        self.write_user_rule('[Slice app]\nCPUWeight=90\n')
+        self.wait_until(lambda: self.slice_file('app.slice', 'cpu.weight') == '90', 5,
+                        'the app.slice rule')
+        self.assertEqual(self.slice_file('background.slice', 'cpu.weight'), '100')
 
     def write_user_rule(self, text):
         os.makedirs(self.user_rules_dir, exist_ok=True)
