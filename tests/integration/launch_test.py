@@ -397,8 +397,15 @@ class AdoptTest(LaunchBase):
         self.assertIn('--yes', out.stderr)
         plan = out.stdout
         moving, _, staying = plan.partition('Will stay where they are')
-        self.assertRegex(moving, r'org\.example\.Editor\n\s+' + str(editor.pid) + r' \(sh\)')
-        self.assertIn(f'{painter.pid} (painter)', moving)
+        # per app, what moves (other tests of this user may run trees of the same apps)
+        groups, app = {}, None
+        for line in moving.splitlines()[1:]:
+            if line.startswith('  ') and not line.startswith('   '):
+                app = line.strip()
+            elif app is not None:
+                groups[app] = groups.get(app, '') + line
+        self.assertIn(f'{editor.pid} (sh)', groups.get('org.example.Editor', ''), moving)
+        self.assertIn(f'{painter.pid} (painter)', groups.get('org.example.Painter', ''), moving)
         self.assertIn(f'{unknown.pid} (sleep)', staying)
         self.assertEqual(self.systemd_calls('StartTransientUnit'), [])
 
