@@ -353,25 +353,6 @@ rc_cgroup_freeze_supported (void)
   return g_file_test (path, G_FILE_TEST_EXISTS);
 }
 
-char *
-rc_cgroup_of_pid (guint32 pid)
-{
-  g_autofree char *path = g_strdup_printf ("/proc/%u/cgroup", pid);
-  g_autofree char *contents = NULL;
-  g_auto(GStrv) lines = NULL;
-
-  if (!g_file_get_contents (path, &contents, NULL, NULL))
-    return NULL;
-  lines = g_strsplit (contents, "\n", -1);
-  for (guint i = 0; lines[i] != NULL; i++)
-    {
-      /* The unified hierarchy's line, present on v2 and hybrid hosts. */
-      if (g_str_has_prefix (lines[i], "0::"))
-        return g_strdup (lines[i] + 3);
-    }
-  return NULL;
-}
-
 gboolean
 rc_cgroup_path_contains (const char *parent,
                          const char *child)

@@ -40,7 +40,6 @@ gboolean    rc_cgroup_has_controller (const char *control_group,
 gboolean    rc_cgroup_is_delegated (const char *control_group,
                                     const char *controller);
 gboolean    rc_cgroup_freeze_supported (void);
-char       *rc_cgroup_of_pid (guint32 pid);
 gboolean    rc_cgroup_path_contains (const char *parent,
                                      const char *child);
 

@@ -2,6 +2,7 @@
 #include "rc-change.h"
 #include "rc-cgroup.h"
 #include "rc-error.h"
+#include "rc-proc.h"
 
 #include <unistd.h>
 
@@ -222,7 +223,7 @@ check_not_own_unit (Request *request,
 
   for (guint p = 0; p < G_N_ELEMENTS (pids); p++)
     {
-      g_autofree char *cgroup = rc_cgroup_of_pid (pids[p]);
+      g_autofree char *cgroup = rc_proc_cgroup (pids[p]);
 
       for (guint i = 0; cgroup != NULL && i < request->apps->len; i++)
         {

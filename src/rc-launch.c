@@ -538,7 +538,7 @@ unit_properties (Request        *request,
 static gboolean
 io_delegated (void)
 {
-  g_autofree char *own = rc_cgroup_of_pid ((guint32) getpid ());
+  g_autofree char *own = rc_proc_cgroup ((guint32) getpid ());
 
   return rc_cgroup_is_delegated (own, "io");
 }
@@ -565,8 +565,7 @@ start (Request *request)
       request_fail (request, error);
       return;
     }
-  if (!rc_limits_oomd_running ())
-    limits.set &= ~RC_LIMITS_OOM;     /* a rule's, which would do nothing */
+  limits.set &= ~rc_limits_oom_without_oomd (&limits);   /* a rule's: they would do nothing */
   if (rc_limits_has (&limits, RC_LIMIT_IO_WEIGHT) && !io_delegated ())
     {
       /* A rule's IOWeight means nothing there; asked for, it is refused. */

@@ -423,11 +423,19 @@ rc_limits_oomd_running (void)
   return listening;
 }
 
+guint
+rc_limits_oom_without_oomd (const RcLimits *limits)
+{
+  guint oom = limits->set & RC_LIMITS_OOM;
+
+  return oom != 0 && !rc_limits_oomd_running () ? oom : 0;
+}
+
 gboolean
 rc_limits_check_oomd (const RcLimits *limits,
                       GError        **error)
 {
-  if ((limits->set & RC_LIMITS_OOM) == 0 || rc_limits_oomd_running ())
+  if (rc_limits_oom_without_oomd (limits) == 0)
     return TRUE;
   g_set_error_literal (error, RC_ERROR, RC_ERROR_NOT_SUPPORTED,
                        "systemd-oomd does not run on this system, so ManagedOOMPreference, "

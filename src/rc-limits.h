@@ -95,6 +95,9 @@ void        rc_limits_add_unit_properties (const RcLimits  *limits,
 GVariant   *rc_limits_to_app_changes (const RcLimits *limits);
 /* Is systemd-oomd there to act on the ManagedOOM keys? */
 gboolean    rc_limits_oomd_running (void);
+/* The ManagedOOM keys of @limits that would do nothing because systemd-oomd
+ * does not run (asked only when @limits has any): all of them, or none. */
+guint       rc_limits_oom_without_oomd (const RcLimits *limits);
 /* NotSupported when @limits has ManagedOOM keys and systemd-oomd does not run. */
 gboolean    rc_limits_check_oomd (const RcLimits *limits,
                                   GError        **error);

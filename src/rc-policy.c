@@ -315,22 +315,19 @@ take_diff (RcPolicy *self,
 {
   g_autoptr(GError) error = NULL;
   RcLimits wanted, diff;
+  guint skip;
 
   effective_limits (self, unit, &wanted);
   rc_limits_diff (&wanted, &unit->applied, &diff);
   /* What systemd cannot do for a unit that runs: its ManagedOOMPreference
    * (written only when a unit starts: Launch gives it), and any ManagedOOM
    * key without systemd-oomd. Counted as done, so it is not tried again. */
-  if ((diff.set & RC_LIMITS_OOM) != 0)
+  skip = (diff.set & (1u << RC_LIMIT_OOM_PREFERENCE)) | rc_limits_oom_without_oomd (&diff);
+  if (skip != 0)
     {
-      guint skip = 1u << RC_LIMIT_OOM_PREFERENCE;
-
-      if (!rc_limits_oomd_running ())
-        skip = RC_LIMITS_OOM;
-      if ((diff.set & skip) != 0)
-        g_debug ("Policy: %s: the rule's ManagedOOM keys %x cannot be applied to a running unit",
-                 unit->app->unit, diff.set & skip);
-      unit->applied.set |= diff.set & skip;
+      g_debug ("Policy: %s: the rule's ManagedOOM keys %x cannot be applied to a running unit",
+               unit->app->unit, skip);
+      unit->applied.set |= skip;
       diff.set &= ~skip;
     }
   /* A rule never takes memory away from an app that uses it now (only a

@@ -22,19 +22,22 @@ proc_file (guint32     pid,
   return contents;
 }
 
-static char *
-read_cgroup (guint32 pid)
+char *
+rc_proc_cgroup (guint32 pid)
 {
   g_autofree char *contents = proc_file (pid, "cgroup", NULL);
   g_auto(GStrv) lines = NULL;
 
   if (contents == NULL)
-    return g_strdup ("");
+    return NULL;
   lines = g_strsplit (contents, "\n", -1);
   for (guint i = 0; lines[i] != NULL; i++)
-    if (g_str_has_prefix (lines[i], "0::"))
-      return g_strdup (lines[i] + 3);
-  return g_strdup ("");
+    {
+      /* The unified hierarchy's line, present on v2 and hybrid hosts. */
+      if (g_str_has_prefix (lines[i], "0::"))
+        return g_strdup (lines[i] + 3);
+    }
+  return NULL;
 }
 
 RcProc *
@@ -68,7 +71,9 @@ rc_proc_read (guint32 pid)
     /* any bytes a process chose, cut at 15: it goes into D-Bus strings */
     proc->comm = g_utf8_make_valid (comm, -1);
   }
-  proc->cgroup = read_cgroup (pid);
+  proc->cgroup = rc_proc_cgroup (pid);
+  if (proc->cgroup == NULL)
+    proc->cgroup = g_strdup ("");
   return g_steal_pointer (&proc);
 }
 

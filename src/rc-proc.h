@@ -17,6 +17,8 @@ typedef struct {
   char    *cgroup;        /* the unified hierarchy's path; "" when unknown */
 } RcProc;
 
+/* The process's cgroup in the unified hierarchy; NULL when unknown. */
+char      *rc_proc_cgroup (guint32 pid);
 /* NULL when there is no such process (or it went away while read). */
 RcProc    *rc_proc_read (guint32 pid);
 void       rc_proc_free (RcProc *proc);

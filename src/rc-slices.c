@@ -208,9 +208,8 @@ write_start (RcQueued *queued,
           !rc_cgroup_is_delegated (cgroup, "io"))
         write->limits.set &= ~(1u << RC_LIMIT_IO_WEIGHT);
       /* as for apps' rules (rc-policy.c): a slice runs already */
-      write->limits.set &= ~(1u << RC_LIMIT_OOM_PREFERENCE);
-      if (!rc_limits_oomd_running ())
-        write->limits.set &= ~RC_LIMITS_OOM;
+      write->limits.set &= ~((1u << RC_LIMIT_OOM_PREFERENCE) |
+                             rc_limits_oom_without_oomd (&write->limits));
       if (write->limits.set == 0)
         {
           write_free (write);
