@@ -22,7 +22,7 @@ from gi.repository import Gio, GLib
 
 import mock_systemd
 import rctest_harness as h
-from rctest_harness import MIB, UINT64_MAX, HANG, RcTestCase, own_cgroup
+from rctest_harness import MIB, UINT64_MAX, HANG, RcTestCase, own_cgroup, t, u, b, s
 
 APP = 'app-gnome-org.example.Editor-4711.scope'
 APP_ID = 'org.example.Editor'
@@ -32,22 +32,6 @@ from rcnames import ACTIONS, APP_KEYS, LIMIT_KEYS, USAGE_KEYS  # noqa: E402
 
 def online_cpus():
     return os.sysconf('SC_NPROCESSORS_ONLN')
-
-
-def t(value):
-    return GLib.Variant('t', value)
-
-
-def u(value):
-    return GLib.Variant('u', value)
-
-
-def b(value):
-    return GLib.Variant('b', value)
-
-
-def s(value):
-    return GLib.Variant('s', value)
 
 
 class Base(RcTestCase):

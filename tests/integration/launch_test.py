@@ -21,7 +21,7 @@ import time
 from gi.repository import GLib
 
 import rctest_harness as h
-from rctest_harness import MIB, RcTestCase
+from rctest_harness import MIB, RcTestCase, s, strv, t
 
 LAUNCHED = 'org.example.Launched'
 PAINTER = 'org.example.Painter'
@@ -35,18 +35,6 @@ APP_SCRIPT = '''#!/bin/sh
 mv "$RC_TEST_OUT.tmp" "$RC_TEST_OUT"
 exec sleep 30
 '''
-
-
-def t(value):
-    return GLib.Variant('t', value)
-
-
-def s(value):
-    return GLib.Variant('s', value)
-
-
-def strv(value):
-    return GLib.Variant('as', value)
 
 
 class LaunchBase(RcTestCase):

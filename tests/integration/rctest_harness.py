@@ -515,6 +515,27 @@ class PendingCall:
         self.finished_at = time.monotonic()
 
 
+# GVariant values for call arguments, as the API types them
+def t(value):
+    return GLib.Variant('t', value)
+
+
+def u(value):
+    return GLib.Variant('u', value)
+
+
+def b(value):
+    return GLib.Variant('b', value)
+
+
+def s(value):
+    return GLib.Variant('s', value)
+
+
+def strv(value):
+    return GLib.Variant('as', value)
+
+
 def dbus_error_name(error):
     return Gio.DBusError.get_remote_error(error) or ''
 

@@ -21,7 +21,7 @@ import sys
 from gi.repository import GLib
 
 import rctest_harness as h
-from rctest_harness import MIB, RcTestCase, own_cgroup
+from rctest_harness import MIB, RcTestCase, own_cgroup, s, t, u
 from rcnames import LIMIT_KEYS, USAGE_KEYS
 
 APP = 'app-gnome-org.example.Editor-4711.scope'
@@ -112,10 +112,6 @@ class ProcessesTest(RcTestCase):
 SL = '(sa{sv}a{sv})'
 SHIPPED_SLICES = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'data',
                               'rules', '10-slices.conf')
-
-
-def t(value):
-    return GLib.Variant('t', value)
 
 
 class SlicesTest(RcTestCase):
@@ -228,14 +224,6 @@ class SlicesTest(RcTestCase):
 APP2 = 'app-gnome-org.example.Real-77.scope'
 
 
-def s_(value):
-    return GLib.Variant('s', value)
-
-
-def u_(value):
-    return GLib.Variant('u', value)
-
-
 class OomKeysWithoutOomdTest(RcTestCase):
     '''No systemd-oomd (as on stock Debian 12): the ManagedOOM keys would do nothing.'''
 
@@ -250,9 +238,9 @@ class OomKeysWithoutOomdTest(RcTestCase):
 
     def test_not_supported(self):
         self.add_app(APP)
-        for limits in ({'ManagedOOMMemoryPressure': s_('kill')},
-                       {'ManagedOOMMemoryPressureLimit': u_(40)},
-                       {'ManagedOOMPreference': s_('avoid')}):
+        for limits in ({'ManagedOOMMemoryPressure': s('kill')},
+                       {'ManagedOOMMemoryPressureLimit': u(40)},
+                       {'ManagedOOMPreference': s('avoid')}):
             with self.subTest(limits=limits):
                 message = self.assert_rc_error('NotSupported', 'SetLimits', (APP, limits, {}), SL)
                 self.assertIn('systemd-oomd', message)
@@ -273,8 +261,8 @@ class OomKeysTest(RcTestCase):
 
     def test_pressure_keys_on_a_running_app(self):
         self.add_app(APP)
-        self.rc_call('SetLimits', (APP, {'ManagedOOMMemoryPressure': s_('kill'),
-                                         'ManagedOOMMemoryPressureLimit': u_(40)}, {}), SL)
+        self.rc_call('SetLimits', (APP, {'ManagedOOMMemoryPressure': s('kill'),
+                                         'ManagedOOMMemoryPressureLimit': u(40)}, {}), SL)
         ((unit, runtime, props),) = self.systemd_calls('SetUnitProperties')
         # systemd's limit is a fraction of 2^32 - 1, as `systemctl show` prints it for 40%
         self.assertEqual((unit, runtime, dict(props)), (APP, True, {
@@ -283,7 +271,7 @@ class OomKeysTest(RcTestCase):
     def test_preference_only_when_a_unit_starts(self):
         self.add_app(APP)
         message = self.assert_rc_error('NotSupported', 'SetLimits',
-                                       (APP, {'ManagedOOMPreference': s_('avoid')}, {}), SL)
+                                       (APP, {'ManagedOOMPreference': s('avoid')}, {}), SL)
         self.assertIn('only when a unit starts', message)
         # a rule's preference is not tried on a unit that runs; its other keys are
         self.write_rules(self.system_rules_dir, '50-oom.conf',
@@ -298,7 +286,7 @@ class OomKeysTest(RcTestCase):
 
     def test_preference_at_launch(self):
         unit = self.rc_call('Launch', ('org.example.Editor', [], {
-            'Limits': GLib.Variant('a{sv}', {'ManagedOOMPreference': s_('avoid')})}),
+            'Limits': GLib.Variant('a{sv}', {'ManagedOOMPreference': s('avoid')})}),
             '(sasa{sv})')[0]
         ((name, _, props, _),) = self.systemd_calls('StartTransientUnit')
         self.assertEqual((name, dict(props)['ManagedOOMPreference']), (unit, 'avoid'))
@@ -310,10 +298,10 @@ class OomKeysTest(RcTestCase):
 
     def test_bad_values(self):
         self.add_app(APP)
-        for limits in ({'ManagedOOMPreference': s_('sometimes')},
-                       {'ManagedOOMMemoryPressure': s_('Kill')},
-                       {'ManagedOOMMemoryPressure': u_(1)},
-                       {'ManagedOOMMemoryPressureLimit': u_(101)},
+        for limits in ({'ManagedOOMPreference': s('sometimes')},
+                       {'ManagedOOMMemoryPressure': s('Kill')},
+                       {'ManagedOOMMemoryPressure': u(1)},
+                       {'ManagedOOMMemoryPressureLimit': u(101)},
                        {'ManagedOOMMemoryPressureLimit': t(40)}):
             with self.subTest(limits=limits):
                 message = self.assert_rc_error('InvalidArgument', 'SetLimits', (APP, limits, {}), SL)
