@@ -354,6 +354,20 @@ rc_cgroup_freeze_supported (void)
 }
 
 gboolean
+rc_cgroup_is_frozen (const char *control_group)
+{
+  int dir_fd = open_cgroup_dir (control_group);
+  guint64 frozen = 0;
+
+  if (dir_fd >= 0)
+    {
+      dir_read_keyed_u64 (dir_fd, "cgroup.events", "frozen", &frozen);
+      close (dir_fd);
+    }
+  return frozen == 1;
+}
+
+gboolean
 rc_cgroup_path_contains (const char *parent,
                          const char *child)
 {

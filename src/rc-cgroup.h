@@ -40,6 +40,8 @@ gboolean    rc_cgroup_has_controller (const char *control_group,
 gboolean    rc_cgroup_is_delegated (const char *control_group,
                                     const char *controller);
 gboolean    rc_cgroup_freeze_supported (void);
+/* The kernel's "frozen 1" in cgroup.events. */
+gboolean    rc_cgroup_is_frozen (const char *control_group);
 gboolean    rc_cgroup_path_contains (const char *parent,
                                      const char *child);
 

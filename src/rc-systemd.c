@@ -290,10 +290,12 @@ rc_systemd_get_unit_properties_async (RcSystemd          *self,
   g_task_set_source_tag (task, rc_systemd_get_unit_properties_async);
   g_variant_dict_init (&data->dict, NULL);
   data->keys = keys;
-  data->pending = 1 + n_type_keys;
+  data->pending = (keys != NULL ? 1 : 0) + n_type_keys;
   g_task_set_task_data (task, data, (GDestroyNotify) get_all_data_free);
 
-  call_properties (self, task, object_path, SYSTEMD_UNIT_INTERFACE, NULL, cancellable);
+  g_return_if_fail (data->pending > 0);
+  if (keys != NULL)
+    call_properties (self, task, object_path, SYSTEMD_UNIT_INTERFACE, NULL, cancellable);
   /* Not GetAll of the type interface: systemd would compute some 170
    * properties for it, reading the unit's cgroup files for the usage ones. */
   for (guint i = 0; i < n_type_keys; i++)

@@ -51,9 +51,9 @@ GVariant *rc_systemd_list_units_finish (RcSystemd    *self,
                                         GError      **error);
 
 /* GetAll of org.freedesktop.systemd1.Unit, keeping the properties named in
- * @keys (a static array; NULL: all of them; systemd sends about 100), merged
- * with a Get of each of @type_keys on @type_interface (…Scope or …Service;
- * NULL for none): one a{sv}. */
+ * @keys (a static array; NULL: no GetAll, which makes systemd compute about
+ * 100 properties), merged with a Get of each of @type_keys on
+ * @type_interface (…Unit, …Scope or …Service; NULL for none): one a{sv}. */
 void      rc_systemd_get_unit_properties_async (RcSystemd          *self,
                                                 const char         *object_path,
                                                 const char         *type_interface,

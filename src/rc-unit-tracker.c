@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-unit-tracker.h"
+#include "rc-cgroup.h"
+#include "rc-cgroup-locator.h"
 #include "rc-error.h"
 #include "rc-names.h"
 #include "rc-unit-name.h"
@@ -28,7 +30,10 @@ static const char * const unit_keys[] = {
   "ActiveState", "FreezerState", "SourcePath", "Names", NULL
 };
 static const char * const type_keys[] = { "Slice", "ControlGroup", NULL };
-static const char * const alias_keys[] = { "Names", NULL };
+static const char * const probe_keys[] = { "Names", "ActiveState", NULL };
+/* What a running unit found in cgroupfs still needs from systemd when it
+ * has no transient file to read it from. */
+static const char * const source_keys[] = { "SourcePath", NULL };
 
 /* systemd under load answers slowly; a burst of thousands of GetAll calls
  * would also hit the bus's limit of pending replies per connection. */
@@ -36,18 +41,19 @@ static const char * const alias_keys[] = { "Names", NULL };
 #define MAX_LOAD_RETRIES 5
 
 struct _RcUnitTracker {
-  GObject       parent_instance;
-  RcSystemd    *systemd;
-  GHashTable   *tracked;        /* object path -> Tracked */
-  GCancellable *cancellable;
-  guint         generation;
-  guint         pending_loads;  /* reads the first listing waits for */
-  GQueue        load_queue;     /* object paths */
-  guint         loads_in_flight;
-  GHashTable   *to_query;       /* object paths whose state to ask systemd for */
-  guint         query_id;
-  gboolean      syncing;
-  gboolean      ready;
+  GObject          parent_instance;
+  RcSystemd       *systemd;
+  RcCgroupLocator *locator;     /* NULL: every read asks systemd */
+  GHashTable      *tracked;     /* object path -> Tracked */
+  GCancellable    *cancellable;
+  guint            generation;
+  guint            pending_loads; /* reads the first listing waits for */
+  GQueue           load_queue;  /* object paths */
+  guint            loads_in_flight;
+  GHashTable      *to_query;    /* object paths whose state to ask systemd for */
+  guint            query_id;
+  gboolean         syncing;
+  gboolean         ready;
 };
 
 enum {
@@ -262,6 +268,7 @@ typedef struct {
   RcUnitTracker *tracker;
   char          *object_path;
   char          *id;
+  GVariant      *located;   /* what cgroupfs said of a running unit */
 } LoadData;
 
 static LoadData *
@@ -281,6 +288,7 @@ load_data_free (LoadData *data)
   g_object_unref (data->tracker);
   g_free (data->object_path);
   g_free (data->id);
+  g_clear_pointer (&data->located, g_variant_unref);
   g_free (data);
 }
 
@@ -321,6 +329,16 @@ load_unit_cb (GObject      *source,
 
   props = rc_systemd_get_unit_properties_finish (RC_SYSTEMD (source), result, &error);
   self->loads_in_flight--;
+  if (props != NULL && data->located != NULL)
+    {
+      g_auto(GVariantDict) dict = G_VARIANT_DICT_INIT (data->located);
+      const char *source_path;
+
+      if (g_variant_lookup (props, "SourcePath", "&s", &source_path))
+        g_variant_dict_insert (&dict, "SourcePath", "s", source_path);
+      g_variant_unref (props);
+      props = g_variant_ref_sink (g_variant_dict_end (&dict));
+    }
 
   /* Looked up by path: the unit that asked may be forgotten by now. */
   if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
@@ -357,6 +375,61 @@ load_unit_cb (GObject      *source,
   load_data_free (data);
 }
 
+/* The SourcePath of a transient unit (what launchers start apps as), from
+ * the file systemd keeps of its properties while it is loaded: FALSE when
+ * there is none, and systemd must be asked. systemd writes the setting as
+ * "SourcePath=<path>" with '%' doubled. */
+static gboolean
+read_transient_source_path (const char *unit,
+                            char      **out_source_path)
+{
+  g_autofree char *path = g_build_filename (g_get_user_runtime_dir (), "systemd", "transient",
+                                            unit, NULL);
+  g_autofree char *contents = NULL;
+  g_auto(GStrv) lines = NULL;
+
+  if (!g_file_get_contents (path, &contents, NULL, NULL))
+    return FALSE;
+  *out_source_path = g_strdup ("");
+  lines = g_strsplit (contents, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (g_str_has_prefix (lines[i], "SourcePath="))
+      {
+        g_auto(GStrv) parts = g_strsplit (lines[i] + strlen ("SourcePath="), "%%", -1);
+
+        g_free (*out_source_path);
+        *out_source_path = g_strjoinv ("%", parts);
+      }
+  return TRUE;
+}
+
+/* A running unit's Slice, ControlGroup and FreezerState, from cgroupfs
+ * with no D-Bus call, and its SourcePath when its transient file says it
+ * (@out_complete); NULL when it is not running or not found there. */
+static GVariant *
+locate (RcUnitTracker *self,
+        Tracked       *tracked,
+        gboolean      *out_complete)
+{
+  g_auto(GVariantDict) dict = G_VARIANT_DICT_INIT (NULL);
+  g_autofree char *control_group = NULL;
+  g_autofree char *source_path = NULL;
+  const char *slice;
+
+  if (self->locator == NULL || !is_active_state (tracked->active_state) ||
+      !rc_cgroup_locator_find (self->locator, tracked->id, &control_group, &slice))
+    return NULL;
+  g_variant_dict_insert (&dict, "ActiveState", "s", tracked->active_state);
+  g_variant_dict_insert (&dict, "Slice", "s", slice);
+  g_variant_dict_insert (&dict, "ControlGroup", "s", control_group);
+  g_variant_dict_insert (&dict, "FreezerState", "s",
+                         rc_cgroup_is_frozen (control_group) ? "frozen" : "running");
+  *out_complete = read_transient_source_path (tracked->id, &source_path);
+  if (*out_complete)
+    g_variant_dict_insert (&dict, "SourcePath", "s", source_path);
+  return g_variant_ref_sink (g_variant_dict_end (&dict));
+}
+
 static void
 pump_loads (RcUnitTracker *self)
 {
@@ -364,18 +437,37 @@ pump_loads (RcUnitTracker *self)
     {
       g_autofree char *path = g_queue_pop_head (&self->load_queue);
       Tracked *tracked = g_hash_table_lookup (self->tracked, path);
+      g_autoptr(GVariant) located = NULL;
+      gboolean complete = FALSE;
+      LoadData *data;
 
       if (tracked == NULL || tracked->state != RC_UNIT_QUEUED)
         continue;
       handle (tracked, RC_UNIT_EVENT_READ_STARTS, NULL);
       tracked->freezer_heard = NULL;
+      located = locate (self, tracked, &complete);
+      if (located != NULL && complete)
+        {
+          /* All it needs: read at once. */
+          handle (tracked, RC_UNIT_EVENT_READ_ACTIVE, located);
+          continue;
+        }
+      data = load_data_new (self, tracked->object_path);
       self->loads_in_flight++;
-      rc_systemd_get_unit_properties_async (self->systemd, tracked->object_path,
-                                            tracked->kind == RC_UNIT_KIND_SCOPE
-                                            ? SYSTEMD_SCOPE_INTERFACE : SYSTEMD_SERVICE_INTERFACE,
-                                            type_keys, unit_keys, tracked->cancellable,
-                                            load_unit_cb,
-                                            load_data_new (self, tracked->object_path));
+      if (located != NULL)
+        {
+          data->located = g_steal_pointer (&located);
+          rc_systemd_get_unit_properties_async (self->systemd, tracked->object_path,
+                                                SYSTEMD_UNIT_INTERFACE, source_keys, NULL,
+                                                tracked->cancellable, load_unit_cb, data);
+        }
+      else
+        rc_systemd_get_unit_properties_async (self->systemd, tracked->object_path,
+                                              tracked->kind == RC_UNIT_KIND_SCOPE
+                                              ? SYSTEMD_SCOPE_INTERFACE
+                                              : SYSTEMD_SERVICE_INTERFACE,
+                                              type_keys, unit_keys, tracked->cancellable,
+                                              load_unit_cb, data);
     }
 }
 
@@ -492,7 +584,7 @@ track_parsed (RcUnitTracker    *self,
               const char       *id,
               const char       *object_path,
               const RcUnitName *parsed,
-              gboolean          live)
+              const char       *active_state)
 {
   Tracked *tracked = g_new0 (Tracked, 1);
 
@@ -506,8 +598,11 @@ track_parsed (RcUnitTracker    *self,
   tracked->generation = self->generation;
   tracked->cancellable = g_cancellable_new ();
   g_hash_table_insert (self->tracked, tracked->object_path, tracked);
-  if (live)
-    handle (tracked, RC_UNIT_EVENT_LIVE, NULL);
+  if (is_live_state (active_state))
+    {
+      tracked->active_state = g_intern_string (active_state);
+      handle (tracked, RC_UNIT_EVENT_LIVE, NULL);
+    }
 }
 
 static void
@@ -528,8 +623,11 @@ probe_aliases_cb (GObject      *source,
       parsed = parse_any_name (data->id, props, &name);
       if (parsed != NULL)
         {
+          const char *active_state = "activating";   /* live, read in full */
+
           g_debug ("Unit %s is an app through its alias %s", data->id, name);
-          track_parsed (self, data->id, data->object_path, parsed, TRUE);
+          g_variant_lookup (props, "ActiveState", "&s", &active_state);
+          track_parsed (self, data->id, data->object_path, parsed, active_state);
         }
     }
   load_done (self);
@@ -547,7 +645,7 @@ probe_aliases (RcUnitTracker *self,
 
   data->id = g_strdup (id);
   self->pending_loads++;
-  rc_systemd_get_unit_properties_async (self->systemd, object_path, NULL, NULL, alias_keys,
+  rc_systemd_get_unit_properties_async (self->systemd, object_path, NULL, NULL, probe_keys,
                                         self->cancellable, probe_aliases_cb, data);
 }
 
@@ -565,13 +663,14 @@ track_listed (RcUnitTracker *self,
   if (tracked != NULL)
     {
       tracked->generation = self->generation;
+      tracked->active_state = g_intern_string (active_state);
       handle (tracked, live ? RC_UNIT_EVENT_LIVE : RC_UNIT_EVENT_DOWN, NULL);
       return;
     }
 
   parsed = rc_unit_name_parse (id);
   if (parsed != NULL)
-    track_parsed (self, id, object_path, parsed, live);
+    track_parsed (self, id, object_path, parsed, active_state);
   else if (live)
     probe_aliases (self, id, object_path);
 }
@@ -717,7 +816,7 @@ unit_new_cb (RcSystemd     *systemd,
       parsed = rc_unit_name_parse (id);
       if (parsed == NULL)
         return;
-      track_parsed (self, id, object_path, parsed, FALSE);
+      track_parsed (self, id, object_path, parsed, NULL);
     }
   query_state (self, object_path);
 }
@@ -777,13 +876,36 @@ list_units_cb (GObject      *source,
 }
 
 static void
+control_group_cb (GObject      *source,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  RcUnitTracker *self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *control_group = NULL;
+  static const char * const no_filter[] = { NULL };
+
+  control_group = rc_systemd_get_control_group_finish (RC_SYSTEMD (source), result, &error);
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  g_clear_pointer (&self->locator, rc_cgroup_locator_free);
+  if (control_group != NULL)
+    self->locator = rc_cgroup_locator_new (control_group);
+  else
+    g_debug ("No ControlGroup of the user manager (%s): units are read from systemd",
+             error->message);
+  /* Every unit, not only those named app-*: an app may be known by an alias. */
+  rc_systemd_list_units_async (self->systemd, no_filter, no_filter,
+                               self->cancellable, list_units_cb, self);
+}
+
+static void
 subscribe_cb (GObject      *source,
               GAsyncResult *result,
               gpointer      user_data)
 {
   RcUnitTracker *self = user_data;
   g_autoptr(GError) error = NULL;
-  static const char * const no_filter[] = { NULL };
 
   if (!rc_systemd_subscribe_finish (RC_SYSTEMD (source), result, &error))
     {
@@ -792,9 +914,8 @@ subscribe_cb (GObject      *source,
       /* Without Subscribe systemd sends no UnitNew: the list would go stale. */
       g_warning ("Could not subscribe to the user manager's signals: %s", error->message);
     }
-  /* Every unit, not only those named app-*: an app may be known by an alias. */
-  rc_systemd_list_units_async (self->systemd, no_filter, no_filter,
-                               self->cancellable, list_units_cb, self);
+  /* Where the units' cgroups are: most reads need no call then. */
+  rc_systemd_get_control_group_async (self->systemd, self->cancellable, control_group_cb, self);
 }
 
 static void
@@ -841,6 +962,7 @@ rc_unit_tracker_dispose (GObject *object)
   g_clear_pointer (&self->to_query, g_hash_table_unref);
   g_queue_clear_full (&self->load_queue, g_free);
   g_clear_pointer (&self->tracked, g_hash_table_unref);
+  g_clear_pointer (&self->locator, rc_cgroup_locator_free);
   g_clear_object (&self->systemd);
   g_clear_object (&self->cancellable);
   G_OBJECT_CLASS (rc_unit_tracker_parent_class)->dispose (object);

@@ -390,31 +390,50 @@ class ListAppsTest(Base):
         self.assertEqual(self.get_one(APP)['ActiveState'], 'active')
 
     def reads_of(self, unit):
-        '''How often the daemon read the unit's object (GetAll) so far.'''
+        '''How often the daemon read the unit's object (GetAll or Get) so far.'''
         path = mock_systemd.unit_path(unit)
         with open(self.mock_log, encoding='utf-8') as f:
-            return sum(1 for line in f if f' GetAll {path} ' in line)
+            return sum(1 for line in f if f' GetAll {path} ' in line or f' Get {path} ' in line)
 
     def test_units_not_running_are_never_read(self):
         # Reading the object of a unit systemd has collected makes systemd load it
         # again and send UnitNew. A daemon that read units on UnitNew, or after they
         # stopped, kept the VM's user manager busy loading and collecting one unit
         # until it stopped answering anyone. UnitNew + PropertiesChanged(inactive),
-        # as systemd sends them when something loads a unit without starting it:
-        self.add_app(APP, wait=False, active_state='inactive', sub_state='dead')
+        # as systemd sends them when something loads a unit without starting it.
+        # A service from a unit file: one the daemon asks systemd about once it runs.
+        app = 'app-org.example.Editor@4711.service'
+        self.add_app(app, wait=False, active_state='inactive', sub_state='dead')
         self.list_apps()                    # the daemon has seen both signals by now
-        self.assertEqual(self.reads_of(APP), 0, 'an inactive unit was read')
-        self.mock('SetActiveState', (APP, 'active', 'running'), '(sss)')
-        self.wait_signal('AppAdded', APP)
-        reads = self.reads_of(APP)
+        self.assertEqual(self.reads_of(app), 0, 'an inactive unit was read')
+        self.mock('SetActiveState', (app, 'active', 'running'), '(sss)')
+        self.wait_signal('AppAdded', app)
+        reads = self.reads_of(app)
         self.assertGreaterEqual(reads, 1)
-        self.mock('SetFreezerState', (APP, 'frozen'), '(ss)')
-        self.wait_app_changed(APP, 'FreezerState', 'frozen')
-        self.assertEqual(self.reads_of(APP), reads, 'a running app was read again on a change')
-        self.stop_app(APP)
-        self.wait_signal('AppRemoved', APP)
+        self.mock('SetFreezerState', (app, 'frozen'), '(ss)')
+        self.wait_app_changed(app, 'FreezerState', 'frozen')
+        self.assertEqual(self.reads_of(app), reads, 'a running app was read again on a change')
+        self.stop_app(app)
+        self.wait_signal('AppRemoved', app)
         self.list_apps()
-        self.assertEqual(self.reads_of(APP), reads, 'a stopping unit was read')
+        self.assertEqual(self.reads_of(app), reads, 'a stopping unit was read')
+
+    def test_running_transient_units_are_found_without_asking_systemd(self):
+        # A transient unit running in a slice: its cgroup folder, cgroup.events
+        # and transient file say all a record needs; systemd is asked nothing.
+        desktop = os.path.join(self.applications_dir, 'org.example.Real.desktop')
+        unit = 'app-gnome-org.example.Fake-7.scope'
+        self.add_app(unit, slice_name='app-gnome.slice', source_path=desktop)
+        rec = self.get_one(unit)
+        self.assertEqual((rec['AppId'], rec['Slice'], rec['FreezerState']),
+                         ('org.example.Real', 'app-gnome.slice', 'running'))
+        self.assertEqual(self.reads_of(unit), 0, 'systemd was asked about a running transient unit')
+        # and at start-up, with one frozen
+        self.stop_daemon()
+        self.mock('SetFreezerState', (unit, 'frozen'), '(ss)')
+        self.start_daemon()
+        self.assertEqual(self.get_one(unit)['FreezerState'], 'frozen')
+        self.assertEqual(self.reads_of(unit), 0, 'systemd was asked about a running transient unit')
 
     def test_several_instances_are_several_records(self):
         units = ['app-gnome-org.example.Multi-1.scope', 'app-gnome-org.example.Multi-2.scope',

@@ -152,8 +152,9 @@ class LaunchTest(LaunchBase):
         out = self.app_output()
         self.assertIn(f'pid={pid}', out)
         self.assertIn('arg=--name', out)
-        with open(f'/proc/{pid}/cmdline', 'rb') as f:
-            self.assertEqual(f.read().split(b'\0')[0], b'sleep')
+        # it writes its output, then execs sleep
+        self.wait_until(lambda: open(f'/proc/{pid}/cmdline', 'rb').read().split(b'\0')[0] == b'sleep',
+                        5, 'the app to exec sleep')
         self.assertEqual(self.get_one(unit)['Slice'], 'background.slice')
 
     def test_scope_start_that_fails_kills_the_held_process(self):

@@ -20,6 +20,7 @@ Parameters (JSON via dbusmock -p): cgroup_root (required), default_tasks_max (49
 cgroup_layout ("unified", or "hybrid" for a cgroup v1/hybrid host).
 '''
 
+import contextlib
 import fnmatch
 import os
 import shutil
@@ -140,6 +141,8 @@ class Unit:  # pylint: disable=too-many-instance-attributes,too-few-public-metho
 def load(mock, parameters):
     mock.cgroup_root = parameters['cgroup_root']
     mock.cgroup_layout = parameters.get('cgroup_layout', 'unified')
+    # where systemd keeps transient unit files: <runtime_dir>/systemd/transient
+    mock.runtime_dir = parameters.get('runtime_dir', '')
     mock.default_tasks_max = int(parameters.get('default_tasks_max', 4915))
     mock.uid = os.getuid()
     mock.manager_cgroup = f'/user.slice/user-{mock.uid}.slice/user@{mock.uid}.service'
@@ -655,7 +658,8 @@ def StartTransientUnit(self, name, mode, properties, aux, ok_cb, err_cb, msg=Non
             unit = _add_unit(self, unit_name, {
                 'slice': props.get('Slice', 'app.slice'),
                 'source_path': props.get('SourcePath', ''),
-                'description': props.get('Description', unit_name), 'pids': pids})
+                'description': props.get('Description', unit_name), 'pids': pids,
+                'transient': True})
             unit.process = process
             unit.delegate = bool(props.get('Delegate', False))
             type_props = unit.obj.props[unit.type_iface]
@@ -721,6 +725,8 @@ def _add_unit(mock, name, options):
     sub_state = str(options.get('sub_state', 'running' if active_state == 'active' else 'dead'))
     announce = bool(options.get('announce', True))
     can_freeze = mock.cgroup_layout != 'hybrid'
+    # scopes always are; services only when started with StartTransientUnit
+    transient = bool(options.get('transient', name.endswith('.scope')))
 
     unit_props = {
         'Id': dbus.String(name),
@@ -735,7 +741,7 @@ def _add_unit(mock, name, options):
         'SourcePath': dbus.String(str(options.get('source_path', ''))),
         'FragmentPath': dbus.String(''),
         'Following': dbus.String(''),
-        'Transient': dbus.Boolean(name.endswith('.scope')),
+        'Transient': dbus.Boolean(transient),
     }
     type_props = {
         'Slice': dbus.String(slice_name),
@@ -769,6 +775,8 @@ def _add_unit(mock, name, options):
         _make_unit_dir(mock, unit, memory_current)
     for n in unit.names:
         mock.units[n] = unit
+    if transient:
+        _write_transient_file(mock, unit, unit_props)
 
     if announce:
         if _emit_allowed(mock):
@@ -800,6 +808,23 @@ def StopApp(self, name):
     _stop_unit(self, _lookup(self, name))
 
 
+def _transient_file(mock, unit):
+    return os.path.join(mock.runtime_dir, 'systemd', 'transient', unit.name) if mock.runtime_dir else ''
+
+
+def _write_transient_file(mock, unit, unit_props):
+    '''The file systemd keeps of a transient unit's settings while it is loaded.'''
+    path = _transient_file(mock, unit)
+    if not path:
+        return
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    lines = ['# This is a transient unit file, created programmatically via the systemd API. '
+             'Do not edit.', '[Unit]', f'Description={unit_props["Description"]}']
+    if unit_props['SourcePath']:
+        lines.append('SourcePath=' + str(unit_props['SourcePath']).replace('%', '%%'))
+    _write(path, '\n'.join(lines) + '\n')
+
+
 def _stop_unit(mock, unit):
     if unit.process is not None and unit.process.poll() is None:
         unit.process.send_signal(signal.SIGKILL)
@@ -814,6 +839,9 @@ def _stop_unit(mock, unit):
     mock.RemoveObject(unit.path)
     if unit.cgroup_dir:
         shutil.rmtree(unit.cgroup_dir, ignore_errors=True)
+    if _transient_file(mock, unit):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(_transient_file(mock, unit))
 
 
 @dbus.service.method(CONTROL_IFACE, in_signature='', out_signature='')

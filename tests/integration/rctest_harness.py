@@ -717,6 +717,7 @@ class RcTestCase(unittest.TestCase):  # pylint: disable=too-many-public-methods
     def _start_mock(self):
         self.mock_log = os.path.join(self.workdir, 'mock-systemd.log')
         params = json.dumps({'cgroup_root': self.cgroup_root,
+                             'runtime_dir': self.runtime_dir,
                              'cgroup_layout': self.cgroup_layout,
                              'default_tasks_max': 4915})
         with open(self.mock_log + '.err', 'wb') as err:
