@@ -20,6 +20,7 @@ rc_app_free (RcApp *app)
   g_free (app->control_group);
   g_free (app->active_state);
   g_free (app->freezer_state);
+  rc_cgroup_handle_free (app->cgroup);
 }
 
 RcApp *
@@ -128,6 +129,47 @@ rc_app_is_controllable_slice (const char *slice)
   return FALSE;
 }
 
+void
+rc_app_forget_limits (RcApp *app)
+{
+  app->limits_known = FALSE;
+}
+
+void
+rc_app_set_control_group (RcApp      *app,
+                          const char *control_group)
+{
+  if (g_strcmp0 (app->control_group, control_group) == 0)
+    return;
+  set_string (&app->control_group, control_group);
+  g_clear_pointer (&app->cgroup, rc_cgroup_handle_free);
+  app->limits_known = FALSE;
+}
+
+/* Limits from the kept ones, or the folder; usage and pids from the files
+ * kept open. Without a folder to keep (gone, or no fd left), all of it is
+ * read from the cgroup's files, opened each time. */
+static void
+read_cgroup (RcApp         *app,
+             RcCgroupStats *out_stats,
+             GArray        *out_pids)
+{
+  if (app->cgroup == NULL)
+    app->cgroup = rc_cgroup_handle_open (app->control_group);
+  if (app->cgroup == NULL)
+    {
+      rc_cgroup_read_app (app->control_group, out_stats, out_pids);
+      return;
+    }
+  if (!app->limits_known)
+    {
+      rc_cgroup_handle_read_limits (app->cgroup, &app->limits);
+      app->limits_known = app->limits_settling == 0;
+    }
+  *out_stats = app->limits;
+  rc_cgroup_handle_read_usage (app->cgroup, out_stats, out_pids);
+}
+
 /* The keys of a record, in the order docs/design.md lists them. */
 enum {
   KEY_UNIT, KEY_APP_ID, KEY_LAUNCHER, KEY_NAME, KEY_ICON, KEY_DESKTOP_FILE, KEY_SLICE,
@@ -186,7 +228,7 @@ rc_app_to_variant (RcApp *app)
   GVariant *entries[N_KEYS];
   RcCgroupStats stats;
 
-  rc_cgroup_read_app (app->control_group, &stats, pids);
+  read_cgroup (app, &stats, pids);
 
   values[KEY_UNIT] = new_utf8_string (app->unit);
   values[KEY_APP_ID] = new_utf8_string (app->app_id);

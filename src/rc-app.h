@@ -3,11 +3,16 @@
 
 #include <glib.h>
 
+#include "rc-cgroup.h"
+
 G_BEGIN_DECLS
 
 /* One running app instance: what the registry learnt from systemd and the
- * desktop file. Limits and usage are not stored: they are read from the
- * cgroup when a client asks (rc_app_to_variant), so they never go stale. */
+ * desktop file. Usage is read from the cgroup whenever a record is made
+ * (rc_app_to_variant), from files kept open. Limits are read once and
+ * kept until the registry hears that systemd may have changed them
+ * (rc_app_forget_limits): systemd writes every change of a unit's settings
+ * as a drop-in and re-reads them all at a reload. */
 typedef struct {
   char *unit;
   char *object_path;
@@ -20,6 +25,11 @@ typedef struct {
   char *control_group;
   char *active_state;
   char *freezer_state;
+
+  RcCgroupHandle *cgroup;       /* NULL until the first record, or without a folder */
+  RcCgroupStats   limits;       /* the limit fields, when limits_known */
+  gboolean        limits_known;
+  guint           limits_settling;  /* changes systemd may not have applied yet: read, not kept */
 } RcApp;
 
 RcApp    *rc_app_new (const char *unit,
@@ -34,5 +44,9 @@ void      rc_app_load_desktop_info (RcApp      *app,
                                     const char *source_path);
 gboolean  rc_app_is_controllable_slice (const char *slice);
 GVariant *rc_app_to_variant (RcApp *app);
+void      rc_app_forget_limits (RcApp *app);
+/* A new ControlGroup: forgets the cgroup kept open and its limits. */
+void      rc_app_set_control_group (RcApp      *app,
+                                    const char *control_group);
 
 G_END_DECLS

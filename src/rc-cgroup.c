@@ -68,12 +68,29 @@ parse_u64 (const char *text,
  * and allocates) for each. A ListApps at N apps reads 11 N files. */
 #define SMALL_FILE_MAX 1024
 
+/* From the start, whether the file was just opened or kept open: a
+ * cgroup file read at offset 0 is made anew by the kernel. */
+static gboolean
+read_small_fd (int  fd,
+               char buf[SMALL_FILE_MAX])
+{
+  ssize_t n;
+
+  do
+    n = pread (fd, buf, SMALL_FILE_MAX - 1, 0);
+  while (n < 0 && errno == EINTR);
+  if (n < 0)
+    return FALSE;
+  buf[n] = '\0';
+  return TRUE;
+}
+
 static gboolean
 read_small_file (int         dir_fd,
                  const char *file,
                  char        buf[SMALL_FILE_MAX])
 {
-  ssize_t n;
+  gboolean ok;
   int fd;
 
   if (dir_fd < 0)
@@ -81,14 +98,32 @@ read_small_file (int         dir_fd,
   fd = openat (dir_fd, file, O_RDONLY | O_CLOEXEC | O_NOCTTY);
   if (fd < 0)
     return FALSE;
-  do
-    n = read (fd, buf, SMALL_FILE_MAX - 1);
-  while (n < 0 && errno == EINTR);
+  ok = read_small_fd (fd, buf);
   close (fd);
-  if (n < 0)
-    return FALSE;
-  buf[n] = '\0';
-  return TRUE;
+  return ok;
+}
+
+/* The files read at every ListApps, kept open by an RcCgroupHandle. */
+enum {
+  USAGE_MEMORY_CURRENT, USAGE_PIDS_CURRENT, USAGE_CPU_STAT, USAGE_PROCS, N_USAGE_FILES
+};
+static const char * const usage_files[N_USAGE_FILES] = {
+  "memory.current", "pids.current", "cpu.stat", "cgroup.procs",
+};
+
+struct _RcCgroupHandle {
+  int dir_fd;
+  int fds[N_USAGE_FILES];   /* -1: opened when read */
+};
+
+static gboolean
+read_usage_file (const RcCgroupHandle *handle,
+                 guint                 file,
+                 char                  buf[SMALL_FILE_MAX])
+{
+  if (handle->fds[file] >= 0)
+    return read_small_fd (handle->fds[file], buf);
+  return read_small_file (handle->dir_fd, usage_files[file], buf);
 }
 
 /* The app's cgroup folder, or -1 when it has none or it is gone. */
@@ -137,16 +172,12 @@ dir_read_u64_or_max (int         dir_fd,
 
 /* Looks up "key value" in a flat-keyed file such as cpu.stat. */
 static gboolean
-dir_read_keyed_u64 (int         dir_fd,
-                    const char *file,
-                    const char *key,
-                    guint64    *out_value)
+parse_keyed_u64 (const char *buf,
+                 const char *key,
+                 guint64    *out_value)
 {
-  char buf[SMALL_FILE_MAX];
   gsize key_len = strlen (key);
 
-  if (!read_small_file (dir_fd, file, buf))
-    return FALSE;
   for (const char *line = buf; *line != '\0';)
     {
       const char *next = strchr (line, '\n');
@@ -158,6 +189,17 @@ dir_read_keyed_u64 (int         dir_fd,
       line = next + 1;
     }
   return FALSE;
+}
+
+static gboolean
+dir_read_keyed_u64 (int         dir_fd,
+                    const char *file,
+                    const char *key,
+                    guint64    *out_value)
+{
+  char buf[SMALL_FILE_MAX];
+
+  return read_small_file (dir_fd, file, buf) && parse_keyed_u64 (buf, key, out_value);
 }
 
 /* cpu.max holds "<quota> <period>" in microseconds, or "max <period>". */
@@ -180,13 +222,11 @@ dir_read_cpu_quota_percent (int dir_fd)
   return (guint32) MIN ((quota * 100 + period - 1) / period, G_MAXUINT32);
 }
 
+/* A missing file (or cgroup) reads as "max": not limited, not known. */
 static void
-dir_read_stats (int            dir_fd,
-                RcCgroupStats *out_stats)
+dir_read_limits (int            dir_fd,
+                 RcCgroupStats *out_stats)
 {
-  guint64 usage_usec;
-
-  /* A missing file (or cgroup) reads as "max": not limited, not known. */
   out_stats->cpu_weight = dir_read_u64_or_max (dir_fd, "cpu.weight");
   out_stats->memory_low = dir_read_u64_or_max (dir_fd, "memory.low");
   out_stats->memory_min = dir_read_u64_or_max (dir_fd, "memory.min");
@@ -194,16 +234,35 @@ dir_read_stats (int            dir_fd,
   out_stats->memory_high = dir_read_u64_or_max (dir_fd, "memory.high");
   out_stats->memory_max = dir_read_u64_or_max (dir_fd, "memory.max");
   out_stats->tasks_max = dir_read_u64_or_max (dir_fd, "pids.max");
-  out_stats->memory_current = dir_read_u64_or_max (dir_fd, "memory.current");
-  out_stats->tasks_current = dir_read_u64_or_max (dir_fd, "pids.current");
   out_stats->cpu_quota = dir_read_cpu_quota_percent (dir_fd);
 
   /* io.weight is "default N" plus optional per-device lines. */
   if (!dir_read_keyed_u64 (dir_fd, "io.weight", "default", &out_stats->io_weight))
     out_stats->io_weight = G_MAXUINT64;
+}
 
-  if (dir_read_keyed_u64 (dir_fd, "cpu.stat", "usage_usec", &usage_usec) &&
-      usage_usec < G_MAXUINT64 / 1000)
+static guint64
+usage_u64_or_max (const RcCgroupHandle *handle,
+                  guint                 file)
+{
+  char buf[SMALL_FILE_MAX];
+  guint64 value;
+
+  return read_usage_file (handle, file, buf) && parse_u64 (g_strstrip (buf), &value)
+         ? value : G_MAXUINT64;
+}
+
+static void
+read_usage (const RcCgroupHandle *handle,
+            RcCgroupStats        *out_stats)
+{
+  char buf[SMALL_FILE_MAX];
+  guint64 usage_usec;
+
+  out_stats->memory_current = usage_u64_or_max (handle, USAGE_MEMORY_CURRENT);
+  out_stats->tasks_current = usage_u64_or_max (handle, USAGE_PIDS_CURRENT);
+  if (read_usage_file (handle, USAGE_CPU_STAT, buf) &&
+      parse_keyed_u64 (buf, "usage_usec", &usage_usec) && usage_usec < G_MAXUINT64 / 1000)
     out_stats->cpu_usage_nsec = usage_usec * 1000;
   else
     out_stats->cpu_usage_nsec = G_MAXUINT64;
@@ -240,27 +299,29 @@ parse_pid_lines (const char *text,
  * holds hundreds of them, and the kernel's seq_file fills a read as far as
  * the file goes, so a short read is the end. */
 static void
-dir_read_pids (int     dir_fd,
-               GArray *pids)
+read_pids (const RcCgroupHandle *handle,
+           GArray               *pids)
 {
   char buf[4096];
   gsize kept = 0;
-  int fd;
+  off_t offset = 0;
+  int fd = handle->fds[USAGE_PROCS];
+  gboolean own = fd < 0;
 
-  if (dir_fd < 0)
-    return;
-  fd = openat (dir_fd, "cgroup.procs", O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  if (own && handle->dir_fd >= 0)
+    fd = openat (handle->dir_fd, "cgroup.procs", O_RDONLY | O_CLOEXEC | O_NOCTTY);
   if (fd < 0)
     return;
   for (;;)
     {
-      ssize_t n = read (fd, buf + kept, sizeof buf - kept);
+      ssize_t n = pread (fd, buf + kept, sizeof buf - kept, offset);
       gsize filled, used;
 
       if (n < 0 && errno == EINTR)
         continue;
       if (n <= 0)
         break;
+      offset += n;
       filled = kept + n;
       used = parse_pid_lines (buf, filled, pids);
       kept = filled - used;
@@ -271,7 +332,8 @@ dir_read_pids (int     dir_fd,
       if (filled < sizeof buf)
         break;
     }
-  close (fd);
+  if (own)
+    close (fd);
   /* A last line without its newline (there is room: kept < sizeof buf). */
   if (kept > 0)
     {
@@ -280,15 +342,18 @@ dir_read_pids (int     dir_fd,
     }
 }
 
+/* A handle of nothing kept open: every file is opened when read. */
+#define UNKEPT_HANDLE(dir) { .dir_fd = (dir), .fds = { -1, -1, -1, -1 } }
+
 GArray *
 rc_cgroup_read_pids (const char *control_group)
 {
   GArray *pids = g_array_new (FALSE, FALSE, sizeof (guint32));
-  int dir_fd = open_cgroup_dir (control_group);
+  RcCgroupHandle handle = UNKEPT_HANDLE (open_cgroup_dir (control_group));
 
-  dir_read_pids (dir_fd, pids);
-  if (dir_fd >= 0)
-    close (dir_fd);
+  read_pids (&handle, pids);
+  if (handle.dir_fd >= 0)
+    close (handle.dir_fd);
   return pids;
 }
 
@@ -297,12 +362,58 @@ rc_cgroup_read_app (const char    *control_group,
                     RcCgroupStats *out_stats,
                     GArray        *out_pids)
 {
+  RcCgroupHandle handle = UNKEPT_HANDLE (open_cgroup_dir (control_group));
+
+  dir_read_limits (handle.dir_fd, out_stats);
+  read_usage (&handle, out_stats);
+  read_pids (&handle, out_pids);
+  if (handle.dir_fd >= 0)
+    close (handle.dir_fd);
+}
+
+RcCgroupHandle *
+rc_cgroup_handle_open (const char *control_group)
+{
+  RcCgroupHandle *handle;
   int dir_fd = open_cgroup_dir (control_group);
 
-  dir_read_stats (dir_fd, out_stats);
-  dir_read_pids (dir_fd, out_pids);
-  if (dir_fd >= 0)
-    close (dir_fd);
+  if (dir_fd < 0)
+    return NULL;
+  handle = g_new (RcCgroupHandle, 1);
+  handle->dir_fd = dir_fd;
+  /* A file that cannot be kept open (none on a v1 host, or no fd left)
+   * is opened at each read instead. */
+  for (guint i = 0; i < N_USAGE_FILES; i++)
+    handle->fds[i] = openat (dir_fd, usage_files[i], O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  return handle;
+}
+
+void
+rc_cgroup_handle_free (RcCgroupHandle *handle)
+{
+  if (handle == NULL)
+    return;
+  for (guint i = 0; i < N_USAGE_FILES; i++)
+    if (handle->fds[i] >= 0)
+      close (handle->fds[i]);
+  close (handle->dir_fd);
+  g_free (handle);
+}
+
+void
+rc_cgroup_handle_read_limits (RcCgroupHandle *handle,
+                              RcCgroupStats  *out_stats)
+{
+  dir_read_limits (handle->dir_fd, out_stats);
+}
+
+void
+rc_cgroup_handle_read_usage (RcCgroupHandle *handle,
+                             RcCgroupStats  *out_stats,
+                             GArray         *out_pids)
+{
+  read_usage (handle, out_stats);
+  read_pids (handle, out_pids);
 }
 
 gboolean

@@ -35,6 +35,21 @@ GArray     *rc_cgroup_read_pids (const char *control_group);
 void        rc_cgroup_read_app (const char    *control_group,
                                 RcCgroupStats *out_stats,
                                 GArray        *out_pids);
+/* An app's cgroup folder and the files of its usage, kept open: a read of
+ * its usage is a pread per file, no open or close. Limits are read from
+ * the folder when asked. NULL when the cgroup has no folder. */
+typedef struct _RcCgroupHandle RcCgroupHandle;
+
+RcCgroupHandle *rc_cgroup_handle_open (const char *control_group);
+void        rc_cgroup_handle_free (RcCgroupHandle *handle);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RcCgroupHandle, rc_cgroup_handle_free);
+/* The limit fields of @out_stats (cpu_weight … cpu_quota, io_weight). */
+void        rc_cgroup_handle_read_limits (RcCgroupHandle *handle,
+                                          RcCgroupStats  *out_stats);
+/* memory_current, tasks_current, cpu_usage_nsec, and the pids. */
+void        rc_cgroup_handle_read_usage (RcCgroupHandle *handle,
+                                         RcCgroupStats  *out_stats,
+                                         GArray         *out_pids);
 gboolean    rc_cgroup_has_controller (const char *control_group,
                                       const char *controller);
 gboolean    rc_cgroup_is_delegated (const char *control_group,

@@ -4,6 +4,7 @@
 #include "rc-common.h"
 #include "rc-error.h"
 #include "rc-names.h"
+#include "rc-settings-watch.h"
 #include "rc-unit-name.h"
 #include "rc-unit-tracker.h"
 
@@ -11,12 +12,14 @@
 
 /* The app registry: an RcApp for each unit the tracker reads as active. */
 struct _RcRegistry {
-  GObject        parent_instance;
-  RcSystemd     *systemd;
-  RcUnitTracker *tracker;
-  GHashTable    *apps;          /* unit name -> RcApp */
-  GHashTable    *by_path;       /* object path -> RcApp (owned) */
-  gboolean       ready;
+  GObject          parent_instance;
+  RcSystemd       *systemd;
+  RcUnitTracker   *tracker;
+  RcSettingsWatch *settings;    /* NULL: limits are never kept */
+  GCancellable    *cancellable;
+  GHashTable      *apps;        /* unit name -> RcApp */
+  GHashTable      *by_path;     /* object path -> RcApp (owned) */
+  gboolean         ready;
 };
 
 enum {
@@ -65,11 +68,14 @@ unit_read_cb (RcUnitTracker *tracker,
     {
       app = rc_app_new (id, object_path, app_id, launcher);
       rc_app_load_desktop_info (app, lookup_string (props, "SourcePath"));
+      /* Nothing would tell when its limits change: read them every time. */
+      if (self->settings == NULL)
+        app->limits_settling = 1;
       added = TRUE;
     }
   set_field (&app->active_state, lookup_string (props, "ActiveState"));
   set_field (&app->slice, lookup_string (props, "Slice"));
-  set_field (&app->control_group, lookup_string (props, "ControlGroup"));
+  rc_app_set_control_group (app, lookup_string (props, "ControlGroup"));
   if (*lookup_string (props, "FreezerState") != '\0')
     set_field (&app->freezer_state, lookup_string (props, "FreezerState"));
 
@@ -149,6 +155,89 @@ freezer_reached_cb (RcSystemd  *systemd,
     set_freezer_state (self, app, freezer_state);
 }
 
+/* ---- keeping limits exact ---------------------------------------------- */
+
+typedef struct {
+  RcRegistry *registry;
+  GPtrArray  *apps;
+} Settling;
+
+static void
+settled_cb (GObject      *source,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  Settling *settling = user_data;
+  g_autofree char *ignored = rc_systemd_get_control_group_finish (RC_SYSTEMD (source), result,
+                                                                  NULL);
+
+  for (guint i = 0; i < settling->apps->len; i++)
+    {
+      RcApp *app = g_ptr_array_index (settling->apps, i);
+
+      app->limits_settling--;
+      rc_app_forget_limits (app);
+    }
+  g_ptr_array_unref (settling->apps);
+  g_object_unref (settling->registry);
+  g_free (settling);
+}
+
+/* systemd wrote new settings of @unit (NULL: of any unit) and applies them
+ * to the cgroup in the same step, but the file may be seen before the
+ * cgroup has them. Its answer to a call made now comes after that step:
+ * until then the limits are read at every record, not kept. */
+static void
+settle (RcRegistry *self,
+        const char *unit)
+{
+  Settling *settling;
+  RcApp *app;
+
+  if (unit != NULL && (app = g_hash_table_lookup (self->apps, unit)) == NULL)
+    return;
+  settling = g_new0 (Settling, 1);
+  settling->registry = g_object_ref (self);
+  settling->apps = unit != NULL ? g_ptr_array_new_with_free_func ((GDestroyNotify) rc_app_unref)
+                                : rc_registry_get_apps (self);
+  if (unit != NULL)
+    g_ptr_array_add (settling->apps, rc_app_ref (app));
+  for (guint i = 0; i < settling->apps->len; i++)
+    {
+      app = g_ptr_array_index (settling->apps, i);
+      app->limits_settling++;
+      rc_app_forget_limits (app);
+    }
+  rc_systemd_get_control_group_async (self->systemd, self->cancellable, settled_cb, settling);
+}
+
+static void
+settings_changed_cb (RcSettingsWatch *watch,
+                     const char      *unit,
+                     RcRegistry      *self)
+{
+  settle (self, unit);
+}
+
+static void
+reloaded_cb (RcSystemd  *systemd,
+             RcRegistry *self)
+{
+  settle (self, NULL);
+}
+
+/* systemd answered a SetUnitProperties: the cgroup has what it applied. */
+static void
+settings_applied_cb (RcSystemd  *systemd,
+                     const char *unit,
+                     RcRegistry *self)
+{
+  RcApp *app = g_hash_table_lookup (self->apps, unit);
+
+  if (app != NULL)
+    rc_app_forget_limits (app);
+}
+
 static void
 tracker_ready_cb (RcUnitTracker *tracker,
                   RcRegistry    *self)
@@ -180,6 +269,13 @@ rc_registry_new (RcSystemd *systemd)
                            self, 0);
   g_signal_connect_object (self->tracker, "unit-freezer", G_CALLBACK (unit_freezer_cb), self, 0);
   g_signal_connect_object (systemd, "freezer-reached", G_CALLBACK (freezer_reached_cb), self, 0);
+  g_signal_connect_object (systemd, "settings-applied", G_CALLBACK (settings_applied_cb), self, 0);
+  g_signal_connect_object (systemd, "reloaded", G_CALLBACK (reloaded_cb), self, 0);
+  self->settings = rc_settings_watch_new_for_user ();
+  if (rc_settings_watch_is_working (self->settings))
+    g_signal_connect_object (self->settings, "changed", G_CALLBACK (settings_changed_cb), self, 0);
+  else
+    g_clear_object (&self->settings);
   return self;
 }
 
@@ -375,6 +471,9 @@ rc_registry_dispose (GObject *object)
     }
   if (self->systemd != NULL)
     g_signal_handlers_disconnect_by_data (self->systemd, self);
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->settings);
+  g_clear_object (&self->cancellable);
   g_clear_object (&self->tracker);
   g_clear_pointer (&self->apps, g_hash_table_unref);
   g_clear_pointer (&self->by_path, g_hash_table_unref);
@@ -406,6 +505,7 @@ rc_registry_class_init (RcRegistryClass *klass)
 static void
 rc_registry_init (RcRegistry *self)
 {
+  self->cancellable = g_cancellable_new ();
   self->apps = g_hash_table_new (g_str_hash, g_str_equal);
   self->by_path = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
                                          (GDestroyNotify) rc_app_unref);

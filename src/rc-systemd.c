@@ -15,6 +15,7 @@ struct _RcSystemd {
   guint            unit_removed_id;
   guint            unit_changed_id;
   guint            job_removed_id;
+  guint            reloading_id;
   GHashTable      *starts;   /* unit name -> GTask of a start waiting for its job */
   gboolean         present;
 };
@@ -26,6 +27,8 @@ enum {
   SIGNAL_UNIT_REMOVED,
   SIGNAL_UNIT_CHANGED,
   SIGNAL_FREEZER_REACHED,
+  SIGNAL_SETTINGS_APPLIED,
+  SIGNAL_RELOADED,
   N_SIGNALS
 };
 static guint signals[N_SIGNALS];
@@ -364,6 +367,30 @@ rc_systemd_get_unit_by_pid_finish (RcSystemd    *self,
   return object_path_finish (self, result, rc_systemd_get_unit_by_pid_async, error);
 }
 
+/* The source tag of the call itself. */
+static void
+set_unit_properties_async (void)
+{
+}
+
+/* Applied, or refused (perhaps in part): systemd changed the cgroup before
+ * it answered, so the unit's settings are to be read anew. */
+static void
+set_unit_properties_cb (GObject      *source,
+                        GAsyncResult *result,
+                        gpointer      user_data)
+{
+  RcSystemd *self = RC_SYSTEMD (source);
+  g_autoptr(GTask) task = user_data;
+  GError *error = NULL;
+
+  g_signal_emit (self, signals[SIGNAL_SETTINGS_APPLIED], 0, g_task_get_task_data (task));
+  if (call_systemd_finish_empty (self, result, set_unit_properties_async, &error))
+    g_task_return_boolean (task, TRUE);
+  else
+    g_task_return_error (task, error);
+}
+
 void
 rc_systemd_set_unit_properties_async (RcSystemd          *self,
                                       const char         *unit,
@@ -372,11 +399,15 @@ rc_systemd_set_unit_properties_async (RcSystemd          *self,
                                       GAsyncReadyCallback callback,
                                       gpointer            user_data)
 {
+  GTask *task = g_task_new (self, cancellable, callback, user_data);
+
+  g_task_set_source_tag (task, rc_systemd_set_unit_properties_async);
+  g_task_set_task_data (task, g_strdup (unit), g_free);
   /* runtime=true: limits last while the app runs and vanish with it. */
   call_manager (self, "SetUnitProperties",
                 g_variant_new ("(sb@a(sv))", unit, TRUE, properties),
-                G_VARIANT_TYPE_UNIT, cancellable,
-                rc_systemd_set_unit_properties_async, callback, user_data);
+                G_VARIANT_TYPE_UNIT, cancellable, set_unit_properties_async, set_unit_properties_cb,
+                task);
 }
 
 gboolean
@@ -384,7 +415,10 @@ rc_systemd_set_unit_properties_finish (RcSystemd    *self,
                                        GAsyncResult *result,
                                        GError      **error)
 {
-  return call_systemd_finish_empty (self, result, rc_systemd_set_unit_properties_async, error);
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) ==
+                        rc_systemd_set_unit_properties_async, FALSE);
+  return g_task_propagate_boolean (G_TASK (result), error);
 }
 
 typedef struct {
@@ -741,6 +775,26 @@ manager_signal_cb (GDBusConnection *connection,
                  0, id, path);
 }
 
+/* Reloading(false): a daemon-reload is done, and every unit's settings
+ * were read again from its files. */
+static void
+reloading_cb (GDBusConnection *connection,
+              const char      *sender_name,
+              const char      *object_path,
+              const char      *interface_name,
+              const char      *signal_name,
+              GVariant        *parameters,
+              gpointer         user_data)
+{
+  gboolean active;
+
+  if (!g_variant_is_of_type (parameters, G_VARIANT_TYPE ("(b)")))
+    return;
+  g_variant_get (parameters, "(b)", &active);
+  if (!active)
+    g_signal_emit (user_data, signals[SIGNAL_RELOADED], 0);
+}
+
 /* systemd left: no JobRemoved will come for the starts waiting for one. */
 static void
 fail_starts (RcSystemd *self)
@@ -817,6 +871,10 @@ rc_systemd_new (GDBusConnection *connection)
     g_dbus_connection_signal_subscribe (connection, SYSTEMD_DBUS_NAME, SYSTEMD_MANAGER_INTERFACE,
                                         "JobRemoved", SYSTEMD_DBUS_PATH, NULL,
                                         G_DBUS_SIGNAL_FLAGS_NONE, job_removed_cb, self, NULL);
+  self->reloading_id =
+    g_dbus_connection_signal_subscribe (connection, SYSTEMD_DBUS_NAME, SYSTEMD_MANAGER_INTERFACE,
+                                        "Reloading", SYSTEMD_DBUS_PATH, NULL,
+                                        G_DBUS_SIGNAL_FLAGS_NONE, reloading_cb, self, NULL);
   /* "appeared" fires once systemd is (or comes) on the bus: the registry
    * subscribes and lists units then, and again after a daemon-reexec. */
   self->name_watch_id =
@@ -843,6 +901,7 @@ rc_systemd_dispose (GObject *object)
       unsubscribe (self, &self->unit_removed_id);
       unsubscribe (self, &self->unit_changed_id);
       unsubscribe (self, &self->job_removed_id);
+      unsubscribe (self, &self->reloading_id);
     }
   g_clear_pointer (&self->starts, g_hash_table_unref);
   g_clear_object (&self->connection);
@@ -874,6 +933,12 @@ rc_systemd_class_init (RcSystemdClass *klass)
   signals[SIGNAL_FREEZER_REACHED] =
     g_signal_new ("freezer-reached", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                   NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_STRING);
+  signals[SIGNAL_SETTINGS_APPLIED] =
+    g_signal_new ("settings-applied", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                  NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+  signals[SIGNAL_RELOADED] =
+    g_signal_new ("reloaded", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                  NULL, NULL, NULL, G_TYPE_NONE, 0);
 }
 
 static void

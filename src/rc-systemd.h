@@ -22,6 +22,10 @@ G_BEGIN_DECLS
  *                                 FreezeUnit or ThawUnit succeeded: the unit is
  *                                 "frozen" or "running", emitted before the call's
  *                                 callback runs
+ *   "settings-applied" (s unit)   SetUnitProperties answered (done or refused):
+ *                                 the unit's cgroup may hold new values,
+ *                                 emitted before the call's callback runs
+ *   "reloaded" ()                 Reloading(false): a daemon-reload is done
  *
  * Errors: systemd's NoSuchUnit/LoadFailed become RC_ERROR_NO_SUCH_APP, any
  * other failure RC_ERROR_FAILED with systemd's own message. */

@@ -280,17 +280,26 @@ class ListAppsTest(Base):
         self.assertEqual(rec, expected)
         self.assertEqual(self.list_apps(), [expected])
 
+    def set_property_behind_back(self, unit, files):
+        '''What systemctl --user set-property does: no signal; systemd writes a
+        drop-in (a transient unit's in its transient folder) and the cgroup files.'''
+        folder = os.path.join(self.runtime_dir, 'systemd', 'transient', unit + '.d')
+        os.makedirs(folder, exist_ok=True)
+        with open(os.path.join(folder, '50-External.conf'), 'w', encoding='utf-8') as f:
+            f.write('[Scope]\nCPUWeight=777\n')
+        for name, text in files:
+            self.write_cgroup_file(unit, name, text)
+
     def test_values_follow_cgroup_files(self):
-        # systemctl set-property behind the daemon's back: no signal, files change
         self.add_app(APP, controllers='cpu io memory pids')
-        for name, text in [('cpu.weight', '777'), ('io.weight', 'default 250'),
+        self.get_one(APP)       # read once: what the daemon keeps must not go stale
+        self.set_property_behind_back(APP, [('cpu.weight', '777'), ('io.weight', 'default 250'),
                            ('cpu.max', '25000 100000'), ('memory.low', str(64 * MIB)),
                            ('memory.high', str(448 * MIB)), ('memory.max', str(512 * MIB)),
                            ('pids.max', 'max'), ('memory.current', str(99 * MIB)),
                            ('cpu.stat', 'usage_usec 5\nuser_usec 3\nsystem_usec 2'),
                            ('pids.current', '7'), ('memory.min', str(32 * MIB)),
-                           ('memory.swap.max', '0')]:
-            self.write_cgroup_file(APP, name, text)
+                           ('memory.swap.max', '0')])
         rec = self.get_one(APP)
         got = {k: rec[k] for k in (*LIMIT_KEYS, *USAGE_KEYS)}
         self.assertEqual(got, {'CPUWeight': 777, 'IOWeight': 250, 'CPUQuota': 25,
@@ -300,10 +309,21 @@ class ListAppsTest(Base):
                                'MemoryCurrent': 99 * MIB, 'CPUUsageNSec': 5000,
                                'TasksCurrent': 7})
 
+    def test_values_after_a_reload(self):
+        # A drop-in edited by hand takes effect at daemon-reload: systemd sends
+        # Reloading and writes the cgroup files, and writes no drop-in itself.
+        self.add_app(APP)
+        self.assertEqual(self.get_one(APP)['CPUWeight'], 100)
+        self.write_cgroup_file(APP, 'cpu.weight', '555')
+        self.mock('Reload')
+        self.assertEqual(self.get_one(APP)['CPUWeight'], 555)
+
     def test_missing_cgroup_files_read_as_max(self):
         self.add_app(APP)
+        self.stop_daemon()      # a running daemon keeps memory.current open
         for name in ('cpu.weight', 'memory.max', 'memory.high', 'pids.max', 'memory.current'):
             os.unlink(os.path.join(self.cgroup_dir(APP), name))
+        self.start_daemon()
         rec = self.get_one(APP)
         for key in ('CPUWeight', 'MemoryMax', 'MemoryHigh', 'TasksMax', 'MemoryCurrent'):
             self.assertEqual(rec[key], UINT64_MAX, key)

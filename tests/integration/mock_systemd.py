@@ -555,9 +555,23 @@ def SetUnitProperties(self, name, runtime, properties, ok_cb, err_cb, msg=None):
                 type_props[key] = dbus.UInt32(value)
             else:
                 type_props[key] = dbus.String(value)
+            _write_drop_in(self, unit, key, value)
         return None
 
     _dispatch(self, 'SetUnitProperties', unit_name, action, ok_cb, err_cb)
+
+
+def _write_drop_in(mock, unit, key, value):
+    '''systemd records a property change as a drop-in: a transient unit's in its
+    transient folder, another's in user.control (runtime; the mock has no home).'''
+    if not mock.runtime_dir:
+        return
+    transient = bool(unit.obj.props[UNIT_IFACE]['Transient'])
+    folder = os.path.join(mock.runtime_dir, 'systemd', 'transient' if transient else 'user.control',
+                          unit.name + '.d')
+    os.makedirs(folder, exist_ok=True)
+    section = unit.type_iface.rsplit('.', 1)[1]
+    _write(os.path.join(folder, f'50-{key}.conf'), f'[{section}]\n{key}={value}\n')
 
 
 def _freezer_action(mock, unit_name, freeze):
@@ -659,14 +673,9 @@ def StartTransientUnit(self, name, mode, properties, aux, ok_cb, err_cb, msg=Non
                 'slice': props.get('Slice', 'app.slice'),
                 'source_path': props.get('SourcePath', ''),
                 'description': props.get('Description', unit_name), 'pids': pids,
-                'transient': True})
+                'transient': True, 'settings': props})
             unit.process = process
             unit.delegate = bool(props.get('Delegate', False))
-            type_props = unit.obj.props[unit.type_iface]
-            for key, value in props.items():
-                if SETTABLE.get(key, ('',))[0] == 't':
-                    type_props[key] = dbus.UInt64(value)
-                    _apply_to_cgroup(self, unit, key, int(value))
 
         def job_removed():
             self.EmitSignal(MAIN_IFACE, 'JobRemoved', 'uoss',
@@ -773,6 +782,11 @@ def _add_unit(mock, name, options):
     unit.obj.props[unit.type_iface] = type_props
     if bool(options.get('make_cgroup', True)):
         _make_unit_dir(mock, unit, memory_current)
+    # a transient unit's cgroup settings: in place before it starts, as systemd does
+    for key, value in options.get('settings', {}).items():
+        if SETTABLE.get(key, ('',))[0] == 't':
+            type_props[key] = dbus.UInt64(value)
+            _apply_to_cgroup(mock, unit, key, int(value))
     for n in unit.names:
         mock.units[n] = unit
     if transient:
@@ -842,6 +856,7 @@ def _stop_unit(mock, unit):
     if _transient_file(mock, unit):
         with contextlib.suppress(FileNotFoundError):
             os.unlink(_transient_file(mock, unit))
+        shutil.rmtree(_transient_file(mock, unit) + '.d', ignore_errors=True)
 
 
 @dbus.service.method(CONTROL_IFACE, in_signature='', out_signature='')
@@ -851,10 +866,12 @@ def Reload(self):
     if not _emit_allowed(self):
         return
     units = {id(u): u for u in self.units.values()}.values()
+    self.EmitSignal(MAIN_IFACE, 'Reloading', 'b', [True])
     for unit in units:
         self.EmitSignal(MAIN_IFACE, 'UnitRemoved', 'so', [unit.name, dbus.ObjectPath(unit.path)])
     for unit in units:
         self.EmitSignal(MAIN_IFACE, 'UnitNew', 'so', [unit.name, dbus.ObjectPath(unit.path)])
+    self.EmitSignal(MAIN_IFACE, 'Reloading', 'b', [False])
 
 
 @dbus.service.method(CONTROL_IFACE, in_signature='uasas', out_signature='')
