@@ -293,13 +293,14 @@ class ListAppsTest(Base):
     def test_values_follow_cgroup_files(self):
         self.add_app(APP, controllers='cpu io memory pids')
         self.get_one(APP)       # read once: what the daemon keeps must not go stale
-        self.set_property_behind_back(APP, [('cpu.weight', '777'), ('io.weight', 'default 250'),
-                           ('cpu.max', '25000 100000'), ('memory.low', str(64 * MIB)),
-                           ('memory.high', str(448 * MIB)), ('memory.max', str(512 * MIB)),
-                           ('pids.max', 'max'), ('memory.current', str(99 * MIB)),
-                           ('cpu.stat', 'usage_usec 5\nuser_usec 3\nsystem_usec 2'),
-                           ('pids.current', '7'), ('memory.min', str(32 * MIB)),
-                           ('memory.swap.max', '0')])
+        self.set_property_behind_back(APP, [
+            ('cpu.weight', '777'), ('io.weight', 'default 250'),
+            ('cpu.max', '25000 100000'), ('memory.low', str(64 * MIB)),
+            ('memory.high', str(448 * MIB)), ('memory.max', str(512 * MIB)),
+            ('pids.max', 'max'), ('memory.current', str(99 * MIB)),
+            ('cpu.stat', 'usage_usec 5\nuser_usec 3\nsystem_usec 2'),
+            ('pids.current', '7'), ('memory.min', str(32 * MIB)),
+            ('memory.swap.max', '0')])
         rec = self.get_one(APP)
         got = {k: rec[k] for k in (*LIMIT_KEYS, *USAGE_KEYS)}
         self.assertEqual(got, {'CPUWeight': 777, 'IOWeight': 250, 'CPUQuota': 25,
