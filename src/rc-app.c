@@ -11,15 +11,7 @@ rc_app_free (RcApp *app)
 {
   g_free (app->unit);
   g_free (app->object_path);
-  g_free (app->app_id);
-  g_free (app->launcher);
-  g_free (app->name);
-  g_free (app->icon);
-  g_free (app->desktop_file);
-  g_free (app->slice);
   g_free (app->control_group);
-  g_free (app->active_state);
-  g_free (app->freezer_state);
   rc_cgroup_handle_free (app->cgroup);
 }
 
@@ -33,15 +25,15 @@ rc_app_new (const char *unit,
 
   app->unit = g_strdup (unit);
   app->object_path = g_strdup (object_path);
-  app->app_id = g_strdup (app_id);
-  app->launcher = g_strdup (launcher);
-  app->name = g_strdup (app_id);
-  app->icon = g_strdup ("");
-  app->desktop_file = g_strdup ("");
-  app->slice = g_strdup ("");
   app->control_group = g_strdup ("");
-  app->active_state = g_strdup ("");
-  app->freezer_state = g_strdup ("running");
+  app->app_id = g_intern_string (app_id);
+  app->launcher = g_intern_string (launcher);
+  app->name = app->app_id;
+  app->icon = g_intern_static_string ("");
+  app->desktop_file = app->icon;
+  app->slice = app->icon;
+  app->active_state = app->icon;
+  app->freezer_state = g_intern_static_string ("running");
   return app;
 }
 
@@ -58,13 +50,17 @@ rc_app_unref (RcApp *app)
     g_rc_box_release_full (app, (GDestroyNotify) rc_app_free);
 }
 
-static void
-set_string (char      **field,
-            const char *value)
+void
+rc_app_set (RcApp       *app,
+            const char **field,
+            const char  *value)
 {
-  g_free (*field);
-  *field = g_strdup (value != NULL ? value : "");
+  const char *interned = g_intern_string (value != NULL ? value : "");
+
+  *field = interned;
 }
+
+#define set_string(field, value) rc_app_set (app, field, value)
 
 /* Name and Icon come from the desktop file, found by GDesktopAppInfo (which
  * keeps its own index of the XDG data folders). A unit whose SourcePath is a
@@ -141,9 +137,10 @@ rc_app_set_control_group (RcApp      *app,
 {
   if (g_strcmp0 (app->control_group, control_group) == 0)
     return;
-  set_string (&app->control_group, control_group);
+  g_free (app->control_group);
+  app->control_group = g_strdup (control_group);
   g_clear_pointer (&app->cgroup, rc_cgroup_handle_free);
-  app->limits_known = FALSE;
+  rc_app_forget_limits (app);
 }
 
 /* Limits from the kept ones, or the folder; usage and pids from the files
@@ -170,13 +167,12 @@ read_cgroup (RcApp         *app,
   rc_cgroup_handle_read_usage (app->cgroup, out_stats, out_pids);
 }
 
-/* The keys of a record, in the order docs/design.md lists them. */
+/* The keys of a record: what the registry knows, the limits, the usage. */
 enum {
   KEY_UNIT, KEY_APP_ID, KEY_LAUNCHER, KEY_NAME, KEY_ICON, KEY_DESKTOP_FILE, KEY_SLICE,
-  KEY_ACTIVE_STATE, KEY_FREEZER_STATE, KEY_PIDS, KEY_CPU_WEIGHT, KEY_IO_WEIGHT, KEY_CPU_QUOTA,
+  KEY_ACTIVE_STATE, KEY_FREEZER_STATE, KEY_CPU_WEIGHT, KEY_IO_WEIGHT, KEY_CPU_QUOTA,
   KEY_MEMORY_LOW, KEY_MEMORY_HIGH, KEY_MEMORY_MAX, KEY_TASKS_MAX, KEY_MEMORY_MIN,
-  KEY_MEMORY_SWAP_MAX, KEY_MEMORY_CURRENT,
-  KEY_CPU_USAGE_NSEC, KEY_TASKS_CURRENT,
+  KEY_MEMORY_SWAP_MAX, KEY_PIDS, KEY_MEMORY_CURRENT, KEY_CPU_USAGE_NSEC, KEY_TASKS_CURRENT,
   N_KEYS
 };
 
@@ -186,9 +182,11 @@ static GVariant * const *
 record_keys (void)
 {
   static const char * const names[N_KEYS] = {
-    RC_KEY_UNIT, RC_KEY_APP_ID, RC_KEY_LAUNCHER, RC_KEY_NAME, RC_KEY_ICON, RC_KEY_DESKTOP_FILE, RC_KEY_SLICE, RC_KEY_ACTIVE_STATE,
-    RC_KEY_FREEZER_STATE, RC_KEY_PIDS, RC_KEY_CPU_WEIGHT, RC_KEY_IO_WEIGHT, RC_KEY_CPU_QUOTA, RC_KEY_MEMORY_LOW, RC_KEY_MEMORY_HIGH,
-    RC_KEY_MEMORY_MAX, RC_KEY_TASKS_MAX, RC_KEY_MEMORY_MIN, RC_KEY_MEMORY_SWAP_MAX, RC_KEY_MEMORY_CURRENT, RC_KEY_CPU_USAGE_NSEC, RC_KEY_TASKS_CURRENT,
+    RC_KEY_UNIT, RC_KEY_APP_ID, RC_KEY_LAUNCHER, RC_KEY_NAME, RC_KEY_ICON, RC_KEY_DESKTOP_FILE,
+    RC_KEY_SLICE, RC_KEY_ACTIVE_STATE, RC_KEY_FREEZER_STATE, RC_KEY_CPU_WEIGHT, RC_KEY_IO_WEIGHT,
+    RC_KEY_CPU_QUOTA, RC_KEY_MEMORY_LOW, RC_KEY_MEMORY_HIGH, RC_KEY_MEMORY_MAX, RC_KEY_TASKS_MAX,
+    RC_KEY_MEMORY_MIN, RC_KEY_MEMORY_SWAP_MAX,
+    RC_KEY_PIDS, RC_KEY_MEMORY_CURRENT, RC_KEY_CPU_USAGE_NSEC, RC_KEY_TASKS_CURRENT,
   };
   static GVariant *keys[N_KEYS];
   static gsize made = 0;
@@ -216,45 +214,127 @@ new_utf8_string (const char *value)
   return g_variant_new_string (valid);
 }
 
-/* The record is built from its parts, not with g_variant_builder_add
- * ("{sv}", ...), which parses the format string of every entry: that
- * was most of the cost of a ListApps. */
+static GVariant *
+entry (guint     key,
+       GVariant *value)
+{
+  return g_variant_new_dict_entry (record_keys ()[key], g_variant_new_variant (value));
+}
+
+/* Entries are immutable and most are the same in many records: the
+ * AppId, Name, Icon … of every instance of an app, the limits most apps
+ * leave at their defaults. Such entries are made once and shared, which
+ * saves making (and type-checking) three GVariants per entry per record.
+ * A key's table stops growing at MAX_SHARED distinct values: the others
+ * are made for each record, costing time instead of memory. */
+#define MAX_SHARED 128
+
+static GVariant *
+shared_entry (guint         key,
+              gpointer      value_key,
+              GVariant *(*make)(gconstpointer value),
+              gconstpointer value)
+{
+  static GHashTable *tables[N_KEYS];
+  GVariant *shared;
+
+  if (tables[key] == NULL)
+    tables[key] = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
+                                         (GDestroyNotify) g_variant_unref);
+  shared = g_hash_table_lookup (tables[key], value_key);
+  if (shared != NULL)
+    return g_variant_ref (shared);
+  shared = g_variant_ref_sink (entry (key, make (value)));
+  if (g_hash_table_size (tables[key]) < MAX_SHARED)
+    g_hash_table_insert (tables[key], g_memdup2 (value_key, sizeof (gint64)),
+                         g_variant_ref (shared));
+  return shared;
+}
+
+static GVariant *
+make_string (gconstpointer value)
+{
+  return new_utf8_string (value);
+}
+
+/* @value: interned, so its address names it. */
+static GVariant *
+string_entry (guint       key,
+              const char *value)
+{
+  gint64 address = (gint64) (gintptr) value;
+
+  return shared_entry (key, &address, make_string, value);
+}
+
+static GVariant *
+make_u64 (gconstpointer value)
+{
+  return g_variant_new_uint64 (*(const guint64 *) value);
+}
+
+static GVariant *
+u64_entry (guint   key,
+           guint64 value)
+{
+  return shared_entry (key, &value, make_u64, &value);
+}
+
+static GVariant *
+make_u32 (gconstpointer value)
+{
+  return g_variant_new_uint32 ((guint32) *(const guint64 *) value);
+}
+
+static GVariant *
+u32_entry (guint   key,
+           guint32 value)
+{
+  guint64 wide = value;
+
+  return shared_entry (key, &wide, make_u32, &wide);
+}
+
 GVariant *
 rc_app_to_variant (RcApp *app)
 {
-  GVariant * const *keys = record_keys ();
   g_autoptr(GArray) pids = g_array_sized_new (FALSE, FALSE, sizeof (guint32), 8);
-  GVariant *values[N_KEYS];
   GVariant *entries[N_KEYS];
+  GVariant *record;
   RcCgroupStats stats;
 
   read_cgroup (app, &stats, pids);
-
-  values[KEY_UNIT] = new_utf8_string (app->unit);
-  values[KEY_APP_ID] = new_utf8_string (app->app_id);
-  values[KEY_LAUNCHER] = new_utf8_string (app->launcher);
-  values[KEY_NAME] = new_utf8_string (app->name);
-  values[KEY_ICON] = new_utf8_string (app->icon);
-  values[KEY_DESKTOP_FILE] = new_utf8_string (app->desktop_file);
-  values[KEY_SLICE] = new_utf8_string (app->slice);
-  values[KEY_ACTIVE_STATE] = new_utf8_string (app->active_state);
-  values[KEY_FREEZER_STATE] = new_utf8_string (app->freezer_state);
-  values[KEY_PIDS] = g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32, pids->data, pids->len,
-                                                sizeof (guint32));
-  values[KEY_CPU_WEIGHT] = g_variant_new_uint64 (stats.cpu_weight);
-  values[KEY_IO_WEIGHT] = g_variant_new_uint64 (stats.io_weight);
-  values[KEY_CPU_QUOTA] = g_variant_new_uint32 (stats.cpu_quota);
-  values[KEY_MEMORY_LOW] = g_variant_new_uint64 (stats.memory_low);
-  values[KEY_MEMORY_HIGH] = g_variant_new_uint64 (stats.memory_high);
-  values[KEY_MEMORY_MAX] = g_variant_new_uint64 (stats.memory_max);
-  values[KEY_TASKS_MAX] = g_variant_new_uint64 (stats.tasks_max);
-  values[KEY_MEMORY_MIN] = g_variant_new_uint64 (stats.memory_min);
-  values[KEY_MEMORY_SWAP_MAX] = g_variant_new_uint64 (stats.memory_swap_max);
-  values[KEY_MEMORY_CURRENT] = g_variant_new_uint64 (stats.memory_current);
-  values[KEY_CPU_USAGE_NSEC] = g_variant_new_uint64 (stats.cpu_usage_nsec);
-  values[KEY_TASKS_CURRENT] = g_variant_new_uint64 (stats.tasks_current);
-
+  entries[KEY_UNIT] = g_variant_ref_sink (entry (KEY_UNIT, new_utf8_string (app->unit)));
+  entries[KEY_APP_ID] = string_entry (KEY_APP_ID, app->app_id);
+  entries[KEY_LAUNCHER] = string_entry (KEY_LAUNCHER, app->launcher);
+  entries[KEY_NAME] = string_entry (KEY_NAME, app->name);
+  entries[KEY_ICON] = string_entry (KEY_ICON, app->icon);
+  entries[KEY_DESKTOP_FILE] = string_entry (KEY_DESKTOP_FILE, app->desktop_file);
+  entries[KEY_SLICE] = string_entry (KEY_SLICE, app->slice);
+  entries[KEY_ACTIVE_STATE] = string_entry (KEY_ACTIVE_STATE, app->active_state);
+  entries[KEY_FREEZER_STATE] = string_entry (KEY_FREEZER_STATE, app->freezer_state);
+  entries[KEY_CPU_WEIGHT] = u64_entry (KEY_CPU_WEIGHT, stats.cpu_weight);
+  entries[KEY_IO_WEIGHT] = u64_entry (KEY_IO_WEIGHT, stats.io_weight);
+  entries[KEY_CPU_QUOTA] = u32_entry (KEY_CPU_QUOTA, stats.cpu_quota);
+  entries[KEY_MEMORY_LOW] = u64_entry (KEY_MEMORY_LOW, stats.memory_low);
+  entries[KEY_MEMORY_HIGH] = u64_entry (KEY_MEMORY_HIGH, stats.memory_high);
+  entries[KEY_MEMORY_MAX] = u64_entry (KEY_MEMORY_MAX, stats.memory_max);
+  entries[KEY_TASKS_MAX] = u64_entry (KEY_TASKS_MAX, stats.tasks_max);
+  entries[KEY_MEMORY_MIN] = u64_entry (KEY_MEMORY_MIN, stats.memory_min);
+  entries[KEY_MEMORY_SWAP_MAX] = u64_entry (KEY_MEMORY_SWAP_MAX, stats.memory_swap_max);
+  /* usage: new in every record */
+  entries[KEY_PIDS] = g_variant_ref_sink (entry (KEY_PIDS,
+                                                 g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32,
+                                                                            pids->data, pids->len,
+                                                                            sizeof (guint32))));
+  entries[KEY_MEMORY_CURRENT] = g_variant_ref_sink (entry (KEY_MEMORY_CURRENT,
+                                                           g_variant_new_uint64 (stats.memory_current)));
+  entries[KEY_CPU_USAGE_NSEC] = g_variant_ref_sink (entry (KEY_CPU_USAGE_NSEC,
+                                                           g_variant_new_uint64 (stats.cpu_usage_nsec)));
+  entries[KEY_TASKS_CURRENT] = g_variant_ref_sink (entry (KEY_TASKS_CURRENT,
+                                                          g_variant_new_uint64 (stats.tasks_current)));
+  record = g_variant_new_array (G_VARIANT_TYPE ("{sv}"), entries, N_KEYS);
   for (guint i = 0; i < N_KEYS; i++)
-    entries[i] = g_variant_new_dict_entry (keys[i], g_variant_new_variant (values[i]));
-  return g_variant_new_array (G_VARIANT_TYPE ("{sv}"), entries, N_KEYS);
+    g_variant_unref (entries[i]);
+  return record;
 }

@@ -16,15 +16,17 @@ G_BEGIN_DECLS
 typedef struct {
   char *unit;
   char *object_path;
-  char *app_id;
-  char *launcher;
-  char *name;
-  char *icon;
-  char *desktop_file;
-  char *slice;
   char *control_group;
-  char *active_state;
-  char *freezer_state;
+  /* Interned (g_intern_string): shared by every instance of an app, and by
+   * every app in a slice or state. Set with rc_app_set(). */
+  const char *app_id;
+  const char *launcher;
+  const char *name;
+  const char *icon;
+  const char *desktop_file;
+  const char *slice;
+  const char *active_state;
+  const char *freezer_state;
 
   RcCgroupHandle *cgroup;       /* NULL until the first record, or without a folder */
   RcCgroupStats   limits;       /* the limit fields, when limits_known */
@@ -45,6 +47,10 @@ void      rc_app_load_desktop_info (RcApp      *app,
 gboolean  rc_app_is_controllable_slice (const char *slice);
 GVariant *rc_app_to_variant (RcApp *app);
 void      rc_app_forget_limits (RcApp *app);
+/* Sets one of the interned fields, e.g. rc_app_set (app, &app->slice, "app.slice"). */
+void      rc_app_set (RcApp       *app,
+                      const char **field,
+                      const char  *value);
 /* A new ControlGroup: forgets the cgroup kept open and its limits. */
 void      rc_app_set_control_group (RcApp      *app,
                                     const char *control_group);

@@ -9,6 +9,7 @@
 #include "rc-limits.h"
 #include "rc-unit-name.h"
 
+#include <malloc.h>
 #include <string.h>
 #include <systemd/sd-login.h>
 
@@ -18,6 +19,7 @@ struct _RcManager {
   RcRules                      *rules;
   RcSlices                     *slices;
   GPtrArray                    *early_calls;  /* EarlyCall: held until the first listing is read */
+  guint                         trim_id;
 };
 
 static void rc_manager_iface_init (RcDBusResourceControlIface *iface);
@@ -37,6 +39,28 @@ apps_to_variant (GPtrArray *apps)
   return g_variant_builder_end (&builder);
 }
 
+/* A record is some 90 small blocks while it is built and sent: a reply of
+ * many leaves the heap full of holes that malloc keeps. Hand them back
+ * once the main loop is idle (at most once per burst of calls). */
+#define TRIM_AFTER_RECORDS 64
+
+static gboolean
+trim_cb (gpointer user_data)
+{
+  RcManager *self = user_data;
+
+  self->trim_id = 0;
+  malloc_trim (0);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+trim_later (RcManager *self)
+{
+  if (self->trim_id == 0)
+    self->trim_id = g_idle_add_full (G_PRIORITY_LOW, trim_cb, self, NULL);
+}
+
 static gboolean
 handle_list_apps (RcDBusResourceControl *object,
                   GDBusMethodInvocation *invocation)
@@ -45,6 +69,8 @@ handle_list_apps (RcDBusResourceControl *object,
   g_autoptr(GPtrArray) apps = rc_registry_get_apps (self->svc.registry);
 
   rc_dbus_resource_control_complete_list_apps (object, invocation, apps_to_variant (apps));
+  if (apps->len >= TRIM_AFTER_RECORDS)
+    trim_later (self);
   return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
@@ -790,6 +816,8 @@ registry_ready_cb (RcRegistry *registry,
 {
   g_autoptr(GPtrArray) calls = g_steal_pointer (&self->early_calls);
 
+  trim_later (self);    /* what reading the first listing left */
+
   for (guint i = 0; calls != NULL && i < calls->len; i++)
     {
       EarlyCall *call = g_ptr_array_index (calls, i);
@@ -820,6 +848,9 @@ app_added_cb (RcRegistry *registry,
               RcApp      *app,
               RcManager  *self)
 {
+  /* The apps of the first listing are not news: ListApps waits for them. */
+  if (!rc_registry_is_ready (registry))
+    return;
   rc_dbus_resource_control_emit_app_added (RC_DBUS_RESOURCE_CONTROL (self), app->unit,
                                            rc_app_to_variant (app));
 }
@@ -888,6 +919,7 @@ rc_manager_dispose (GObject *object)
     g_object_run_dispose (G_OBJECT (self->slices));
   g_clear_object (&self->slices);
   g_clear_pointer (&self->early_calls, g_ptr_array_unref);
+  g_clear_handle_id (&self->trim_id, g_source_remove);
   G_OBJECT_CLASS (rc_manager_parent_class)->dispose (object);
 }
 

@@ -45,14 +45,6 @@ lookup_string (GVariant   *props,
 }
 
 static void
-set_field (char      **field,
-           const char *value)
-{
-  g_free (*field);
-  *field = g_strdup (value);
-}
-
-static void
 unit_read_cb (RcUnitTracker *tracker,
               const char    *object_path,
               const char    *id,
@@ -73,11 +65,11 @@ unit_read_cb (RcUnitTracker *tracker,
         app->limits_settling = 1;
       added = TRUE;
     }
-  set_field (&app->active_state, lookup_string (props, "ActiveState"));
-  set_field (&app->slice, lookup_string (props, "Slice"));
+  rc_app_set (app, &app->active_state, lookup_string (props, "ActiveState"));
+  rc_app_set (app, &app->slice, lookup_string (props, "Slice"));
   rc_app_set_control_group (app, lookup_string (props, "ControlGroup"));
   if (*lookup_string (props, "FreezerState") != '\0')
-    set_field (&app->freezer_state, lookup_string (props, "FreezerState"));
+    rc_app_set (app, &app->freezer_state, lookup_string (props, "FreezerState"));
 
   if (added)
     {
@@ -112,7 +104,7 @@ unit_active_state_cb (RcUnitTracker *tracker,
   RcApp *app = g_hash_table_lookup (self->by_path, object_path);
 
   if (app != NULL)
-    set_field (&app->active_state, active_state);
+    rc_app_set (app, &app->active_state, active_state);
 }
 
 static void
@@ -124,7 +116,7 @@ set_freezer_state (RcRegistry *self,
 
   if (g_strcmp0 (freezer_state, app->freezer_state) == 0)
     return;
-  set_field (&app->freezer_state, freezer_state);
+  rc_app_set (app, &app->freezer_state, freezer_state);
   g_variant_dict_insert (&dict, RC_KEY_FREEZER_STATE, "s", freezer_state);
   g_signal_emit (self, signals[SIGNAL_APP_CHANGED], 0, app, g_variant_dict_end (&dict));
 }

@@ -12,8 +12,8 @@ typedef struct {
   RcUnitTracker *tracker;
   char          *id;
   char          *object_path;
-  char          *app_id;
-  char          *launcher;
+  const char    *app_id;        /* interned */
+  const char    *launcher;      /* interned */
   RcUnitKind     kind;
   RcUnitState    state;
   const char    *active_state;  /* the last ActiveState heard, interned; NULL before the first */
@@ -21,7 +21,6 @@ typedef struct {
   guint          generation;    /* the listing that last saw it */
   gboolean       counted;       /* part of the initial listing's count */
   guint          retries;
-  GCancellable  *cancellable;
 } Tracked;
 
 /* What the registry reads of a unit; the rest of systemd's GetAll replies
@@ -217,13 +216,8 @@ uncount (Tracked *tracked)
 static void
 tracked_free (Tracked *tracked)
 {
-  if (tracked->cancellable != NULL)
-    g_cancellable_cancel (tracked->cancellable);
-  g_clear_object (&tracked->cancellable);
   g_free (tracked->id);
   g_free (tracked->object_path);
-  g_free (tracked->app_id);
-  g_free (tracked->launcher);
   g_free (tracked);
 }
 
@@ -459,14 +453,14 @@ pump_loads (RcUnitTracker *self)
           data->located = g_steal_pointer (&located);
           rc_systemd_get_unit_properties_async (self->systemd, tracked->object_path,
                                                 SYSTEMD_UNIT_INTERFACE, source_keys, NULL,
-                                                tracked->cancellable, load_unit_cb, data);
+                                                self->cancellable, load_unit_cb, data);
         }
       else
         rc_systemd_get_unit_properties_async (self->systemd, tracked->object_path,
                                               tracked->kind == RC_UNIT_KIND_SCOPE
                                               ? SYSTEMD_SCOPE_INTERFACE
                                               : SYSTEMD_SERVICE_INTERFACE,
-                                              type_keys, unit_keys, tracked->cancellable,
+                                              type_keys, unit_keys, self->cancellable,
                                               load_unit_cb, data);
     }
 }
@@ -591,12 +585,11 @@ track_parsed (RcUnitTracker    *self,
   tracked->tracker = self;
   tracked->id = g_strdup (id);
   tracked->object_path = g_strdup (object_path);
-  tracked->app_id = g_strdup (parsed->app_id);
-  tracked->launcher = g_strdup (parsed->launcher);
+  tracked->app_id = g_intern_string (parsed->app_id);
+  tracked->launcher = g_intern_string (parsed->launcher);
   tracked->kind = parsed->kind;
   tracked->state = RC_UNIT_DOWN;
   tracked->generation = self->generation;
-  tracked->cancellable = g_cancellable_new ();
   g_hash_table_insert (self->tracked, tracked->object_path, tracked);
   if (is_live_state (active_state))
     {

@@ -749,8 +749,9 @@ class RcTestCase(unittest.TestCase):  # pylint: disable=too-many-public-methods
                     RESOURCE_CONTROL_SYSTEM_RULES_DIR=self.system_rules_dir,
                     G_MESSAGES_DEBUG='all')
 
-    def start_daemon(self, args=('--verbose',), wait=True):
-        '''Start resource-controld on the private buses; wait until it owns its name.'''
+    def start_daemon(self, args=('--verbose',), wait=True, listed=True):
+        '''Start resource-controld on the private buses; wait until it owns its name
+        and (listed) has read the first listing.'''
         self.assertTrue(self.daemon_path and os.access(self.daemon_path, os.X_OK),
                         f'RC_DAEMON ({self.daemon_path}) is not an executable; '
                         'run through meson test or set RC_DAEMON')
@@ -774,6 +775,9 @@ class RcTestCase(unittest.TestCase):  # pylint: disable=too-many-public-methods
         self.daemon = proc
         if wait:
             self.wait_for_name(RC_NAME, proc, 'resource-controld')
+        if wait and listed:
+            # a read waits for the first listing: apps started after it get AppAdded
+            self.rc_call('ListApps')
         return proc
 
     def stop_daemon(self, proc=None):

@@ -16,10 +16,12 @@ write_file (const char *dir,
             const char *contents)
 {
   g_autofree char *path = g_build_filename (dir, name, NULL);
-  g_autoptr(GError) error = NULL;
+  FILE *file = fopen (path, "w");
 
-  g_file_set_contents (path, contents, -1, &error);
-  g_assert_no_error (error);
+  /* in place, as the kernel's files change: a reader may keep it open */
+  g_assert_nonnull (file);
+  g_assert_cmpint (fputs (contents, file), >=, 0);
+  g_assert_cmpint (fclose (file), ==, 0);
 }
 
 /* A cgroup folder as the kernel shows it, with @n_pids processes. */
@@ -69,9 +71,6 @@ reference_record (RcApp *app)
   g_variant_builder_add (&b, "{sv}", "Slice", g_variant_new_string (app->slice));
   g_variant_builder_add (&b, "{sv}", "ActiveState", g_variant_new_string (app->active_state));
   g_variant_builder_add (&b, "{sv}", "FreezerState", g_variant_new_string (app->freezer_state));
-  g_variant_builder_add (&b, "{sv}", "Pids",
-                         g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32, pids->data,
-                                                    pids->len, sizeof (guint32)));
   g_variant_builder_add (&b, "{sv}", "CPUWeight", g_variant_new_uint64 (st.cpu_weight));
   g_variant_builder_add (&b, "{sv}", "IOWeight", g_variant_new_uint64 (st.io_weight));
   g_variant_builder_add (&b, "{sv}", "CPUQuota", g_variant_new_uint32 (st.cpu_quota));
@@ -81,6 +80,9 @@ reference_record (RcApp *app)
   g_variant_builder_add (&b, "{sv}", "TasksMax", g_variant_new_uint64 (st.tasks_max));
   g_variant_builder_add (&b, "{sv}", "MemoryMin", g_variant_new_uint64 (st.memory_min));
   g_variant_builder_add (&b, "{sv}", "MemorySwapMax", g_variant_new_uint64 (st.memory_swap_max));
+  g_variant_builder_add (&b, "{sv}", "Pids",
+                         g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32, pids->data,
+                                                    pids->len, sizeof (guint32)));
   g_variant_builder_add (&b, "{sv}", "MemoryCurrent", g_variant_new_uint64 (st.memory_current));
   g_variant_builder_add (&b, "{sv}", "CPUUsageNSec", g_variant_new_uint64 (st.cpu_usage_nsec));
   g_variant_builder_add (&b, "{sv}", "TasksCurrent", g_variant_new_uint64 (st.tasks_current));
@@ -125,15 +127,16 @@ test_record_bytes (gconstpointer data)
   g_autoptr(GVariant) reference = NULL;
   g_autoptr(GVariant) pids = NULL;
 
-  g_free (app->control_group);
-  app->control_group = c->has_cgroup ? make_cgroup (c->name, c->n_pids, c->with_io) : g_strdup ("");
+  g_autofree char *control_group = c->has_cgroup ? make_cgroup (c->name, c->n_pids, c->with_io)
+                                                 : g_strdup ("");
+
+  rc_app_set_control_group (app, control_group);
   if (c->name_len > 0)
     {
-      g_free (app->name);
-      app->name = g_strnfill (c->name_len, 'n');
+      g_autofree char *name = g_strnfill (c->name_len, 'n');
+      rc_app_set (app, &app->name, name);
     }
-  g_free (app->slice);
-  app->slice = g_strdup ("app-gnome.slice");
+  rc_app_set (app, &app->slice, "app-gnome.slice");
 
   record = g_variant_ref_sink (rc_app_to_variant (app));
   reference = reference_record (app);
@@ -151,13 +154,53 @@ test_record_not_utf8 (void)
   g_autoptr(GVariant) record = NULL;
   const char *file = NULL;
 
-  g_free (app->desktop_file);
-  app->desktop_file = g_strdup ("/usr/share/applications/\xff\xfe.desktop");
+  rc_app_set (app, &app->desktop_file, "/usr/share/applications/\xff\xfe.desktop");
   record = g_variant_ref_sink (rc_app_to_variant (app));
   g_assert_true (g_variant_is_normal_form (record));
   g_assert_true (g_variant_lookup (record, "DesktopFile", "&s", &file));
   g_assert_true (g_utf8_validate (file, -1, NULL));
   g_assert_nonnull (strstr (file, ".desktop"));
+}
+
+/* Usage is read anew for every record; limits are kept until forgotten,
+ * and a kept record part follows a changed field. */
+static void
+test_record_keeps_limits (void)
+{
+  g_autoptr(RcApp) app = rc_app_new ("app-gnome-org.example.Kept-1.scope", "/x",
+                                     "org.example.Kept", "gnome");
+  g_autofree char *control_group = make_cgroup ("kept", 2, FALSE);
+  g_autofree char *dir = g_build_filename (cgroup_root, "kept", NULL);
+  g_autoptr(GVariant) first = NULL;
+  g_autoptr(GVariant) second = NULL;
+  g_autoptr(GVariant) third = NULL;
+  g_autoptr(GVariant) reference = NULL;
+  guint64 value;
+  const char *state;
+
+  write_file (dir, "cpu.weight", "100\n");
+  rc_app_set_control_group (app, control_group);
+  first = g_variant_ref_sink (rc_app_to_variant (app));
+  g_assert_true (g_variant_lookup (first, "CPUWeight", "t", &value));
+  g_assert_cmpuint (value, ==, 100);
+
+  write_file (dir, "memory.current", "1000\n");
+  write_file (dir, "cpu.weight", "300\n");
+  rc_app_set (app, &app->freezer_state, "frozen");
+  second = g_variant_ref_sink (rc_app_to_variant (app));
+  g_assert_true (g_variant_lookup (second, "MemoryCurrent", "t", &value));
+  g_assert_cmpuint (value, ==, 1000);
+  g_assert_true (g_variant_lookup (second, "CPUWeight", "t", &value));
+  g_assert_cmpuint (value, ==, 100);      /* kept: nothing said it changed */
+  g_assert_true (g_variant_lookup (second, "FreezerState", "&s", &state));
+  g_assert_cmpstr (state, ==, "frozen");
+
+  rc_app_forget_limits (app);
+  third = g_variant_ref_sink (rc_app_to_variant (app));
+  g_assert_true (g_variant_lookup (third, "CPUWeight", "t", &value));
+  g_assert_cmpuint (value, ==, 300);
+  reference = reference_record (app);
+  assert_same_bytes (third, reference);
 }
 
 /* cgroup.procs: a last line without its newline still counts; junk does not. */
@@ -213,6 +256,7 @@ main (int    argc,
       g_test_add_data_func (path, &record_cases[i], test_record_bytes);
     }
   g_test_add_func ("/app/record/not-utf8", test_record_not_utf8);
+  g_test_add_func ("/app/record/keeps-limits", test_record_keeps_limits);
   g_test_add_func ("/cgroup/pids/odd-lines", test_read_pids_odd_lines);
   ret = g_test_run ();
   remove_tree (cgroup_root);
