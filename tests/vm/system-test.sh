@@ -1406,8 +1406,92 @@ sec_oomd () {
 }
 
 # ---------------------------------------------------------------------------------------------------
+# Limits the daemon keeps between calls follow every way systemd changes them: each change shows in the
+# very next ListApps, equal to the kernel's file.
 
-SECTIONS="install apps activate list getapp signals cli polkit_default fair weight freeze_effect demo knobs errors faults rules boost launch adopt processes slices oomd oom polkit_down health io"
+listed_value () { # listed_value UNIT KEY: from a whole ListApps, as a panel would read it
+  rc_json ListApps | flat > "$OUT/listed.txt"
+  field "$OUT/listed.txt" "$1" "$2"
+}
+
+sec_settings () {
+  local s='app-gnome-org.example.Settings-9.scope' r='app-gnome-org.example.Settings-10.scope'
+  local f='app-org.example.FromFile@1.service' d conf="$THOME/.config/systemd/user"
+  start_scope "$s" sleep 1000
+  wait_for 30 all_active "$s"
+  check "a new app's limits read (and kept)" "$(cat "$(cg "$s")/cpu.weight")" "$(listed_value "$s" CPUWeight)"
+  usc set-property --runtime -- "$s" CPUWeight=321
+  check "set-property --runtime: cpu.weight" 321 "$(cat "$(cg "$s")/cpu.weight")"
+  check "set-property --runtime: the very next ListApps" 321 "$(listed_value "$s" CPUWeight)"
+  usc set-property -- "$s" MemoryHigh=300M
+  check "set-property (persistent): memory.high" $((300 * MiB)) "$(cat "$(cg "$s")/memory.high")"
+  check "set-property (persistent): the very next ListApps" $((300 * MiB)) "$(listed_value "$s" MemoryHigh)"
+  start_scope "$r" -p CPUWeight=55 -p MemoryMax=400M -- sleep 1000
+  wait_for 30 all_active "$r"
+  check "systemd-run -p at creation: the first ListApps" "55 $((400 * MiB))" \
+    "$(listed_value "$r" CPUWeight) $(field "$OUT/listed.txt" "$r" MemoryMax)"
+  # a service from a unit file, its drop-in edited by hand, then daemon-reload
+  mkdir -p "$conf/$f.d"
+  printf '[Service]\nExecStart=/bin/sleep 1000\n' > "$conf/app-org.example.FromFile@.service"
+  chown -R "$U" "$THOME/.config"
+  usc daemon-reload
+  usc start -- "$f"
+  wait_for 30 all_active "$f"
+  check "unit-file service listed" "$(cat "$(cg "$f")/cpu.weight")" "$(listed_value "$f" CPUWeight)"
+  printf '[Service]\nCPUWeight=77\n' > "$conf/$f.d/50-edited.conf"
+  chown -R "$U" "$conf"
+  usc daemon-reload
+  d=$(cg "$f")
+  wait_for 10 grep -qx 77 "$d/cpu.weight"
+  check "daemon-reload applied the edited drop-in: cpu.weight" 77 "$(cat "$d/cpu.weight")"
+  check "daemon-reload: the very next ListApps" 77 "$(listed_value "$f" CPUWeight)"
+  check "and the transient app's kept limits unchanged by it" "$(cat "$(cg "$s")/cpu.weight")" \
+    "$(field "$OUT/listed.txt" "$s" CPUWeight)"
+  usc stop -- "$s" "$r" "$f" 2>/dev/null
+  rm -rf "$conf/$f.d" "$conf/app-org.example.FromFile@.service"
+  usc daemon-reload
+}
+
+# ---------------------------------------------------------------------------------------------------
+# 1,000 apps: D-Bus activation answers the first ListApps in time, and reloads leave no memory behind.
+
+rss_anon () { awk '$1 == "RssAnon:" { print $2 }' "/proc/$1/status"; }
+
+sec_scale () {
+  local n=1000 t0 t1 pid before after i listed
+  usc stop resource-control.service
+  cl /usr/bin/python3 "$(dirname "$0")/scale-guest.py" "$n" | sed 's/^/  .. /'
+  check "1000 scopes running" "$n" \
+    "$(usc list-units --state=active --plain --no-legend -- 'app-rc-org.example.Scale*' | wc -l)"
+  check "daemon stopped before the call" inactive "$(usc is-active resource-control.service)"
+  t0=$(now)
+  rc_json ListApps | flat > "$OUT/scale-list.txt"
+  t1=$(now)
+  listed=$(cut -f1 "$OUT/scale-list.txt" | sort -u | grep -c '^app-rc-org\.example\.Scale')
+  check "D-Bus activation, first ListApps: every scope listed" "$n" "$listed"
+  check_range "D-Bus activation to the first ListApps answered (s)" 0 10 \
+    "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')"
+  pid=$(usc show -P MainPID resource-control.service)
+  usc daemon-reload
+  rc_json ListApps > /dev/null
+  nap 2
+  before=$(rss_anon "$pid")
+  for i in 1 2 3 4 5 6 7 8 9 10; do usc daemon-reload; done
+  rc_json ListApps | flat > "$OUT/scale-list.txt"
+  nap 2
+  after=$(rss_anon "$pid")
+  note "RssAnon with $n apps: after one daemon-reload $before KiB, after ten more $after KiB"
+  check "still every scope listed after 11 reloads" "$n" \
+    "$(cut -f1 "$OUT/scale-list.txt" | sort -u | grep -c '^app-rc-org\.example\.Scale')"
+  check_range "RssAnon after ten more reloads, % of after one" 95 105 \
+    "$(awk -v a="$before" -v b="$after" 'BEGIN { printf "%.1f", 100 * b / a }')"
+  check "same daemon process" "$pid" "$(usc show -P MainPID resource-control.service)"
+  usc stop 'app-rc-org.example.Scale*' 2>/dev/null
+}
+
+# ---------------------------------------------------------------------------------------------------
+
+SECTIONS="install apps activate list getapp signals cli polkit_default fair weight freeze_effect demo knobs errors faults rules boost launch adopt processes slices oomd oom polkit_down health io settings scale"
 ALWAYS="install apps activate"
 NO_DAEMON="install apps activate fair"
 echo "== system test: kernel $(uname -r), systemd $(systemctl --version | head -1 | cut -d' ' -f2), user $TUSER ($U), $(nproc) CPUs"
