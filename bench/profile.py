@@ -121,7 +121,6 @@ class Profile(harness.RcTestCase):
                 self._add(env, n - len(env.units))
                 self._wait_listed(n)
                 self._list()
-                time.sleep(0.5)     # at rest: the daemon trims its heap when idle
                 out['memory'][str(n)] = rb.memory(d.pid)
             env.stop_daemon(d)
             print(json.dumps(out), flush=True)

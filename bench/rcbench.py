@@ -113,7 +113,13 @@ def heap_rss_kib(pid):
     return total
 
 
+# The daemon hands freed heap back 1 s after its last large reply: memory is
+# taken at rest, after that.
+AT_REST_S = 1.5
+
+
 def memory(pid):
+    time.sleep(AT_REST_S)
     st = proc_status(pid)
     return {'RssAnon_kib': kib(st['RssAnon']), 'VmRSS_kib': kib(st['VmRSS']),
             'RssFile_kib': kib(st['RssFile']), 'heap_rss_kib': heap_rss_kib(pid),

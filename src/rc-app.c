@@ -143,9 +143,9 @@ rc_app_set_control_group (RcApp      *app,
   rc_app_forget_limits (app);
 }
 
-/* Limits from the kept ones, or the folder; usage and pids from the files
- * kept open. Without a folder to keep (gone, or no fd left), all of it is
- * read from the cgroup's files, opened each time. */
+/* Limits kept, or read from the folder; usage and pids from the files
+ * kept open, or (no folder to keep: gone, or past the open file budget)
+ * from files opened for this read. */
 static void
 read_cgroup (RcApp         *app,
              RcCgroupStats *out_stats,
@@ -153,18 +153,19 @@ read_cgroup (RcApp         *app,
 {
   if (app->cgroup == NULL)
     app->cgroup = rc_cgroup_handle_open (app->control_group);
-  if (app->cgroup == NULL)
-    {
-      rc_cgroup_read_app (app->control_group, out_stats, out_pids);
-      return;
-    }
   if (!app->limits_known)
     {
-      rc_cgroup_handle_read_limits (app->cgroup, &app->limits);
+      if (app->cgroup != NULL)
+        rc_cgroup_handle_read_limits (app->cgroup, &app->limits);
+      else
+        rc_cgroup_read_limits (app->control_group, &app->limits);
       app->limits_known = app->limits_settling == 0;
     }
   *out_stats = app->limits;
-  rc_cgroup_handle_read_usage (app->cgroup, out_stats, out_pids);
+  if (app->cgroup != NULL)
+    rc_cgroup_handle_read_usage (app->cgroup, out_stats, out_pids);
+  else
+    rc_cgroup_read_usage (app->control_group, out_stats, out_pids);
 }
 
 /* The keys of a record: what the registry knows, the limits, the usage. */

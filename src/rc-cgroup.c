@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 const char *
@@ -371,14 +372,45 @@ rc_cgroup_read_app (const char    *control_group,
     close (handle.dir_fd);
 }
 
+/* Kept-open files may use the open file limit but this many: GLib, GDBus,
+ * polkit and the calls in flight need theirs. */
+#define FDS_LEFT_FREE 256
+#define FDS_PER_HANDLE (1 + N_USAGE_FILES)
+
+static guint kept_fds;
+
+static gboolean
+may_keep_handle (void)
+{
+  static rlim_t budget;
+  static gsize known = 0;
+
+  if (g_once_init_enter (&known))
+    {
+      struct rlimit limit;
+
+      if (getrlimit (RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
+        budget = limit.rlim_cur > FDS_LEFT_FREE ? limit.rlim_cur - FDS_LEFT_FREE : 0;
+      else
+        budget = G_MAXUINT;
+      g_once_init_leave (&known, 1);
+    }
+  return kept_fds + FDS_PER_HANDLE <= budget;
+}
+
 RcCgroupHandle *
 rc_cgroup_handle_open (const char *control_group)
 {
   RcCgroupHandle *handle;
-  int dir_fd = open_cgroup_dir (control_group);
+  int dir_fd;
 
+  /* Past the budget, the files are opened at each read instead. */
+  if (!may_keep_handle ())
+    return NULL;
+  dir_fd = open_cgroup_dir (control_group);
   if (dir_fd < 0)
     return NULL;
+  kept_fds += FDS_PER_HANDLE;
   handle = g_new (RcCgroupHandle, 1);
   handle->dir_fd = dir_fd;
   /* A file that cannot be kept open (none on a v1 host, or no fd left)
@@ -397,7 +429,32 @@ rc_cgroup_handle_free (RcCgroupHandle *handle)
     if (handle->fds[i] >= 0)
       close (handle->fds[i]);
   close (handle->dir_fd);
+  kept_fds -= FDS_PER_HANDLE;
   g_free (handle);
+}
+
+void
+rc_cgroup_read_limits (const char    *control_group,
+                       RcCgroupStats *out_stats)
+{
+  int dir_fd = open_cgroup_dir (control_group);
+
+  dir_read_limits (dir_fd, out_stats);
+  if (dir_fd >= 0)
+    close (dir_fd);
+}
+
+void
+rc_cgroup_read_usage (const char    *control_group,
+                      RcCgroupStats *out_stats,
+                      GArray        *out_pids)
+{
+  RcCgroupHandle handle = UNKEPT_HANDLE (open_cgroup_dir (control_group));
+
+  read_usage (&handle, out_stats);
+  read_pids (&handle, out_pids);
+  if (handle.dir_fd >= 0)
+    close (handle.dir_fd);
 }
 
 void

@@ -35,9 +35,19 @@ GArray     *rc_cgroup_read_pids (const char *control_group);
 void        rc_cgroup_read_app (const char    *control_group,
                                 RcCgroupStats *out_stats,
                                 GArray        *out_pids);
+/* The limit fields of @out_stats, or the usage ones and the pids: each
+ * file opened, read and closed. */
+void        rc_cgroup_read_limits (const char    *control_group,
+                                   RcCgroupStats *out_stats);
+void        rc_cgroup_read_usage (const char    *control_group,
+                                  RcCgroupStats *out_stats,
+                                  GArray        *out_pids);
+
 /* An app's cgroup folder and the files of its usage, kept open: a read of
  * its usage is a pread per file, no open or close. Limits are read from
- * the folder when asked. NULL when the cgroup has no folder. */
+ * the folder when asked. NULL when the cgroup has no folder, or when
+ * keeping it would use the open file limit but 256 (then read with the
+ * functions above). */
 typedef struct _RcCgroupHandle RcCgroupHandle;
 
 RcCgroupHandle *rc_cgroup_handle_open (const char *control_group);

@@ -40,9 +40,11 @@ apps_to_variant (GPtrArray *apps)
 }
 
 /* A record is some 90 small blocks while it is built and sent: a reply of
- * many leaves the heap full of holes that malloc keeps. Hand them back
- * once the main loop is idle (at most once per burst of calls). */
+ * many leaves the heap full of holes that malloc keeps. Hand them back a
+ * second after the last such reply: not between the calls of a burst,
+ * where it would delay the next one. */
 #define TRIM_AFTER_RECORDS 64
+#define TRIM_DELAY_SEC 1
 
 static gboolean
 trim_cb (gpointer user_data)
@@ -57,8 +59,8 @@ trim_cb (gpointer user_data)
 static void
 trim_later (RcManager *self)
 {
-  if (self->trim_id == 0)
-    self->trim_id = g_idle_add_full (G_PRIORITY_LOW, trim_cb, self, NULL);
+  g_clear_handle_id (&self->trim_id, g_source_remove);
+  self->trim_id = g_timeout_add_seconds (TRIM_DELAY_SEC, trim_cb, self);
 }
 
 static gboolean

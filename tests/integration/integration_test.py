@@ -310,6 +310,27 @@ class ListAppsTest(Base):
                                'MemoryCurrent': 99 * MIB, 'CPUUsageNSec': 5000,
                                'TasksCurrent': 7})
 
+    def test_open_file_limit_is_kept_to(self):
+        # Each app's cgroup and usage files stay open, up to the open file limit
+        # but 256: past it they are opened at each read. 150 apps, limit 600.
+        self.stop_daemon()
+        units = [f'app-gnome-org.example.Many{i}-{i}.scope' for i in range(150)]
+        for i, unit in enumerate(units):
+            self.add_app(unit, wait=False, announce=False, memory_current=(i + 1) * MIB)
+        self.start_daemon(nofile=600)
+        records = {r['Unit']: r for r in self.list_apps()}
+        self.assertEqual(sorted(records), sorted(units))
+        self.assertEqual([records[u]['MemoryCurrent'] for u in units],
+                         [(i + 1) * MIB for i in range(150)])
+        pid = self.daemon.pid
+        self.assertLessEqual(len(os.listdir(f'/proc/{pid}/fd')), 600 - 200)
+        # the last apps' usage is read anew all the same
+        self.mock('SetMemoryCurrent', (units[-1], 7 * MIB), '(st)')
+        self.mock('SetMemoryCurrent', (units[0], 9 * MIB), '(st)')
+        records = {r['Unit']: r for r in self.list_apps()}
+        self.assertEqual((records[units[0]]['MemoryCurrent'], records[units[-1]]['MemoryCurrent']),
+                         (9 * MIB, 7 * MIB))
+
     def test_values_after_a_reload(self):
         # A drop-in edited by hand takes effect at daemon-reload: systemd sends
         # Reloading and writes the cgroup files, and writes no drop-in itself.

@@ -749,15 +749,17 @@ class RcTestCase(unittest.TestCase):  # pylint: disable=too-many-public-methods
                     RESOURCE_CONTROL_SYSTEM_RULES_DIR=self.system_rules_dir,
                     G_MESSAGES_DEBUG='all')
 
-    def start_daemon(self, args=('--verbose',), wait=True, listed=True):
+    def start_daemon(self, args=('--verbose',), wait=True, listed=True, nofile=None):
         '''Start resource-controld on the private buses; wait until it owns its name
-        and (listed) has read the first listing.'''
+        and (listed) has read the first listing. nofile: its open file limit.'''
         self.assertTrue(self.daemon_path and os.access(self.daemon_path, os.X_OK),
                         f'RC_DAEMON ({self.daemon_path}) is not an executable; '
                         'run through meson test or set RC_DAEMON')
         log_path = os.path.join(self.workdir, f'daemon-{len(self.daemon_logs)}.log')
         self.daemon_logs.append(log_path)
         wrapper = shlex.split(os.environ.get('RC_DAEMON_WRAPPER', ''))
+        if nofile is not None:
+            wrapper = ['prlimit', f'--nofile={nofile}:{nofile}', '--'] + wrapper
         preexec = None
         delegated = os.environ.get('RC_TEST_CGROUP_DIR')
         if delegated:
