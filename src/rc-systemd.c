@@ -16,6 +16,7 @@ struct _RcSystemd {
   guint            unit_changed_id;
   guint            job_removed_id;
   guint            reloading_id;
+  guint            startup_finished_id;
   GHashTable      *starts;   /* unit name -> GTask of a start waiting for its job */
   gboolean         present;
 };
@@ -776,7 +777,8 @@ manager_signal_cb (GDBusConnection *connection,
 }
 
 /* Reloading(false): a daemon-reload is done, and every unit's settings
- * were read again from its files. */
+ * were read again from its files. StartupFinished: the manager's start-up
+ * is over, and units with a StartupCPUWeight= (…) got their CPUWeight=. */
 static void
 reloading_cb (GDBusConnection *connection,
               const char      *sender_name,
@@ -786,11 +788,14 @@ reloading_cb (GDBusConnection *connection,
               GVariant        *parameters,
               gpointer         user_data)
 {
-  gboolean active;
+  gboolean active = FALSE;
 
-  if (!g_variant_is_of_type (parameters, G_VARIANT_TYPE ("(b)")))
-    return;
-  g_variant_get (parameters, "(b)", &active);
+  if (g_str_equal (signal_name, "Reloading"))
+    {
+      if (!g_variant_is_of_type (parameters, G_VARIANT_TYPE ("(b)")))
+        return;
+      g_variant_get (parameters, "(b)", &active);
+    }
   if (!active)
     g_signal_emit (user_data, signals[SIGNAL_RELOADED], 0);
 }
@@ -875,6 +880,10 @@ rc_systemd_new (GDBusConnection *connection)
     g_dbus_connection_signal_subscribe (connection, SYSTEMD_DBUS_NAME, SYSTEMD_MANAGER_INTERFACE,
                                         "Reloading", SYSTEMD_DBUS_PATH, NULL,
                                         G_DBUS_SIGNAL_FLAGS_NONE, reloading_cb, self, NULL);
+  self->startup_finished_id =
+    g_dbus_connection_signal_subscribe (connection, SYSTEMD_DBUS_NAME, SYSTEMD_MANAGER_INTERFACE,
+                                        "StartupFinished", SYSTEMD_DBUS_PATH, NULL,
+                                        G_DBUS_SIGNAL_FLAGS_NONE, reloading_cb, self, NULL);
   /* "appeared" fires once systemd is (or comes) on the bus: the registry
    * subscribes and lists units then, and again after a daemon-reexec. */
   self->name_watch_id =
@@ -902,6 +911,7 @@ rc_systemd_dispose (GObject *object)
       unsubscribe (self, &self->unit_changed_id);
       unsubscribe (self, &self->job_removed_id);
       unsubscribe (self, &self->reloading_id);
+      unsubscribe (self, &self->startup_finished_id);
     }
   g_clear_pointer (&self->starts, g_hash_table_unref);
   g_clear_object (&self->connection);

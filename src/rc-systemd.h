@@ -25,7 +25,10 @@ G_BEGIN_DECLS
  *   "settings-applied" (s unit)   SetUnitProperties answered (done or refused):
  *                                 the unit's cgroup may hold new values,
  *                                 emitted before the call's callback runs
- *   "reloaded" ()                 Reloading(false): a daemon-reload is done
+ *   "reloaded" ()                 Reloading(false) or StartupFinished: systemd
+ *                                 applied every unit's settings anew (a
+ *                                 daemon-reload, or the end of its start-up,
+ *                                 when StartupCPUWeight= and the like end)
  *
  * Errors: systemd's NoSuchUnit/LoadFailed become RC_ERROR_NO_SUCH_APP, any
  * other failure RC_ERROR_FAILED with systemd's own message. */

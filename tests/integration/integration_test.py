@@ -340,6 +340,15 @@ class ListAppsTest(Base):
         self.mock('Reload')
         self.assertEqual(self.get_one(APP)['CPUWeight'], 555)
 
+    def test_values_after_startup_finished(self):
+        # At the end of the manager's start-up StartupCPUWeight= gives way to
+        # CPUWeight=: systemd writes cpu.weight, and no drop-in.
+        self.add_app(APP)
+        self.assertEqual(self.get_one(APP)['CPUWeight'], 100)
+        self.write_cgroup_file(APP, 'cpu.weight', '40')
+        self.mock('FinishStartup')
+        self.assertEqual(self.get_one(APP)['CPUWeight'], 40)
+
     def test_missing_cgroup_files_read_as_max(self):
         self.add_app(APP)
         self.stop_daemon()      # a running daemon keeps memory.current open

@@ -860,6 +860,13 @@ def _stop_unit(mock, unit):
 
 
 @dbus.service.method(CONTROL_IFACE, in_signature='', out_signature='')
+def FinishStartup(self):
+    '''The manager reached its default target: StartupFinished.'''
+    if _emit_allowed(self):
+        self.EmitSignal(MAIN_IFACE, 'StartupFinished', 'tttttt', [0, 0, 0, 0, 900000, 900000])
+
+
+@dbus.service.method(CONTROL_IFACE, in_signature='', out_signature='')
 def Reload(self):
     '''systemctl --user daemon-reload as the VM's systemd 252 shows it: UnitRemoved,
     then UnitNew, for every unit, with no state change in between.'''
