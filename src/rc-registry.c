@@ -33,15 +33,39 @@ static guint signals[N_SIGNALS];
 
 G_DEFINE_TYPE (RcRegistry, rc_registry, G_TYPE_OBJECT);
 
-static const char *
-lookup_string (GVariant   *props,
-               const char *key)
-{
-  const char *value = NULL;
+/* What the registry reads of a unit, in the order of read_props' values. */
+enum { PROP_SOURCE_PATH, PROP_ACTIVE_STATE, PROP_SLICE, PROP_CONTROL_GROUP, PROP_FREEZER_STATE,
+       N_PROPS };
+static const char * const prop_keys[N_PROPS] = {
+  "SourcePath", "ActiveState", "Slice", "ControlGroup", "FreezerState",
+};
 
-  if (!g_variant_lookup (props, key, "&s", &value))
-    return "";
-  return value;
+/* The string values of @props for prop_keys ("" when absent), in one pass:
+ * g_variant_lookup parses its format string and walks the dictionary at
+ * every call, and this runs for every app at start. The strings live as
+ * long as @props. */
+static void
+read_props (GVariant   *props,
+            const char *values[N_PROPS])
+{
+  gsize n = g_variant_n_children (props);
+
+  for (guint i = 0; i < N_PROPS; i++)
+    values[i] = "";
+  for (gsize i = 0; i < n; i++)
+    {
+      g_autoptr(GVariant) entry = g_variant_get_child_value (props, i);
+      g_autoptr(GVariant) key = g_variant_get_child_value (entry, 0);
+      g_autoptr(GVariant) boxed = g_variant_get_child_value (entry, 1);
+      g_autoptr(GVariant) value = g_variant_get_variant (boxed);
+      const char *name = g_variant_get_string (key, NULL);
+
+      if (!g_variant_is_of_type (value, G_VARIANT_TYPE_STRING))
+        continue;
+      for (guint k = 0; k < N_PROPS; k++)
+        if (strcmp (name, prop_keys[k]) == 0)
+          values[k] = g_variant_get_string (value, NULL);
+    }
 }
 
 static void
@@ -55,21 +79,23 @@ unit_read_cb (RcUnitTracker *tracker,
 {
   RcApp *app = g_hash_table_lookup (self->by_path, object_path);
   gboolean added = FALSE;
+  const char *values[N_PROPS];
 
+  read_props (props, values);
   if (app == NULL)
     {
       app = rc_app_new (id, object_path, app_id, launcher);
-      rc_app_load_desktop_info (app, lookup_string (props, "SourcePath"));
+      rc_app_load_desktop_info (app, values[PROP_SOURCE_PATH]);
       /* Nothing would tell when its limits change: read them every time. */
       if (self->settings == NULL)
         app->limits_settling = 1;
       added = TRUE;
     }
-  rc_app_set (app, &app->active_state, lookup_string (props, "ActiveState"));
-  rc_app_set (app, &app->slice, lookup_string (props, "Slice"));
-  rc_app_set_control_group (app, lookup_string (props, "ControlGroup"));
-  if (*lookup_string (props, "FreezerState") != '\0')
-    rc_app_set (app, &app->freezer_state, lookup_string (props, "FreezerState"));
+  rc_app_set (app, &app->active_state, values[PROP_ACTIVE_STATE]);
+  rc_app_set (app, &app->slice, values[PROP_SLICE]);
+  rc_app_set_control_group (app, values[PROP_CONTROL_GROUP]);
+  if (*values[PROP_FREEZER_STATE] != '\0')
+    rc_app_set (app, &app->freezer_state, values[PROP_FREEZER_STATE]);
 
   if (added)
     {
