@@ -27,6 +27,7 @@ struct _RcpAppPage
   AdwActionRow        *freeze_row;
   GtkWidget           *freeze_button;
   GtkWidget           *priority_buttons[RCP_N_PRESETS + 1];
+  AdwActionRow        *priority_row;
   AdwActionRow        *custom_row;
   GtkWidget           *custom_spin;
   GtkWidget           *custom_apply;
@@ -257,6 +258,7 @@ app_changed_cb (RcpAppPage *self)
   gboolean frozen = rcp_app_get_frozen (app);
   g_autofree char *usage = NULL;
   g_autofree char *priority = NULL;
+  g_autofree char *now = NULL;
 
   self->updating = TRUE;
   adw_preferences_group_set_title (self->status_group, rcp_app_get_name (app));
@@ -278,7 +280,8 @@ app_changed_cb (RcpAppPage *self)
       gtk_spin_button_set_value (GTK_SPIN_BUTTON (self->custom_spin), (double) weight);
     }
   priority = rcp_format_weight (weight);
-  adw_action_row_set_subtitle (self->custom_row, priority);
+  now = g_strdup_printf ("Now: %s", priority);
+  adw_action_row_set_subtitle (self->priority_row, now);
   if (memory_max != self->shown_memory_max)
     {
       self->shown_memory_max = memory_max;
@@ -392,6 +395,7 @@ build (RcpAppPage *self)
   adw_preferences_group_set_description (group, "The app's share of the CPU when the CPU is busy");
   row = ADW_ACTION_ROW (adw_action_row_new ());
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), "CPU priority");
+  self->priority_row = row;
   box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
   gtk_widget_add_css_class (box, "linked");
   gtk_widget_set_valign (box, GTK_ALIGN_CENTER);

@@ -33,7 +33,5 @@ rcp_format_weight (guint64 weight)
 {
   RcpPriority priority = rcp_priority_from_weight (weight);
 
-  if (priority == RCP_PRIORITY_CUSTOM)
-    return g_strdup_printf ("Custom (%" G_GUINT64_FORMAT ")", weight);
-  return g_strdup (rcp_priority_to_label (priority));
+  return g_strdup_printf ("%s (%" G_GUINT64_FORMAT ")", rcp_priority_to_label (priority), weight);
 }

@@ -15,7 +15,7 @@ char *rcp_format_usage (guint   n_instances,
                         double  cpu_percent,
                         guint64 memory_current,
                         guint64 memory_max);
-/* "Low", "Normal", "High" or "Custom (250)" for a CPUWeight. */
+/* "Low (50)", "Normal (100)", "High (300)" or "Custom (250)" for a CPUWeight. */
 char *rcp_format_weight (guint64 weight);
 
 G_END_DECLS

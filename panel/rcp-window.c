@@ -135,6 +135,29 @@ update_refresh (RcpWindow *self)
     }
 }
 
+/* GtkStack and AdwViewStack leave their other pages in the accessibility
+ * tree: a screen reader would read the "not running" page over the app list.
+ * Only the visible page is presented. */
+static void
+present_visible_page_only (GtkWidget  *stack,
+                           GParamSpec *pspec,
+                           gpointer    user_data)
+{
+  GtkWidget *visible = GTK_IS_STACK (stack) ? gtk_stack_get_visible_child (GTK_STACK (stack))
+                                            : adw_view_stack_get_visible_child (ADW_VIEW_STACK (stack));
+
+  for (GtkWidget *child = gtk_widget_get_first_child (stack); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    gtk_accessible_update_state (GTK_ACCESSIBLE (child), GTK_ACCESSIBLE_STATE_HIDDEN, child != visible, -1);
+}
+
+static void
+follow_visible_page (GtkWidget *stack)
+{
+  g_signal_connect (stack, "notify::visible-child", G_CALLBACK (present_visible_page_only), NULL);
+  present_visible_page_only (stack, NULL, NULL);
+}
+
 static void
 show_main (RcpWindow *self)
 {
@@ -447,6 +470,9 @@ build (RcpWindow *self)
   gtk_stack_add_named (self->top_stack, content, "content");
   gtk_stack_set_visible_child_name (self->top_stack, "loading");
   adw_toast_overlay_set_child (ADW_TOAST_OVERLAY (overlay), GTK_WIDGET (self->top_stack));
+  follow_visible_page (GTK_WIDGET (self->top_stack));
+  follow_visible_page (GTK_WIDGET (self->nav_stack));
+  follow_visible_page (GTK_WIDGET (self->view_stack));
   adw_application_window_set_content (ADW_APPLICATION_WINDOW (self), overlay);
 
   g_signal_connect_swapped (self->client, "notify::available", G_CALLBACK (available_cb), self);
