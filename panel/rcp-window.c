@@ -460,8 +460,8 @@ build (RcpWindow *self)
                                    "resource-controld does not answer on the session bus. "
                                    "This window shows your apps again as soon as it runs.");
   gtk_widget_set_vexpand (status, TRUE);
-  loading = gtk_spinner_new ();
-  gtk_spinner_set_spinning (GTK_SPINNER (loading), TRUE);
+  /* no spinner: it would keep the frame clock running while hidden */
+  loading = gtk_label_new (NULL);
   gtk_widget_set_vexpand (loading, TRUE);
 
   self->top_stack = GTK_STACK (gtk_stack_new ());

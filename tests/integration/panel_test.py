@@ -19,7 +19,6 @@ import os
 import re
 import shlex
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -414,12 +413,12 @@ class PanelTest(PanelTestCase):
                 usec = 1000000 + int((time.monotonic() - start) * share * 1000000)
                 self.write_cgroup_file(unit, 'cpu.stat', f'usage_usec {usec}\nuser_usec 0\nsystem_usec 0')
             labels = [n for n in self.names('LABEL') if re.match(r'^\d+ instances? · CPU ', n)]
-            return self.find(re.compile(r'^1 instance · CPU (3[0-9]|4[0-5]) % · '), 'LABEL') and \
-                self.find(re.compile(r'^2 instances · CPU ([5-9]|1[0-5]) % · '), 'LABEL') and \
+            return self.find(re.compile(r'^1 instance · CPU ([2-4][0-9]) % · '), 'LABEL') and \
+                self.find(re.compile(r'^2 instances · CPU ([4-9]|1[0-9]) % · '), 'LABEL') and \
                 time.monotonic() - start > 7 and labels
-        labels = self.wait_until(tick, timeout=30, message='CPU percentages near 35 % and 10 %')
+        labels = self.wait_until(tick, timeout=30, message='CPU percentages near 35 % and 10 % (20-49 %, 4-19 %)')
         # sorted by CPU: the busiest app first
-        self.assertRegex(labels[0], r'^1 instance · CPU (3[0-9]|4[0-5]) % · ')
+        self.assertRegex(labels[0], r'^1 instance · CPU ([2-4][0-9]) % · ')
         self.assertRegex(labels[1], r'^2 instances · ')
         self.assertRegex(labels[2], r'^1 instance · CPU 0 % · ')
         self.screenshot('panel-apps.png')
@@ -541,7 +540,9 @@ class PanelTest(PanelTestCase):
 
     def test_hidden_window_makes_no_calls(self):
         self.start_panel()
+        before = self.context_switches()
         visible = self.calls_to_daemon(scaled(6))
+        woke_visible = self.context_switches() - before
         self.assertGreaterEqual(visible.count('ListApps'), 2,
                                 f'shown, the panel refreshes every 2 s; it called {visible}')
         xid = self.xid()
@@ -551,8 +552,13 @@ class PanelTest(PanelTestCase):
         before = self.context_switches()
         hidden = self.calls_to_daemon(6)
         after = self.context_switches()
+        print(f'context switches of the panel in 6 s: shown {woke_visible}, hidden {after - before}',
+              file=sys.stderr)
         self.assertEqual(hidden, [], 'hidden, the panel still called the daemon')
-        self.assertLess(after - before, 40, f'hidden, the panel woke up {after - before} times in 6 s')
+        # flat: shown, the timer, the ListApps round trips and the redraws wake it
+        # (about 15 times in 6 s); hidden, nothing should (0 seen; a few allowed)
+        self.assertGreaterEqual(woke_visible, 6, 'shown, the panel hardly woke up: the count is broken')
+        self.assertLessEqual(after - before, 3, f'hidden, the panel woke up {after - before} times in 6 s')
         self.xdotool('windowmap', xid)
         shown = self.calls_to_daemon(scaled(5))
         self.assertIn('ListApps', shown, 'shown again, the panel did not refresh')
