@@ -1466,6 +1466,12 @@ elif cmd == "labels":
     app = panel()
     print("\n".join(sorted({n.get_name() for n in walk(app) if n.get_role_name() == "label"}) if app else ""))
 '
+# user_bg NAME CMD...: CMD as the test user in the client scope, in the background; its pid in $OUT/NAME.pid
+user_bg () {
+  local name=$1; shift
+  cl sh -c 'echo $$ > "$0"; exec "$@"' "$OUT/$name.pid" "$@" > "$OUT/$name.log" 2>&1 &
+}
+user_bg_stop () { local n; for n in "$@"; do [ -s "$OUT/$n.pid" ] && kill "$(cat "$OUT/$n.pid")" 2>/dev/null; done; }
 panel_driver () { cl env DISPLAY=:42 AT_SPI_BUS_ADDRESS="$A11Y_ADDRESS" /usr/bin/python3 -c "$PANEL_DRIVER" "$@" 2>> "$OUT/panel-driver.log"; }
 sec_panel () {
   login_session
@@ -1475,22 +1481,16 @@ sec_panel () {
   check "panel icon installed" yes \
     "$([ -f /usr/share/icons/hicolor/scalable/apps/org.example.ResourceControl.Panel.svg ] && echo yes || echo no)"
   [ -x /usr/bin/resource-control-panel ] || return
-  local pids=() names n missing
-  cl Xvfb :42 -screen 0 1024x768x24 -nolisten tcp > "$OUT/panel-xvfb.log" 2>&1 &
-  pids+=($!)
-  : > "$OUT/a11y-address"
-  cl dbus-daemon --config-file /usr/share/defaults/at-spi2/accessibility.conf --nofork --print-address=1 \
-    > "$OUT/a11y-address" 2> "$OUT/a11y-bus.log" &
-  pids+=($!)
-  wait_for 20 test -s "$OUT/a11y-address"
-  A11Y_ADDRESS=$(head -1 "$OUT/a11y-address")
-  check "accessibility bus up" yes "$([ -n "$A11Y_ADDRESS" ] && echo yes || echo no)"
-  cl env AT_SPI_BUS_ADDRESS="$A11Y_ADDRESS" /usr/libexec/at-spi2-registryd > "$OUT/a11y-registry.log" 2>&1 &
-  pids+=($!)
+  local names n missing
+  user_bg panel-xvfb Xvfb :42 -screen 0 1024x768x24 -nolisten tcp
+  user_bg a11y-bus dbus-daemon --config-file /usr/share/defaults/at-spi2/accessibility.conf --nofork --print-address=1
+  wait_for 20 grep -q "^unix:" "$OUT/a11y-bus.log"
+  A11Y_ADDRESS=$(grep -m1 "^unix:" "$OUT/a11y-bus.log")
+  check "accessibility bus up" yes "$(case $A11Y_ADDRESS in unix:*) echo yes;; *) echo no;; esac)"
+  user_bg a11y-registry env AT_SPI_BUS_ADDRESS="$A11Y_ADDRESS" /usr/libexec/at-spi2-registryd
   wait_for 20 test -S /tmp/.X11-unix/X42
-  cl env DISPLAY=:42 AT_SPI_BUS_ADDRESS="$A11Y_ADDRESS" GTK_A11Y=atspi NO_AT_BRIDGE=0 GDK_BACKEND=x11 \
-    GSK_RENDERER=cairo ADW_DISABLE_PORTAL=1 G_DEBUG=fatal-criticals resource-control-panel > "$OUT/panel.log" 2>&1 &
-  pids+=($!)
+  user_bg panel env DISPLAY=:42 AT_SPI_BUS_ADDRESS="$A11Y_ADDRESS" GTK_A11Y=atspi NO_AT_BRIDGE=0 GDK_BACKEND=x11 \
+    GSK_RENDERER=cairo ADW_DISABLE_PORTAL=1 G_DEBUG=fatal-criticals resource-control-panel
   # every app the daemon lists is a row of the panel (one per AppID, by its Name)
   rc_json ListApps | flat > "$OUT/panel-listapps.txt"
   mapfile -t names < <(awk -F'\t' '$2 == "Name" { print $3 }' "$OUT/panel-listapps.txt" | sort -u)
@@ -1509,7 +1509,8 @@ sec_panel () {
   check "the other apps keep theirs" 100 "$(cat "$(cg "$C1")/cpu.weight")"
   n=$(grep -c CRITICAL "$OUT/panel.log")
   check "panel log without criticals" 0 "$n"
-  for n in "${pids[@]}"; do kill "$n" 2>/dev/null; done
+  check "panel still running" yes "$(kill -0 "$(cat "$OUT/panel.pid")" 2>/dev/null && echo yes || echo no)"
+  user_bg_stop panel a11y-registry a11y-bus panel-xvfb
   # back to the base weight for the sections after this one
   call "SetWeight Krita back to 100" OK SetWeight "$K" "uint64 100"
 }
