@@ -1466,12 +1466,16 @@ elif cmd == "labels":
     app = panel()
     print("\n".join(sorted({n.get_name() for n in walk(app) if n.get_role_name() == "label"}) if app else ""))
 '
-# user_bg NAME CMD...: CMD as the test user in the client scope, in the background; its pid in $OUT/NAME.pid
+# user_bg NAME CMD...: CMD as the test user in the client scope, in the background; its pid in
+# $USER_BG/NAME.pid (the test user cannot write $OUT), its output in $OUT/NAME.log
+USER_BG=/tmp/rc-systemtest-bg
 user_bg () {
   local name=$1; shift
-  cl sh -c 'echo $$ > "$0"; exec "$@"' "$OUT/$name.pid" "$@" > "$OUT/$name.log" 2>&1 &
+  mkdir -p "$USER_BG" && chown "$TUSER:" "$USER_BG"
+  cl sh -c 'echo $$ > "$0"; exec "$@"' "$USER_BG/$name.pid" "$@" > "$OUT/$name.log" 2>&1 &
 }
-user_bg_stop () { local n; for n in "$@"; do [ -s "$OUT/$n.pid" ] && kill "$(cat "$OUT/$n.pid")" 2>/dev/null; done; }
+user_bg_pid () { cat "$USER_BG/$1.pid" 2>/dev/null; }
+user_bg_stop () { local n; for n in "$@"; do [ -n "$(user_bg_pid "$n")" ] && kill "$(user_bg_pid "$n")" 2>/dev/null; done; }
 panel_driver () { cl env DISPLAY=:42 AT_SPI_BUS_ADDRESS="$A11Y_ADDRESS" /usr/bin/python3 -c "$PANEL_DRIVER" "$@" 2>> "$OUT/panel-driver.log"; }
 sec_panel () {
   login_session
@@ -1509,7 +1513,7 @@ sec_panel () {
   check "the other apps keep theirs" 100 "$(cat "$(cg "$C1")/cpu.weight")"
   n=$(grep -c CRITICAL "$OUT/panel.log")
   check "panel log without criticals" 0 "$n"
-  check "panel still running" yes "$(kill -0 "$(cat "$OUT/panel.pid")" 2>/dev/null && echo yes || echo no)"
+  check "panel still running" yes "$(kill -0 "$(user_bg_pid panel)" 2>/dev/null && echo yes || echo no)"
   user_bg_stop panel a11y-registry a11y-bus panel-xvfb
   # back to the base weight for the sections after this one
   call "SetWeight Krita back to 100" OK SetWeight "$K" "uint64 100"
