@@ -45,7 +45,7 @@ class Desktop:
         self.tmpdir = tempfile.mkdtemp(prefix='rc-panel-desktop-')
         r, w = os.pipe()
         # pylint: disable=consider-using-with
-        xvfb = subprocess.Popen(['Xvfb', '-displayfd', str(w), '-screen', '0', '1024x768x24',
+        xvfb = subprocess.Popen(['Xvfb', '-displayfd', str(w), '-screen', '0', '1280x1024x24',
                                  '-nolisten', 'tcp', '-noreset'],
                                 pass_fds=[w], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         os.close(w)
@@ -513,6 +513,37 @@ class PanelTest(PanelTestCase):
         self.press('Rules')
         self.wait_shown('Remove rule for org.example.Editor', 'PUSH_BUTTON')
         self.wait_shown('CPUWeight 300', 'LABEL')
+        # and removes it
+        self.press('Remove rule for org.example.Editor', 'PUSH_BUTTON')
+        self.wait_shown('No rules', 'LABEL')
+        self.assertNotIn(APP_ID, self.list_rules_call())
+        with open(rule_file, encoding='utf-8') as f:
+            self.assertNotRegex(f.read(), r'(?m)^\[org\.example\.Editor\]$')
+
+    def test_slices_page(self):
+        self.start_panel()
+        # tall enough for all three slices: the test clicks into their fields
+        self.xdotool('windowsize', self.xid(), '720', '1000')
+        self.press('Slices')
+        for name in ('session.slice', 'app.slice', 'background.slice'):
+            self.wait_shown(name, 'LABEL')
+        self.wait_shown(re.compile(r'^Memory 200\.0\xa0MiB of no limit · \d+ tasks · CPU weight 100$'), 'LABEL')
+        self.clear_systemd_calls()
+        self.type_into('CPU weight of background.slice', '50')
+        self.wait_until(lambda: self.systemd_calls('SetUnitProperties'), message='SetUnitProperties')
+        self.assertEqual([(c[0], dict(c[2])) for c in self.systemd_calls('SetUnitProperties')],
+                         [('background.slice', {'CPUWeight': 50})])
+        uid = os.getuid()
+        with open(os.path.join(self.cgroup_root, 'user.slice', f'user-{uid}.slice', f'user@{uid}.service',
+                               'background.slice', 'cpu.weight'), encoding='ascii') as f:
+            self.assertEqual(f.read().strip(), '50')
+        # read back from ListSlices
+        self.wait_shown(re.compile(r'^Memory .* CPU weight 50$'), 'LABEL')
+        # a cap below the slice's use: the daemon's WouldKill message on the page
+        expected = self.assert_rc_error('WouldKill', 'SetSliceLimits',
+                                        ('app.slice', {'MemoryMax': h.t(64 * MIB)}, {}), '(sa{sv}a{sv})')
+        self.type_into('Memory limit in MiB of app.slice', '64')
+        self.wait_shown('Could not set the slice limits: ' + expected, 'LABEL')
 
     def list_rules_call(self):
         return self.rc_call('ListRules')[0]
