@@ -431,6 +431,10 @@ class PanelTest(PanelTestCase):
         self.assertRegex(labels[1], r'^2 instances · ')
         self.assertRegex(labels[2], r'^1 instance · CPU 0 % · ')
         self.screenshot('panel-apps.png')
+        # sorted by name
+        self.press('Sort by name', 'PUSH_BUTTON')
+        self.wait_until(lambda: [n for n in self.names('LABEL') if n in want] ==
+                        ['Multi Window', 'Test Editor', 'The Real App'], message='the list sorted by name')
 
     def test_high_priority_writes_cpu_weight_300(self):
         self.start_panel()
