@@ -152,6 +152,7 @@ class PanelTestCase(RcTestCase):
             'G_DEBUG': 'fatal-criticals',
             'LIBGL_ALWAYS_SOFTWARE': '1',
             'GSK_RENDERER': 'cairo',
+            'GDK_DEBUG': 'gl-disable',
             # GTK's settings schemas and the icon theme, after the test's desktop files
             'XDG_DATA_DIRS': env['XDG_DATA_DIRS'] + ':/usr/local/share:/usr/share',
         })
@@ -207,6 +208,9 @@ class PanelTestCase(RcTestCase):
             proc.kill()
             proc.wait()
             self.fail('the panel did not quit within 20 s of app.quit')
+        if rc != 0:
+            with open(self.panel_log, encoding='utf-8', errors='replace') as f:
+                sys.stderr.write(f'\n----- panel log ({self.panel_log}) -----\n' + f.read())
         self.assertEqual(rc, 0, f'the panel exited with status {rc}')
 
     def xid(self):
