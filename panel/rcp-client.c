@@ -271,10 +271,11 @@ name_vanished_cb (GDBusConnection *connection,
 {
   RcpClient *self = user_data;
 
-  forget_daemon (self);
-  /* also the first time: "not running" is news even when it never ran */
+  /* first "not running" (also the first time: news even when it never ran),
+   * so that the window leaves an app's page before its app goes */
   self->available = FALSE;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_AVAILABLE]);
+  forget_daemon (self);
 }
 
 gboolean

@@ -22,6 +22,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 import gi
@@ -417,14 +418,28 @@ class PanelTest(PanelTestCase):
         self.assertEqual(len([n for n in self.names('LABEL') if re.match(r'^\d+ instances? · ', n)]), 3)
         self.assertEqual(sorted(n for n in self.names('PUSH_BUTTON') if n.startswith('Open ')),
                          sorted('Open ' + n for n in want))
-        # CPU use from CPUUsageNSec deltas: the mock's cgroups use 35 % and 10 % of a CPU
+        # CPU use from CPUUsageNSec deltas: the mock's cgroups use 35 % and 10 % of a CPU,
+        # their cpu.stat written every 0.1 s (apart from the slow AT-SPI polling below)
         start = time.monotonic()
         busy = {APP: 0.35, 'app-gnome-org.example.Multi-1.scope': 0.10}
+        stop = threading.Event()
+        dirs = {unit: self.cgroup_dir(unit) for unit in busy}
+
+        def burn():
+            while not stop.wait(0.1):
+                for unit, share in busy.items():
+                    usec = 1000000 + int((time.monotonic() - start) * share * 1000000)
+                    # a whole file at every moment: the daemon may read it at any time
+                    tmp = os.path.join(dirs[unit], '.cpu.stat.tmp')
+                    with open(tmp, 'w', encoding='ascii') as f:
+                        f.write(f'usage_usec {usec}\nuser_usec 0\nsystem_usec 0\n')
+                    os.replace(tmp, os.path.join(dirs[unit], 'cpu.stat'))
+        burner = threading.Thread(target=burn, daemon=True)
+        burner.start()
+        self.addCleanup(burner.join)
+        self.addCleanup(stop.set)
 
         def tick():
-            for unit, share in busy.items():
-                usec = 1000000 + int((time.monotonic() - start) * share * 1000000)
-                self.write_cgroup_file(unit, 'cpu.stat', f'usage_usec {usec}\nuser_usec 0\nsystem_usec 0')
             labels = [n for n in self.names('LABEL') if re.match(r'^\d+ instances? · CPU ', n)]
             return self.find(re.compile(r'^1 instance · CPU ([2-4][0-9]) % · '), 'LABEL') and \
                 self.find(re.compile(r'^2 instances · CPU ([4-9]|1[0-9]) % · '), 'LABEL') and \
