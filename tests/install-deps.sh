@@ -24,6 +24,9 @@ packages=(
   cppcheck clang-tools-14
   # formatting (tests/check-format.sh) and Python lint
   uncrustify flake8
+  # the settings panel (-Dpanel) and its tests: an X server, AT-SPI, key presses, screenshots
+  libgtk-4-dev libadwaita-1-dev adwaita-icon-theme librsvg2-common
+  xvfb at-spi2-core gir1.2-atspi-2.0 xdotool imagemagick
   # VM system tests
   qemu-system-x86 busybox-static kmod bc jq
   # the VM boost test writes Mutter's focus mark (user.xdg.inactive-since) with setfattr

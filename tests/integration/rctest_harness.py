@@ -343,6 +343,10 @@ class RootSupervisor:
             self._signal_polkitd(signal.SIGCONT)
         elif op == 'run-as':
             return self._run_as(request)
+        elif op == 'copy-out':
+            # a file a test made (a screenshot) into a folder the test user may not write
+            os.makedirs(request['folder'], exist_ok=True)
+            shutil.copy(request['path'], request['folder'])
         else:
             raise RuntimeError(f'unknown request {op!r}')
         return {}
@@ -908,6 +912,10 @@ class RcTestCase(unittest.TestCase):  # pylint: disable=too-many-public-methods
             self.resume_polkitd()
         if self._stopped_polkitd:
             self.start_polkitd()
+
+    def copy_out(self, path, folder):
+        '''Copy a file the test made into a folder of root's (e.g. the build folder).'''
+        root_control().request('copy-out', path=path, folder=folder)
 
     def run_as_foreign_user(self, argv):
         return root_control().request('run-as', user=FOREIGN_USER, argv=argv,

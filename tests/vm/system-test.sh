@@ -1256,6 +1256,128 @@ share () {
   awk -v a="$DA" -v b="$DB" 'BEGIN { if (a + b > 0) printf "%.2f", a / (a + b); else print "nan" }'
 }
 
+# The settings panel against the real user manager and daemon: Xvfb, an accessibility bus and its
+# registry, the panel, all as the test user in the client scope (so polkit finds the user's session);
+# a small AT-SPI driver reads what the panel shows and presses its buttons by their accessible names.
+PANEL_DRIVER='
+import sys, time
+import gi
+gi.require_version("Atspi", "2.0")
+from gi.repository import Atspi
+
+def panel():
+    d = Atspi.get_desktop(0)
+    for i in range(d.get_child_count()):
+        a = d.get_child_at_index(i)
+        if a is not None and a.get_name() == "resource-control-panel":
+            return a
+    return None
+
+def walk(node):
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n is None:
+            continue
+        try:
+            n.clear_cache()
+            yield n
+            stack.extend(n.get_child_at_index(i) for i in range(n.get_child_count()))
+        except Exception:
+            continue
+
+def find(name, role=None):
+    app = panel()
+    for n in walk(app) if app else []:
+        try:
+            if n.get_name() == name and (role is None or n.get_role_name() == role):
+                return n
+        except Exception:
+            continue
+    return None
+
+def wait(names, seconds):
+    end = time.monotonic() + seconds
+    while True:
+        missing = [x for x in names if find(x) is None]
+        if not missing or time.monotonic() > end:
+            return missing
+        time.sleep(0.5)
+
+cmd, args = sys.argv[1], sys.argv[2:]
+if cmd == "shown":
+    missing = wait(args, 90)
+    print("yes" if not missing else "missing: " + ", ".join(missing))
+elif cmd == "press":
+    missing = wait(args, 60)
+    node = find(args[0])
+    print("yes" if node is not None and Atspi.Action.do_action(node, 0) else "no such control")
+elif cmd == "labels":
+    app = panel()
+    print("\n".join(sorted({n.get_name() for n in walk(app) if n.get_role_name() == "label"}) if app else ""))
+'
+# user_bg NAME CMD...: CMD as the test user in the client scope, in the background; its pid in
+# $USER_BG/NAME.pid (the test user cannot write $OUT), its output in $OUT/NAME.log
+USER_BG=/tmp/rc-systemtest-bg
+user_bg () {
+  local name=$1; shift
+  mkdir -p "$USER_BG" && chown "$TUSER:" "$USER_BG"
+  cl sh -c 'echo $$ > "$0"; exec "$@"' "$USER_BG/$name.pid" "$@" > "$OUT/$name.log" 2>&1 &
+}
+user_bg_pid () { cat "$USER_BG/$1.pid" 2>/dev/null; }
+user_bg_stop () { local n; for n in "$@"; do [ -n "$(user_bg_pid "$n")" ] && kill "$(user_bg_pid "$n")" 2>/dev/null; done; }
+panel_driver () { cl env DISPLAY=:42 AT_SPI_BUS_ADDRESS="$A11Y_ADDRESS" /usr/bin/python3 -c "$PANEL_DRIVER" "$@" 2>> "$OUT/panel-driver.log"; }
+sec_panel () {
+  login_session
+  check "panel installed" yes "$([ -x /usr/bin/resource-control-panel ] && echo yes || echo no)"
+  check "panel desktop file installed" yes \
+    "$([ -f /usr/share/applications/org.example.ResourceControl.Panel.desktop ] && echo yes || echo no)"
+  check "panel icon installed" yes \
+    "$([ -f /usr/share/icons/hicolor/scalable/apps/org.example.ResourceControl.Panel.svg ] && echo yes || echo no)"
+  [ -x /usr/bin/resource-control-panel ] || return
+  # apps of its own (those of section apps may have ended in a long run): a Krita instance to set
+  # High on, and two Calculator instances, one row
+  local pk='app-org.kde.krita@5e1f.service' pc1='app-gnome-org.gnome.Calculator-4801.scope'
+  local pc2='app-gnome-org.gnome.Calculator-4802.scope' names n missing
+  timeout 90 "$AU" systemd-run --user --quiet -u "$pk" sleep 1000
+  start_scope "$pc1" sleep 1000
+  start_scope "$pc2" sleep 1000
+  wait_for 30 all_active "$pk" "$pc1" "$pc2"
+  check "the panel section's apps active" yes "$(all_active "$pk" "$pc1" "$pc2" && echo yes || echo no)"
+  user_bg panel-xvfb Xvfb :42 -screen 0 1024x768x24 -nolisten tcp
+  user_bg a11y-bus dbus-daemon --config-file /usr/share/defaults/at-spi2/accessibility.conf --nofork --print-address=1
+  wait_for 20 grep -q "^unix:" "$OUT/a11y-bus.log"
+  A11Y_ADDRESS=$(grep -m1 "^unix:" "$OUT/a11y-bus.log")
+  check "accessibility bus up" yes "$(case $A11Y_ADDRESS in unix:*) echo yes;; *) echo no;; esac)"
+  user_bg a11y-registry env AT_SPI_BUS_ADDRESS="$A11Y_ADDRESS" /usr/libexec/at-spi2-registryd
+  wait_for 20 test -S /tmp/.X11-unix/X42
+  user_bg panel env DISPLAY=:42 AT_SPI_BUS_ADDRESS="$A11Y_ADDRESS" GTK_A11Y=atspi NO_AT_BRIDGE=0 GDK_BACKEND=x11 \
+    GSK_RENDERER=cairo ADW_DISABLE_PORTAL=1 G_DEBUG=fatal-criticals resource-control-panel
+  # every app the daemon lists is a row of the panel (one per AppID, by its Name)
+  rc_json ListApps | flat > "$OUT/panel-listapps.txt"
+  mapfile -t names < <(awk -F'\t' '$2 == "Name" { print $3 }' "$OUT/panel-listapps.txt" | sort -u)
+  note "ListApps names: ${names[*]}"
+  check "ListApps lists the running apps" yes "$([ ${#names[@]} -ge 2 ] && echo yes || echo no)"
+  missing=$(panel_driver shown "${names[@]}" "Open Krita")
+  check "the panel lists every app of ListApps" yes "$missing"
+  panel_driver labels > "$OUT/panel-labels.txt"
+  check_has "several Calculator instances in one row" " instances · " "$(cat "$OUT/panel-labels.txt")"
+  # High on Krita: cpu.weight 300 in its cgroup, and the panel shows what the daemon then reports
+  check "press Open Krita" yes "$(panel_driver press "Open Krita")"
+  check "press Priority High" yes "$(panel_driver press "Priority High")"
+  wait_for 30 file_is "$(cg "$pk")/cpu.weight" 300
+  check "panel: High makes Krita's cpu.weight 300" 300 "$(cat "$(cg "$pk")/cpu.weight")"
+  check "panel shows the new weight" yes "$(panel_driver shown "Now: High (300)")"
+  check "the other apps keep theirs" 100 "$(cat "$(cg "$pc1")/cpu.weight")"
+  n=$(grep -c CRITICAL "$OUT/panel.log")
+  check "panel log without criticals" 0 "$n"
+  check "panel still running" yes "$(kill -0 "$(user_bg_pid panel)" 2>/dev/null && echo yes || echo no)"
+  user_bg_stop panel a11y-registry a11y-bus panel-xvfb
+  # the AppID's other instances, if any, got High too: back to the base weight
+  call "SetWeight Krita back to 100" OK SetWeight org.kde.krita "uint64 100"
+  usc stop -- "$pk" "$pc1" "$pc2" 2>/dev/null
+}
+
 sec_slices () {
   login_session
   # the shipped policy asks for a password even in an active session
@@ -1405,6 +1527,7 @@ sec_oomd () {
   systemctl stop systemd-oomd.service systemd-oomd.socket
 }
 
+
 # ---------------------------------------------------------------------------------------------------
 # Limits the daemon keeps between calls follow every way systemd changes them: each change shows in the
 # very next ListApps, equal to the kernel's file.
@@ -1494,6 +1617,7 @@ sec_scale () {
 SECTIONS="install apps activate list getapp signals cli polkit_default fair weight freeze_effect demo knobs errors faults rules boost launch adopt processes slices oomd oom polkit_down health io settings scale"
 ALWAYS="install apps activate"
 NO_DAEMON="install apps activate fair"
+SECTIONS="$SECTIONS panel"
 echo "== system test: kernel $(uname -r), systemd $(systemctl --version | head -1 | cut -d' ' -f2), user $TUSER ($U), $(nproc) CPUs"
 finish () {
   [ -n "$MONITOR_PID" ] && kill "$MONITOR_PID" 2>/dev/null

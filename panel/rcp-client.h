@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "rcp-app.h"
+
+G_BEGIN_DECLS
+
+/* The panel's line to resource-controld: watches its bus name, keeps a
+ * GListModel of RcpApp (one per AppID) current from ListApps and the
+ * AppAdded, AppRemoved and AppChanged signals, and makes the calls.
+ * Property "available": the daemon owns its name and answered ListApps.
+ * Signal "refreshed": a refresh (ListApps) was applied. */
+#define RCP_TYPE_CLIENT (rcp_client_get_type ())
+G_DECLARE_FINAL_TYPE (RcpClient, rcp_client, RCP, CLIENT, GObject);
+
+RcpClient  *rcp_client_new (GBusType bus_type);
+
+gboolean    rcp_client_get_available (RcpClient *self);
+gboolean    rcp_client_get_freeze_supported (RcpClient *self);
+/* RcpApp items, sorted by AppID. */
+GListModel *rcp_client_get_apps (RcpClient *self);
+RcpApp     *rcp_client_lookup_app (RcpClient  *self,
+                                   const char *app_id);
+
+/* ListApps again: usage values and CPU samples. At most one at a time. */
+void        rcp_client_refresh (RcpClient *self);
+
+/* Any method of the interface. Writes (@interactive) may ask the
+ * desktop's polkit agent. The error, if any, is the daemon's: see
+ * rcp_client_error_message (). Fails at once when the daemon is away. */
+void        rcp_client_call (RcpClient          *self,
+                             const char         *method,
+                             GVariant           *parameters,
+                             gboolean            interactive,
+                             GCancellable       *cancellable,
+                             GAsyncReadyCallback callback,
+                             gpointer            user_data);
+GVariant   *rcp_client_call_finish (RcpClient    *self,
+                                    GAsyncResult *result,
+                                    GError      **error);
+
+/* The message as the daemon wrote it, without GDBus's "GDBus.Error:NAME: ". */
+char       *rcp_client_error_message (const GError *error);
+/* Is @error the daemon's named error @short_name (e.g. "WouldKill")? */
+gboolean    rcp_client_error_is (const GError *error,
+                                 const char   *short_name);
+
+G_END_DECLS

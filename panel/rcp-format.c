@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "rcp-format.h"
+
+#include "rcp-priority.h"
+
+char *
+rcp_format_bytes (guint64     bytes,
+                  const char *unlimited)
+{
+  if (bytes == G_MAXUINT64)
+    return g_strdup (unlimited);
+  return g_format_size_full (bytes, G_FORMAT_SIZE_IEC_UNITS);
+}
+
+char *
+rcp_format_usage (guint   n_instances,
+                  double  cpu_percent,
+                  guint64 memory_current,
+                  guint64 memory_max)
+{
+  g_autofree char *instances = g_strdup_printf (n_instances == 1 ? "%u instance" : "%u instances",
+                                                n_instances);
+  g_autofree char *cpu = cpu_percent < 0 ? g_strdup ("CPU –")
+                                         : g_strdup_printf ("CPU %.0f %%", cpu_percent);
+  g_autofree char *used = rcp_format_bytes (memory_current, "?");
+  g_autofree char *limit = rcp_format_bytes (memory_max, "no limit");
+
+  return g_strdup_printf ("%s · %s · Memory %s of %s", instances, cpu, used, limit);
+}
+
+char *
+rcp_format_weight (guint64 weight)
+{
+  RcpPriority priority = rcp_priority_from_weight (weight);
+
+  return g_strdup_printf ("%s (%" G_GUINT64_FORMAT ")", rcp_priority_to_label (priority), weight);
+}

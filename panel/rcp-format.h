@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#define RCP_MIB ((guint64) 1024 * 1024)
+
+/* "200 MiB", or @unlimited for G_MAXUINT64 ("max" in the API). */
+char *rcp_format_bytes (guint64     bytes,
+                        const char *unlimited);
+/* "3 instances · CPU 12 % · Memory 200 MiB of 1.0 GiB" */
+char *rcp_format_usage (guint   n_instances,
+                        double  cpu_percent,
+                        guint64 memory_current,
+                        guint64 memory_max);
+/* "Low (50)", "Normal (100)", "High (300)" or "Custom (250)" for a CPUWeight. */
+char *rcp_format_weight (guint64 weight);
+
+G_END_DECLS
