@@ -16,7 +16,7 @@
 #                     script configures and compiles its own build dir $RC_VMDIR/build from this source tree
 #   --keep            keep the VM run folder ($RC_VMDIR/runs/run.*: out/output.log, out/journal.txt,
 #                     out/daemon.log, out/monitor.log, out/calls.log, console.log)
-#   --timeout SEC     wall-clock limit for the VM (default 1500)
+#   --timeout SEC     wall-clock limit for the VM (default 2400)
 #   --delegate LIST   controllers user@.service delegates in the VM (default: Debian's stock cpu memory pids,
 #                     which the NotSupported checks rely on; the io section adds io itself later on)
 #   --console         stream the guest's serial console to stderr
@@ -35,7 +35,7 @@ SRC=$(cd "$HERE/../.." && pwd)
 export RC_VMDIR=${RC_VMDIR:-/var/tmp/resource-control-vm}
 BUILD=
 VMARGS=()
-TIMEOUT=1500
+TIMEOUT=2400
 PAYLOAD=
 while [ $# -gt 0 ]; do
   case "$1" in
