@@ -36,6 +36,21 @@ APP_PATTERNS = ['app-*.scope', 'app-*.service', 'flatpak-*.scope', 'gnome-launch
 MIB = 1024 * 1024
 # Calls to the daemon never D-Bus activate it: the benchmark starts it itself.
 NO_AUTO_START = Gio.DBusCallFlags.NO_AUTO_START
+SERVICE_IN = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                          'data', 'systemd', 'resource-control.service.in')
+
+
+def service_env():
+    '''The variables the installed service sets for the daemon (its Environment= lines):
+    a daemon the benchmark starts itself runs as a D-Bus activated one does.'''
+    env = {}
+    with open(SERVICE_IN, encoding='utf-8') as f:
+        for line in f:
+            if line.startswith('Environment='):
+                for pair in line.split('=', 1)[1].split():
+                    key, _, value = pair.partition('=')
+                    env[key] = value
+    return env
 
 
 def escape_bus_label(name):
@@ -312,7 +327,7 @@ class VmEnv(Env):
             time.sleep(1)
 
     def start_daemon(self):
-        env = dict(os.environ)
+        env = dict(os.environ, **service_env())
         env.pop('G_MESSAGES_DEBUG', None)
         # pylint: disable=consider-using-with
         log = open(self.daemon_log, 'ab')
@@ -381,7 +396,7 @@ class MockEnv(Env):
 
 def mock_daemon_env(base_env):
     '''The harness's daemon environment without debug logging (it would be measured).'''
-    env = dict(base_env)
+    env = dict(base_env, **service_env())
     env.pop('G_MESSAGES_DEBUG', None)
     return env
 

@@ -147,9 +147,7 @@ rc_app_set_control_group (RcApp      *app,
  * kept open, or (no folder to keep: gone, or past the open file budget)
  * from files opened for this read. */
 static void
-read_cgroup (RcApp         *app,
-             RcCgroupStats *out_stats,
-             GArray        *out_pids)
+open_cgroup (RcApp *app)
 {
   if (app->cgroup == NULL)
     app->cgroup = rc_cgroup_handle_open (app->control_group);
@@ -161,6 +159,14 @@ read_cgroup (RcApp         *app,
         rc_cgroup_read_limits (app->control_group, &app->limits);
       app->limits_known = app->limits_settling == 0;
     }
+}
+
+static void
+read_cgroup (RcApp         *app,
+             RcCgroupStats *out_stats,
+             GArray        *out_pids)
+{
+  open_cgroup (app);
   *out_stats = app->limits;
   if (app->cgroup != NULL)
     rc_cgroup_handle_read_usage (app->cgroup, out_stats, out_pids);
@@ -338,4 +344,20 @@ rc_app_to_variant (RcApp *app)
   for (guint i = 0; i < N_KEYS; i++)
     g_variant_unref (entries[i]);
   return record;
+}
+
+/* The records of @apps, as one aa{sv}. Every app's folder is opened
+ * first and the records built after: the handles, which stay, are then
+ * not scattered among the many short-lived blocks of the records, whose
+ * pages can go back to the system whole once the reply is sent. */
+GVariant *
+rc_app_list_to_variant (GPtrArray *apps)
+{
+  g_auto(GVariantBuilder) builder = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("aa{sv}"));
+
+  for (guint i = 0; i < apps->len; i++)
+    open_cgroup (g_ptr_array_index (apps, i));
+  for (guint i = 0; i < apps->len; i++)
+    g_variant_builder_add_value (&builder, rc_app_to_variant (g_ptr_array_index (apps, i)));
+  return g_variant_builder_end (&builder);
 }

@@ -46,6 +46,7 @@ void      rc_app_load_desktop_info (RcApp      *app,
                                     const char *source_path);
 gboolean  rc_app_is_controllable_slice (const char *slice);
 GVariant *rc_app_to_variant (RcApp *app);
+GVariant *rc_app_list_to_variant (GPtrArray *apps);
 void      rc_app_forget_limits (RcApp *app);
 /* Sets one of the interned fields, e.g. rc_app_set (app, &app->slice, "app.slice"). */
 void      rc_app_set (RcApp       *app,

@@ -3,13 +3,13 @@
 #include "rc-change.h"
 #include "rc-cgroup.h"
 #include "rc-error.h"
+#include "rc-heap.h"
 #include "rc-launch.h"
 #include "rc-proc.h"
 #include "rc-slices.h"
 #include "rc-limits.h"
 #include "rc-unit-name.h"
 
-#include <malloc.h>
 #include <string.h>
 #include <systemd/sd-login.h>
 
@@ -19,7 +19,6 @@ struct _RcManager {
   RcRules                      *rules;
   RcSlices                     *slices;
   GPtrArray                    *early_calls;  /* EarlyCall: held until the first listing is read */
-  guint                         trim_id;
 };
 
 static void rc_manager_iface_init (RcDBusResourceControlIface *iface);
@@ -29,40 +28,6 @@ G_DEFINE_TYPE_WITH_CODE (RcManager, rc_manager, RC_DBUS_TYPE_RESOURCE_CONTROL_SK
                          G_IMPLEMENT_INTERFACE (RC_DBUS_TYPE_RESOURCE_CONTROL,
                                                 rc_manager_iface_init));
 
-static GVariant *
-apps_to_variant (GPtrArray *apps)
-{
-  g_auto(GVariantBuilder) builder = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("aa{sv}"));
-
-  for (guint i = 0; i < apps->len; i++)
-    g_variant_builder_add_value (&builder, rc_app_to_variant (g_ptr_array_index (apps, i)));
-  return g_variant_builder_end (&builder);
-}
-
-/* A record is some 90 small blocks while it is built and sent: a reply of
- * many leaves the heap full of holes that malloc keeps. Hand them back a
- * second after the last such reply: not between the calls of a burst,
- * where it would delay the next one. */
-#define TRIM_AFTER_RECORDS 64
-#define TRIM_DELAY_SEC 1
-
-static gboolean
-trim_cb (gpointer user_data)
-{
-  RcManager *self = user_data;
-
-  self->trim_id = 0;
-  malloc_trim (0);
-  return G_SOURCE_REMOVE;
-}
-
-static void
-trim_later (RcManager *self)
-{
-  g_clear_handle_id (&self->trim_id, g_source_remove);
-  self->trim_id = g_timeout_add_seconds (TRIM_DELAY_SEC, trim_cb, self);
-}
-
 static gboolean
 handle_list_apps (RcDBusResourceControl *object,
                   GDBusMethodInvocation *invocation)
@@ -70,9 +35,8 @@ handle_list_apps (RcDBusResourceControl *object,
   RcManager *self = RC_MANAGER (object);
   g_autoptr(GPtrArray) apps = rc_registry_get_apps (self->svc.registry);
 
-  rc_dbus_resource_control_complete_list_apps (object, invocation, apps_to_variant (apps));
-  if (apps->len >= TRIM_AFTER_RECORDS)
-    trim_later (self);
+  rc_dbus_resource_control_complete_list_apps (object, invocation, rc_app_list_to_variant (apps));
+  rc_heap_trim_after (apps->len);
   return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
@@ -90,7 +54,7 @@ get_app_cb (GObject      *source,
     g_dbus_method_invocation_return_gerror (invocation, error);
   else
     g_dbus_method_invocation_return_value (invocation,
-                                           g_variant_new ("(@aa{sv})", apps_to_variant (apps)));
+                                           g_variant_new ("(@aa{sv})", rc_app_list_to_variant (apps)));
 }
 
 static gboolean
@@ -818,8 +782,6 @@ registry_ready_cb (RcRegistry *registry,
 {
   g_autoptr(GPtrArray) calls = g_steal_pointer (&self->early_calls);
 
-  trim_later (self);    /* what reading the first listing left */
-
   for (guint i = 0; calls != NULL && i < calls->len; i++)
     {
       EarlyCall *call = g_ptr_array_index (calls, i);
@@ -921,7 +883,7 @@ rc_manager_dispose (GObject *object)
     g_object_run_dispose (G_OBJECT (self->slices));
   g_clear_object (&self->slices);
   g_clear_pointer (&self->early_calls, g_ptr_array_unref);
-  g_clear_handle_id (&self->trim_id, g_source_remove);
+  rc_heap_trim_cancel ();
   G_OBJECT_CLASS (rc_manager_parent_class)->dispose (object);
 }
 

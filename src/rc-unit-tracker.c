@@ -3,6 +3,7 @@
 #include "rc-cgroup.h"
 #include "rc-cgroup-locator.h"
 #include "rc-error.h"
+#include "rc-heap.h"
 #include "rc-names.h"
 #include "rc-unit-name.h"
 
@@ -757,6 +758,7 @@ query_states_cb (GObject      *source,
       g_ptr_array_add (gone, tracked);
   for (guint i = 0; i < gone->len; i++)
     handle (g_ptr_array_index (gone, i), RC_UNIT_EVENT_GONE, NULL);
+  rc_heap_trim_after (g_variant_n_children (units));   /* a daemon-reload asks for every unit */
   query_data_free (data);
 }
 
@@ -880,6 +882,7 @@ list_units_cb (GObject      *source,
     handle (g_ptr_array_index (stale, i), RC_UNIT_EVENT_GONE, NULL);
 
   load_done (self);
+  rc_heap_trim_after (g_variant_n_children (units));
 }
 
 static void

@@ -6,6 +6,10 @@ scope holding one waiting process. Run as the test user inside the VM (by
 system-test.sh, section scale); the processes outlive this script.
 
     scale-guest.py COUNT
+    scale-guest.py list     # one ListApps: prints its seconds and the Scale units listed
+
+The call is timed here, from the call to the reply: a client that prints
+the reply (busctl --json, jq) would add its own seconds under emulation.
 '''
 
 import os
@@ -35,9 +39,26 @@ def holder():
     return pid
 
 
+def list_apps(conn):
+    t0 = time.monotonic()
+    try:
+        reply = conn.call_sync('org.example.ResourceControl', '/org/example/ResourceControl',
+                               'org.example.ResourceControl', 'ListApps', None, None,
+                               Gio.DBusCallFlags.NONE, 60000, None)
+    except GLib.Error as e:
+        print(f'ListApps failed after {time.monotonic() - t0:.2f} s: {e.message}', file=sys.stderr)
+        return 1
+    seconds = time.monotonic() - t0
+    units = {r['Unit'] for r in reply.unpack()[0]}
+    print(f'{seconds:.2f} {sum(1 for u in units if u.startswith("app-rc-org.example.Scale"))}')
+    return 0
+
+
 def main():
-    count = int(sys.argv[1])
     conn = Gio.bus_get_sync(Gio.BusType.SESSION, None)
+    if sys.argv[1] == 'list':
+        return list_apps(conn)
+    count = int(sys.argv[1])
     loop = GLib.MainContext.default()
     state = {'inflight': 0, 'errors': []}
 

@@ -1576,43 +1576,55 @@ sec_settings () {
 }
 
 # ---------------------------------------------------------------------------------------------------
-# 1,000 apps: D-Bus activation answers the first ListApps with all of them before the bus gives up, and
+# 1,000 apps: D-Bus activation answers the first ListApps with all of them within 10 s; then, with 300,
 # the daemon lives through eleven daemon-reloads with the list intact (its memory across them is noted).
 
 rss_anon () { awk '$1 == "RssAnon:" { print $2 }' "/proc/$1/status"; }
+# scale_list: "SECONDS COUNT" of one ListApps, timed by the client from its call to the reply
+scale_list () { cl /usr/bin/python3 - list < "$(dirname "$0")/scale-guest.py"; }
+scale_listed () { [ "$(scale_list | cut -d' ' -f2)" = "$1" ]; }
 
 sec_scale () {
-  local n=1000 t0 t1 pid before after i listed
+  local n=1000 m=300 i secs pid before after listed quiet=/etc/systemd/user/resource-control.service.d/95-scale.conf
+  # timed as installed: without the debug log the other sections send to the journal
+  printf '[Service]\nEnvironment=G_MESSAGES_DEBUG=\n' > "$quiet"
+  usc daemon-reload
   usc stop resource-control.service
   # from stdin: the test user cannot read /mnt/vmshare
   cl /usr/bin/python3 - "$n" < "$(dirname "$0")/scale-guest.py" | sed 's/^/  .. /'
   check "1000 scopes running" "$n" \
     "$(usc list-units --state=active --plain --no-legend -- 'app-rc-org.example.Scale*' | wc -l)"
   check "daemon stopped before the call" inactive "$(usc is-active resource-control.service)"
-  t0=$(now)
-  rc_json ListApps | flat > "$OUT/scale-list.txt"
-  t1=$(now)
-  listed=$(cut -f1 "$OUT/scale-list.txt" | sort -u | grep -c '^app-rc-org\.example\.Scale')
+  read -r secs listed < <(scale_list)
   check "D-Bus activation, first ListApps: every scope listed" "$n" "$listed"
-  # the bus gives up on an activation after 25 s; the goal of 10 s is reported, not asserted
-  check_range "D-Bus activation to the first ListApps answered, within the bus's 25 s (s)" 0 25 \
-    "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')"
+  check_range "D-Bus activation to the first ListApps answered, within 10 s (s)" 0 10 "$secs"
   pid=$(usc show -P MainPID resource-control.service)
+  nap 2
+  note "RssAnon with $n apps at rest: $(rss_anon "$pid") KiB"
+
+  # In this VM, systemd 252's user manager drops its own bus connection after about eleven
+  # daemon-reloads with 1,000 units (journal: "Got disconnect on API bus"), and with it every
+  # Type=dbus service: the reloads run with 300 apps.
+  usc stop 'app-rc-org.example.Scale*-[3-9]??.scope' 2>/dev/null
+  wait_for 120 scale_listed "$m"
+  check "$m apps listed after stopping the others" "$m" "$(scale_list | cut -d' ' -f2)"
   usc daemon-reload
-  rc_json ListApps > /dev/null
+  scale_list > /dev/null
   nap 2
   before=$(rss_anon "$pid")
   for i in 1 2 3 4 5 6 7 8 9 10; do usc daemon-reload; done
-  rc_json ListApps | flat > "$OUT/scale-list.txt"
+  read -r secs listed < <(scale_list)
   nap 2
   after=$(rss_anon "$pid")
-  note "RssAnon with $n apps: after one daemon-reload $before KiB, after ten more $after KiB"
-  check "still every scope listed after 11 reloads" "$n" \
-    "$(cut -f1 "$OUT/scale-list.txt" | sort -u | grep -c '^app-rc-org\.example\.Scale')"
-  # measured, not asserted: it grows (see docs/design.md, "Records")
-  note "RssAnon after ten more reloads: $(awk -v a="$before" -v b="$after" 'BEGIN { printf "%.1f", 100 * b / a }') % of after one"
+  note "RssAnon with $m apps: after one daemon-reload $before KiB, after ten more $after KiB"
+  check "still every app listed after 11 reloads" "$m" "$listed"
+  # measured, not asserted: it still grows (see docs/design.md, "Memory")
+  note "RssAnon after ten more reloads: $(awk -v a="$before" -v b="$after" 'BEGIN { printf "%.1f", 100 * b / a }') % of after one (goal: within 5 %)"
   check "same daemon process" "$pid" "$(usc show -P MainPID resource-control.service)"
   usc stop 'app-rc-org.example.Scale*' 2>/dev/null
+  rm -f "$quiet"
+  usc daemon-reload
+  usc stop resource-control.service
 }
 
 # ---------------------------------------------------------------------------------------------------

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* Handing freed heap back to the system. A large reply or listing is many
+ * small blocks, built and freed: malloc keeps the pages they leave. After a
+ * batch of @count records (a reply, a listing of units) the heap is trimmed
+ * a second after the last such batch, so not between the calls of a burst,
+ * where it would delay the next one. Small batches leave little: nothing is
+ * scheduled for them. */
+void rc_heap_trim_after (guint count);
+/* Drops a trim still to come (at exit). */
+void rc_heap_trim_cancel (void);
+
+G_END_DECLS
