@@ -17,6 +17,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import time
 
 from gi.repository import GLib
 
@@ -41,9 +42,14 @@ class ProcessesTest(RcTestCase):
                      pids=[self.proc.pid, self.child_pid()])
 
     def child_pid(self):
-        out = subprocess.run(['pgrep', '-P', str(self.proc.pid)], capture_output=True, text=True,
-                             check=False).stdout.split()
-        return int(out[0]) if out else None
+        '''The shell's sleep, once it runs sleep: a child just forked is still "sh".'''
+        deadline = time.monotonic() + 10
+        while True:
+            out = subprocess.run(['pgrep', '-P', str(self.proc.pid), '-x', 'sleep'],
+                                 capture_output=True, text=True, check=False).stdout.split()
+            if out or time.monotonic() > deadline:
+                return int(out[0]) if out else None
+            time.sleep(0.05)
 
     def test_get_app_by_pid(self):
         for pid in (self.proc.pid, self.child_pid()):
