@@ -551,6 +551,8 @@ class PanelTest(PanelTestCase):
             text = f.read()
         self.assertRegex(text, r'(?m)^\[org\.example\.Editor\]$')
         self.assertRegex(text, r'(?m)^CPUWeight=300$')
+        # the file is written before the daemon reads it again and answers the panel's SetRule
+        self.wait_until(lambda: APP_ID in self.list_rules_call(), message='the rule in ListRules')
         self.assertEqual(self.list_rules_call()[APP_ID], {'CPUWeight': 300})
         # the rules page lists it
         self.press('Back', 'PUSH_BUTTON')
