@@ -22,6 +22,7 @@ from gi.repository import Gio, GLib  # noqa: E402 pylint: disable=wrong-import-p
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 'tests', 'integration'))
 from rcnames import RC_NAME, RC_PATH, RC_IFACE, RC_ERROR, ACTION_PREFIX  # noqa: E402,F401
+from rcnames import service_env  # noqa: E402
 from rcnames import SYSTEMD_NAME as SD_NAME, SYSTEMD_PATH as SD_PATH  # noqa: E402
 SD_MANAGER = 'org.freedesktop.systemd1.Manager'
 SD_UNIT = 'org.freedesktop.systemd1.Unit'
@@ -36,21 +37,6 @@ APP_PATTERNS = ['app-*.scope', 'app-*.service', 'flatpak-*.scope', 'gnome-launch
 MIB = 1024 * 1024
 # Calls to the daemon never D-Bus activate it: the benchmark starts it itself.
 NO_AUTO_START = Gio.DBusCallFlags.NO_AUTO_START
-SERVICE_IN = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                          'data', 'systemd', 'resource-control.service.in')
-
-
-def service_env():
-    '''The variables the installed service sets for the daemon (its Environment= lines):
-    a daemon the benchmark starts itself runs as a D-Bus activated one does.'''
-    env = {}
-    with open(SERVICE_IN, encoding='utf-8') as f:
-        for line in f:
-            if line.startswith('Environment='):
-                for pair in line.split('=', 1)[1].split():
-                    key, _, value = pair.partition('=')
-                    env[key] = value
-    return env
 
 
 def escape_bus_label(name):

@@ -471,6 +471,10 @@ spawn_held (Request *request,
   request->release_fd = fds[1];
   if (request->working_directory != NULL)
     g_subprocess_launcher_set_cwd (launcher, request->working_directory);
+  /* The installed service tunes the daemon's own memory with these: not
+   * the app's business. */
+  g_subprocess_launcher_unsetenv (launcher, "G_SLICE");
+  g_subprocess_launcher_unsetenv (launcher, "GLIBC_TUNABLES");
   for (guint i = 0; request->environment != NULL && request->environment[i] != NULL; i++)
     {
       g_auto(GStrv) kv = g_strsplit (request->environment[i], "=", 2);

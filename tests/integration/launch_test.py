@@ -20,6 +20,7 @@ import time
 
 from gi.repository import GLib
 
+import rcnames
 import rctest_harness as h
 from rctest_harness import MIB, RcTestCase, s, strv, t
 
@@ -31,6 +32,7 @@ AD = '(aua{sv})'
 # Writes its pid, arguments and display into $RC_TEST_OUT, then stays.
 APP_SCRIPT = '''#!/bin/sh
 { echo "pid=$$"; echo "cwd=$(pwd)"; echo "WAYLAND_DISPLAY=$WAYLAND_DISPLAY";
+  echo "G_SLICE=${G_SLICE-unset}"; echo "GLIBC_TUNABLES=${GLIBC_TUNABLES-unset}";
   for a in "$@"; do echo "arg=$a"; done; } > "$RC_TEST_OUT.tmp"
 mv "$RC_TEST_OUT.tmp" "$RC_TEST_OUT"
 exec sleep 30
@@ -41,6 +43,10 @@ class LaunchBase(RcTestCase):
     '''Desktop files of test apps are in place before the daemon starts.'''
 
     start_daemon_in_setup = False
+
+    def daemon_env(self):
+        # as installed: the service's memory settings are the daemon's, not the apps'
+        return dict(super().daemon_env(), **rcnames.service_env())
 
     def setUp(self):
         super().setUp()
@@ -152,6 +158,9 @@ class LaunchTest(LaunchBase):
         out = self.app_output()
         self.assertIn(f'pid={pid}', out)
         self.assertIn('arg=--name', out)
+        # the daemon's own memory settings stay with the daemon
+        self.assertIn('G_SLICE=unset', out)
+        self.assertIn('GLIBC_TUNABLES=unset', out)
         # it writes its output, then execs sleep
         self.wait_until(lambda: open(f'/proc/{pid}/cmdline', 'rb').read().split(b'\0')[0] == b'sleep',
                         5, 'the app to exec sleep')

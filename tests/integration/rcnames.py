@@ -3,6 +3,8 @@
 benchmark (the C code has them in src/rc-names.h, src/rc-common.h and src/rc-error.c;
 test 'api-coverage' checks that the two agree).'''
 
+import os
+
 RC_NAME = 'org.example.ResourceControl'
 RC_PATH = '/org/example/ResourceControl'
 RC_IFACE = 'org.example.ResourceControl'
@@ -51,3 +53,20 @@ RULE_ONLY_KEYS = {'FreezeWhenInactiveSec': 'u'}
 
 # a limit or usage value of G_MAXUINT64: no limit, or not available on this host
 UINT64_MAX = 2 ** 64 - 1
+
+
+SERVICE_IN = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                          'data', 'systemd', 'resource-control.service.in')
+
+
+def service_env():
+    '''The variables the installed service sets for the daemon (its Environment= lines): a
+    daemon a test or the benchmark starts itself runs as a D-Bus activated one does.'''
+    env = {}
+    with open(SERVICE_IN, encoding='utf-8') as f:
+        for line in f:
+            if line.startswith('Environment='):
+                for pair in line.split('=', 1)[1].split():
+                    key, _, value = pair.partition('=')
+                    env[key] = value
+    return env
