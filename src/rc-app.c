@@ -143,9 +143,9 @@ rc_app_set_control_group (RcApp      *app,
   rc_app_forget_limits (app);
 }
 
-/* Limits kept, or read from the folder; usage and pids from the files
- * kept open, or (no folder to keep: gone, or past the open file budget)
- * from files opened for this read. */
+/* Opens the app's folder to keep, and reads its limits unless they are
+ * kept (no folder to keep: gone, or past the open file budget: they are
+ * read from files opened for this read). */
 static void
 open_cgroup (RcApp *app)
 {
@@ -161,12 +161,13 @@ open_cgroup (RcApp *app)
     }
 }
 
+/* The limits open_cgroup () left, with usage and pids from the files kept
+ * open, or opened for this read. */
 static void
-read_cgroup (RcApp         *app,
-             RcCgroupStats *out_stats,
-             GArray        *out_pids)
+read_usage (RcApp         *app,
+            RcCgroupStats *out_stats,
+            GArray        *out_pids)
 {
-  open_cgroup (app);
   *out_stats = app->limits;
   if (app->cgroup != NULL)
     rc_cgroup_handle_read_usage (app->cgroup, out_stats, out_pids);
@@ -302,15 +303,16 @@ u32_entry (guint   key,
   return shared_entry (key, &wide, make_u32, &wide);
 }
 
-GVariant *
-rc_app_to_variant (RcApp *app)
+/* The record of @app, whose folder open_cgroup () has seen. */
+static GVariant *
+build_record (RcApp *app)
 {
   g_autoptr(GArray) pids = g_array_sized_new (FALSE, FALSE, sizeof (guint32), 8);
   GVariant *entries[N_KEYS];
   GVariant *record;
   RcCgroupStats stats;
 
-  read_cgroup (app, &stats, pids);
+  read_usage (app, &stats, pids);
   entries[KEY_UNIT] = g_variant_ref_sink (entry (KEY_UNIT, new_utf8_string (app->unit)));
   entries[KEY_APP_ID] = string_entry (KEY_APP_ID, app->app_id);
   entries[KEY_LAUNCHER] = string_entry (KEY_LAUNCHER, app->launcher);
@@ -346,6 +348,13 @@ rc_app_to_variant (RcApp *app)
   return record;
 }
 
+GVariant *
+rc_app_to_variant (RcApp *app)
+{
+  open_cgroup (app);
+  return build_record (app);
+}
+
 /* The records of @apps, as one aa{sv}. Every app's folder is opened
  * first and the records built after: the handles, which stay, are then
  * not scattered among the many short-lived blocks of the records, whose
@@ -358,6 +367,6 @@ rc_app_list_to_variant (GPtrArray *apps)
   for (guint i = 0; i < apps->len; i++)
     open_cgroup (g_ptr_array_index (apps, i));
   for (guint i = 0; i < apps->len; i++)
-    g_variant_builder_add_value (&builder, rc_app_to_variant (g_ptr_array_index (apps, i)));
+    g_variant_builder_add_value (&builder, build_record (g_ptr_array_index (apps, i)));
   return g_variant_builder_end (&builder);
 }
