@@ -175,8 +175,6 @@ stop (Daemon *daemon)
   g_clear_pointer (&daemon->loop, g_main_loop_unref);
 }
 
-/* Each app keeps its cgroup folder and four usage files open: a desktop with a
- * thousand apps needs more than the usual soft limit of 1024. */
 /* A daemon of many small blocks, most of them short-lived (a record is
  * built, sent and freed): memory it does not use must go back to the
  * system. Huge pages work against that: with transparent huge pages on
@@ -192,6 +190,8 @@ tune_memory (void)
   mallopt (M_ARENA_MAX, 1);
 }
 
+/* Each app keeps its cgroup folder and four usage files open: a desktop with a
+ * thousand apps needs more than the usual soft limit of 1024. */
 static void
 raise_fd_limit (void)
 {
