@@ -119,10 +119,23 @@ def heap_rss_kib(pid):
 AT_REST_S = 1.5
 
 
+def anon_exact_kib(pid):
+    '''Resident anonymous memory counted page by page (smaps_rollup). RssAnon in
+    /proc/PID/status is the same figure from counters that each thread caches and
+    adds up only every 64 page faults on kernels before 6.2 (proc(5): "inaccurate"),
+    enough to move a 2.5 MiB reading by 5 %.'''
+    with open(f'/proc/{pid}/smaps_rollup', encoding='ascii') as f:
+        for line in f:
+            if line.startswith('Anonymous:'):
+                return kib(line.split(':', 1)[1])
+    raise RuntimeError(f'no Anonymous line in /proc/{pid}/smaps_rollup')
+
+
 def memory(pid):
     time.sleep(AT_REST_S)
     st = proc_status(pid)
-    return {'RssAnon_kib': kib(st['RssAnon']), 'VmRSS_kib': kib(st['VmRSS']),
+    return {'RssAnon_kib': anon_exact_kib(pid), 'RssAnon_status_kib': kib(st['RssAnon']),
+            'VmRSS_kib': kib(st['VmRSS']),
             'RssFile_kib': kib(st['RssFile']), 'heap_rss_kib': heap_rss_kib(pid),
             'threads': int(st['Threads'])}
 
