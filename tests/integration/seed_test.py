@@ -17,7 +17,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
 
 from gi.repository import GLib
 
@@ -37,19 +36,16 @@ class ProcessesTest(RcTestCase):
         self.proc = subprocess.Popen(['sh', '-c', 'sleep 60 & wait'], stdin=subprocess.DEVNULL)
         self.addCleanup(self.proc.wait)
         self.addCleanup(self.proc.kill)
-        self.wait_until(lambda: self.child_pid() is not None, 5, 'the child')
+        # a child just forked is still "sh": wait until it runs sleep
+        self.wait_until(lambda: self.child_pid() is not None, 10, 'the child to run sleep')
         self.add_app(APP, control_group=own_cgroup(self.proc.pid),
                      pids=[self.proc.pid, self.child_pid()])
 
     def child_pid(self):
-        '''The shell's sleep, once it runs sleep: a child just forked is still "sh".'''
-        deadline = time.monotonic() + 10
-        while True:
-            out = subprocess.run(['pgrep', '-P', str(self.proc.pid), '-x', 'sleep'],
-                                 capture_output=True, text=True, check=False).stdout.split()
-            if out or time.monotonic() > deadline:
-                return int(out[0]) if out else None
-            time.sleep(0.05)
+        '''The shell's sleep, or None while it is not running sleep yet.'''
+        out = subprocess.run(['pgrep', '-P', str(self.proc.pid), '-x', 'sleep'],
+                             capture_output=True, text=True, check=False).stdout.split()
+        return int(out[0]) if out else None
 
     def test_get_app_by_pid(self):
         for pid in (self.proc.pid, self.child_pid()):
