@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-launch.h"
+#include "rc-launch-helper.h"
 #include "rc-cgroup.h"
 #include "rc-common.h"
 #include "rc-error.h"
@@ -8,7 +9,6 @@
 #include "rc-unit-name.h"
 
 #include <gio/gdesktopappinfo.h>
-#include <glib-unix.h>
 #include <stdlib.h>
 #include <string.h>
 #include <systemd/sd-login.h>
@@ -40,8 +40,6 @@ typedef struct {
   GArray                 *roots;        /* Adopt: the pids named */
   GPtrArray              *source_cgroups; /* Adopt: where they were */
   guint                   sweeps;
-  GSubprocess            *held;         /* Launch as a scope: waits on fd 3 to exec */
-  int                     release_fd;
   gulong                  added_id;
   guint                   timeout_id;
 } Request;
@@ -49,11 +47,6 @@ typedef struct {
 static void
 request_free (Request *request)
 {
-  if (request->held != NULL)
-    g_subprocess_force_exit (request->held);   /* never started for real */
-  g_clear_object (&request->held);
-  if (request->release_fd >= 0)
-    close (request->release_fd);
   g_clear_signal_handler (&request->added_id, request->svc->registry);
   g_clear_handle_id (&request->timeout_id, g_source_remove);
   g_clear_object (&request->invocation);
@@ -86,7 +79,6 @@ request_new (const RcChangeServices *svc,
   request->kind = adopt ? RC_UNIT_KIND_SCOPE : RC_UNIT_KIND_SERVICE;
   request->launcher = g_strdup (RC_LAUNCHER_DEFAULT);
   request->slice = g_strdup ("app.slice");
-  request->release_fd = -1;
   return request;
 }
 
@@ -429,13 +421,6 @@ started_cb (GObject      *source,
       request_fail (request, g_steal_pointer (&error));
       return;
     }
-  if (request->held != NULL)
-    {
-      /* In its scope with its limits: now it may exec the app. */
-      g_clear_object (&request->held);
-      close (request->release_fd);
-      request->release_fd = -1;
-    }
   if (request->adopt)
     sweep (request);
   else
@@ -445,53 +430,19 @@ started_cb (GObject      *source,
 /* ---- starting ----------------------------------------------------------- */
 
 static void
-reap_cb (GObject      *source,
-         GAsyncResult *result,
-         gpointer      user_data)
+helper_done_cb (GObject      *source,
+                GAsyncResult *result,
+                gpointer      user_data)
 {
-  g_subprocess_wait_finish (G_SUBPROCESS (source), result, NULL);
-  g_object_unref (source);
-}
+  Request *request = user_data;
+  GError *error = NULL;
 
-/* A scope takes running processes: the app's process is started held (a
- * shell that waits on fd 3 before it execs the app), put in the scope with
- * its limits, and let go. */
-static GSubprocess *
-spawn_held (Request *request,
-            GError **error)
-{
-  g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);
-  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
-  GSubprocess *held;
-  int fds[2];
-
-  if (!g_unix_open_pipe (fds, FD_CLOEXEC, error))
-    return NULL;
-  g_subprocess_launcher_take_fd (launcher, fds[0], 3);
-  request->release_fd = fds[1];
-  if (request->working_directory != NULL)
-    g_subprocess_launcher_set_cwd (launcher, request->working_directory);
-  /* The installed service tunes the daemon's own memory with these: not
-   * the app's business. */
-  g_subprocess_launcher_unsetenv (launcher, "G_SLICE");
-  g_subprocess_launcher_unsetenv (launcher, "GLIBC_TUNABLES");
-  for (guint i = 0; request->environment != NULL && request->environment[i] != NULL; i++)
+  if (!rc_launch_helper_start_finish (result, &error))
     {
-      g_auto(GStrv) kv = g_strsplit (request->environment[i], "=", 2);
-
-      g_subprocess_launcher_setenv (launcher, kv[0], kv[1], TRUE);
+      request_fail (request, error);
+      return;
     }
-  g_ptr_array_add (argv, "/bin/sh");
-  g_ptr_array_add (argv, "-c");
-  g_ptr_array_add (argv, "read -r _ <&3; exec \"$@\" 3<&-");
-  g_ptr_array_add (argv, "sh");
-  for (guint i = 0; request->argv[i] != NULL; i++)
-    g_ptr_array_add (argv, request->argv[i]);
-  g_ptr_array_add (argv, NULL);
-  held = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, error);
-  if (held != NULL)
-    g_subprocess_wait_async (held, NULL, reap_cb, g_object_ref (held));
-  return held;
+  reply_when_listed (request);
 }
 
 static GVariant *
@@ -515,17 +466,21 @@ unit_properties (Request        *request,
    * adopted tree follows its first processes into the scope that way. */
   if (request->adopt)
     g_variant_builder_add (&props, "(sv)", "Delegate", g_variant_new_boolean (TRUE));
-  if (pids == NULL)
+  if (request->kind == RC_UNIT_KIND_SERVICE)
     {
-      g_autoptr(GVariantBuilder) exec = g_variant_builder_new (G_VARIANT_TYPE ("a(sasb)"));
+      g_autoptr(GVariantBuilder) exec = g_variant_builder_new (G_VARIANT_TYPE ("a(sasas)"));
+      const char *flags[] = { "no-env-expand", NULL };
 
-      g_variant_builder_add (exec, "(s^asb)", request->argv[0], request->argv, FALSE);
+      /* no-env-expand: systemd would replace $NAME and ${NAME} in the
+       * arguments (a file named "a$HOME.txt"); they reach the app as given.
+       * Specifiers (%h) are not expanded in properties set over D-Bus. */
+      g_variant_builder_add (exec, "(s^as^as)", request->argv[0], request->argv, flags);
       /* Type=exec: a program that cannot be run fails the start job;
        * ExitType=cgroup: an app whose first process hands over to another
        * and exits keeps its unit. */
       g_variant_builder_add (&props, "(sv)", "Type", g_variant_new_string ("exec"));
       g_variant_builder_add (&props, "(sv)", "ExitType", g_variant_new_string ("cgroup"));
-      g_variant_builder_add (&props, "(sv)", "ExecStart", g_variant_builder_end (exec));
+      g_variant_builder_add (&props, "(sv)", "ExecStartEx", g_variant_builder_end (exec));
       if (request->environment != NULL)
         g_variant_builder_add (&props, "(sv)", "Environment",
                                g_variant_new_strv ((const char * const *) request->environment,
@@ -588,23 +543,19 @@ start (Request *request)
                                       request->roots->len, sizeof (guint32));
   else if (request->kind == RC_UNIT_KIND_SCOPE)
     {
-      guint32 pid;
-
-      request->held = spawn_held (request, &error);
-      if (request->held == NULL)
-        {
-          request_fail (request, g_error_new (RC_ERROR, RC_ERROR_FAILED,
-                                              "Cannot start %s: %s", request->argv[0],
-                                              error->message));
-          g_error_free (error);
-          return;
-        }
-      pid = (guint32) atoi (g_subprocess_get_identifier (request->held));
-      pids = g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32, &pid, 1, sizeof (guint32));
+      /* Never forked here: the app would keep the daemon's sandbox. */
+      g_debug ("Starting %s for %s through the launch helper", request->unit, request->app_id);
+      rc_launch_helper_start_async (svc->systemd, request->unit,
+                                    unit_properties (request, &limits, NULL),
+                                    (const char * const *) request->argv,
+                                    (const char * const *) request->environment,
+                                    request->working_directory, request->app_id,
+                                    svc->cancellable, helper_done_cb, request);
+      return;
     }
   g_debug ("Starting %s for %s", request->unit, request->app_id);
   rc_systemd_start_transient_unit_async (svc->systemd, request->unit,
-                                         unit_properties (request, &limits, pids),
+                                         unit_properties (request, &limits, pids), NULL,
                                          svc->cancellable, started_cb, request);
 }
 

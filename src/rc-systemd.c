@@ -541,7 +541,8 @@ start_transient_cb (GObject      *source,
   g_autoptr(GVariant) reply = NULL;
   g_autoptr(GError) error = NULL;
 
-  reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &error);
+  reply = g_dbus_connection_call_with_unix_fd_list_finish (G_DBUS_CONNECTION (source), NULL,
+                                                          result, &error);
   start->replied = TRUE;
   if (reply == NULL)
     {
@@ -601,6 +602,7 @@ void
 rc_systemd_start_transient_unit_async (RcSystemd          *self,
                                        const char         *unit,
                                        GVariant           *properties,
+                                       GUnixFDList        *fds,
                                        GCancellable       *cancellable,
                                        GAsyncReadyCallback callback,
                                        gpointer            user_data)
@@ -620,14 +622,18 @@ rc_systemd_start_transient_unit_async (RcSystemd          *self,
       return;
     }
   g_hash_table_insert (self->starts, start->unit, g_object_ref (task));
-  g_dbus_connection_call (self->connection, SYSTEMD_DBUS_NAME, SYSTEMD_DBUS_PATH,
-                          SYSTEMD_MANAGER_INTERFACE, "StartTransientUnit",
-                          g_variant_new ("(ss@a(sv)@a(sa(sv)))", unit, "fail", properties,
-                                         g_variant_new_array (G_VARIANT_TYPE ("(sa(sv))"),
-                                                              NULL, 0)),
-                          G_VARIANT_TYPE ("(o)"), G_DBUS_CALL_FLAGS_NO_AUTO_START,
-                          RC_SYSTEMD_TIMEOUT_MSEC, cancellable, start_transient_cb,
-                          g_steal_pointer (&task));
+  g_dbus_connection_call_with_unix_fd_list (self->connection, SYSTEMD_DBUS_NAME,
+                                            SYSTEMD_DBUS_PATH, SYSTEMD_MANAGER_INTERFACE,
+                                            "StartTransientUnit",
+                                            g_variant_new ("(ss@a(sv)@a(sa(sv)))", unit, "fail",
+                                                           properties,
+                                                           g_variant_new_array (
+                                                             G_VARIANT_TYPE ("(sa(sv))"),
+                                                             NULL, 0)),
+                                            G_VARIANT_TYPE ("(o)"),
+                                            G_DBUS_CALL_FLAGS_NO_AUTO_START,
+                                            RC_SYSTEMD_TIMEOUT_MSEC, fds, cancellable,
+                                            start_transient_cb, g_steal_pointer (&task));
 }
 
 gboolean

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <gio/gio.h>
+#include <gio/gunixfdlist.h>
 
 G_BEGIN_DECLS
 
@@ -119,10 +120,11 @@ gboolean  rc_systemd_freeze_unit_finish (RcSystemd    *self,
 /* StartTransientUnit(@unit, "fail", @properties, []) and then waits for
  * the job: returns once systemd's JobRemoved says it is "done" (the unit is
  * active); any other job result is RC_ERROR_FAILED naming it. @properties
- * is a floating or owned a(sv). */
+ * is a floating or owned a(sv); its "h" values index @fds (NULL: none). */
 void      rc_systemd_start_transient_unit_async (RcSystemd          *self,
                                                  const char         *unit,
                                                  GVariant           *properties,
+                                                 GUnixFDList        *fds,
                                                  GCancellable       *cancellable,
                                                  GAsyncReadyCallback callback,
                                                  gpointer            user_data);

@@ -44,9 +44,11 @@ class LaunchBase(RcTestCase):
 
     start_daemon_in_setup = False
 
+    daemon_env_extra = {}
+
     def daemon_env(self):
         # as installed: the service's memory settings are the daemon's, not the apps'
-        return dict(super().daemon_env(), **rcnames.service_env())
+        return dict(super().daemon_env(), **rcnames.service_env(), **self.daemon_env_extra)
 
     def setUp(self):
         super().setUp()
@@ -92,6 +94,12 @@ class LaunchBase(RcTestCase):
         '''[(unit, {property: value})] of every StartTransientUnit.'''
         return [(c[0], dict(c[2])) for c in self.systemd_calls('StartTransientUnit')]
 
+    @staticmethod
+    def children(pid):
+        out = subprocess.run(['pgrep', '-P', str(pid)], capture_output=True, text=True,
+                             check=False).stdout
+        return [int(p) for p in out.split()]
+
     def unit_property_calls_for(self, unit):
         return [c for c in self.systemd_calls('SetUnitProperties') if c[0] == unit]
 
@@ -116,8 +124,9 @@ class LaunchTest(LaunchBase):
         self.assertEqual(props['Type'], 'exec')
         # fairness: every launched app has its own cpu weight from the start
         self.assertEqual(props['CPUWeight'], 100)
-        ((path, argv, ignore),) = props['ExecStart']
-        self.assertEqual((path, ignore), (self.app_script, False))
+        # systemd's own $VAR expansion is off: arguments reach the app as they are
+        ((path, argv, flags),) = props['ExecStartEx']
+        self.assertEqual((path, flags), (self.app_script, ['no-env-expand']))
         self.assertEqual(argv, [self.app_script, '--name', 'Launched App',
                                 'file:///tmp/a%20b.txt', 'https://example.org/x?y=1'])
         out = self.app_output()
@@ -147,13 +156,31 @@ class LaunchTest(LaunchBase):
         self.assertEqual(self.unit_property_calls_for(unit), [])
         self.assertEqual(self.get_one(unit)['CPUWeight'], 50)
 
+    def scope_calls(self):
+        '''The launch helper's service, then the scope it started.'''
+        ((helper, helper_props), (scope, props)) = self.transient_calls()
+        self.assertRegex(helper, r'^resource-control-launch-[0-9a-f]{16}\.service$')
+        self.assertEqual(helper[len('resource-control-launch-'):-len('.service')],
+                         scope.rsplit('-', 1)[1][:-len('.scope')])
+        return helper_props, props
+
     def test_scope_in_background_slice(self):
         unit = self.launch(LAUNCHED, Kind=s('scope'), Slice=s('background.slice'))
         self.assertRegex(unit, r'^app-rc-org\.example\.Launched-[0-9a-f]{16}\.scope$')
-        ((_, props),) = self.transient_calls()
+        helper_props, props = self.scope_calls()
+        # the app is never forked by the daemon: a service of the manager's own defaults
+        # runs the helper, which forks it held and asks for its scope
+        ((path, _, _),) = helper_props['ExecStart']
+        self.assertEqual(os.path.basename(path), 'resource-control-scope-helper')
+        self.assertEqual(helper_props['Type'], 'exec')
+        self.assertNotIn('Slice', helper_props)
         self.assertEqual(props['Slice'], 'background.slice')
+        self.assertEqual((props['Description'], props['CollectMode'], props['CPUWeight']),
+                         ('Launched App', 'inactive-or-failed', 100))
         self.assertNotIn('ExecStart', props)
         (pid,) = props['PIDs']
+        self.assertNotEqual(pid, self.daemon.pid)
+        self.assertNotIn(pid, self.children(self.daemon.pid))
         # the held process became the app only after systemd had it in its scope
         out = self.app_output()
         self.assertIn(f'pid={pid}', out)
@@ -167,17 +194,30 @@ class LaunchTest(LaunchBase):
         self.assertEqual(self.get_one(unit)['Slice'], 'background.slice')
 
     def test_scope_start_that_fails_kills_the_held_process(self):
-        self.mock('SetJobResult', ('failed',), '(s)')
+        self.mock('SetUnitJobResult', ('*.scope', 'failed'), '(ss)')
         message = self.assert_rc_error('Failed', 'Launch', (LAUNCHED, [], {
             'Kind': s('scope'), 'Environment': strv([f'RC_TEST_OUT={self.out}'])}), LA)
-        self.assertIn('failed', message)
-        ((_, props),) = self.transient_calls()
+        # the helper's reason reaches the caller
+        self.assertIn('its start job ended "failed"', message)
+        _, props = self.scope_calls()
         (pid,) = props['PIDs']
         self.wait_until(lambda: not os.path.exists(f'/proc/{pid}') or
                         open(f'/proc/{pid}/stat', encoding='ascii').read().split()[2] == 'Z',
                         5, 'the held process to be killed')
         time.sleep(0.3)
         self.assertFalse(os.path.exists(self.out), 'the app ran although its scope failed')
+
+    def test_scope_helper_that_dies_is_failed_and_runs_nothing(self):
+        fake = os.path.join(self.bin_dir, 'dying-helper')
+        h._write(fake, '#!/bin/sh\nkill -9 $$\n')
+        os.chmod(fake, 0o755)
+        self.stop_daemon()
+        self.daemon_env_extra = {'RESOURCE_CONTROL_SCOPE_HELPER': fake}
+        self.start_daemon()
+        message = self.assert_rc_error('Failed', 'Launch', (LAUNCHED, [], {'Kind': s('scope')}),
+                                       LA)
+        self.assertIn('ended without starting the app', message)
+        self.assertEqual(self.list_apps(), [])
 
     def test_service_start_that_fails_is_failed(self):
         self.mock('SetJobResult', ('failed',), '(s)')
@@ -249,7 +289,7 @@ class LaunchTest(LaunchBase):
         self.assertRegex(unit, r'^app-sway-org\.example\.Launched@[0-9a-f]{16}\.service$')
         ((_, props),) = self.transient_calls()
         self.assertEqual((props['CPUWeight'], props['MemoryMax']), (70, 1024 * MIB))
-        ((_, argv, _),) = props['ExecStart']
+        ((_, argv, _),) = props['ExecStartEx']
         # a relative file is the client's folder's
         self.assertTrue(argv[-1].startswith('file:///') and argv[-1].endswith('/some%20file.txt'),
                         argv)
@@ -281,12 +321,6 @@ class AdoptTest(LaunchBase):
                 pass
         proc.kill()
         proc.wait()
-
-    @staticmethod
-    def children(pid):
-        out = subprocess.run(['pgrep', '-P', str(pid)], capture_output=True, text=True,
-                             check=False).stdout
-        return [int(p) for p in out.split()]
 
     def tree_of_app(self, app_id):
         '''A shell with two children, launched the way GIO launches an app.'''

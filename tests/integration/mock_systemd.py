@@ -153,6 +153,7 @@ def load(mock, parameters):
     mock.hung = []           # (method, run) waiting for ReleaseHung
     mock.auto_start = []     # (method, auto-start flag of the call)
     mock.job_result = 'done'  # how start jobs of transient units end (SetJobResult)
+    mock.unit_job_results = {}  # glob pattern -> job result (SetUnitJobResult)
     mock.next_job = 1
 
     mock.AddProperties(MAIN_IFACE, {
@@ -610,9 +611,14 @@ def ThawUnit(self, name, ok_cb, err_cb, msg=None):
 # Properties of transient units, besides the SETTABLE ones: name -> D-Bus type.
 TRANSIENT = {
     'Description': 's', 'SourcePath': 's', 'CollectMode': 's', 'Slice': 's', 'Type': 's',
-    'ExitType': 's', 'ExecStart': 'a(sasb)', 'Environment': 'as', 'WorkingDirectory': 's',
-    'PIDs': 'au', 'Delegate': 'b',
+    'ExitType': 's', 'ExecStart': 'a(sasb)', 'ExecStartEx': 'a(sasas)', 'Environment': 'as',
+    'WorkingDirectory': 's', 'PIDs': 'au', 'Delegate': 'b', 'RuntimeMaxUSec': 't',
+    'StandardInputFileDescriptor': 'h', 'StandardOutputFileDescriptor': 'h', 'StandardError': 's',
 }
+SERVICE_ONLY = ('ExecStart', 'ExecStartEx', 'Type', 'ExitType', 'Environment', 'WorkingDirectory',
+                'RuntimeMaxUSec', 'StandardInputFileDescriptor', 'StandardOutputFileDescriptor',
+                'StandardError')
+EXEC_FLAGS = ('ignore-failure', 'privileged', 'no-setuid', 'ambient', 'no-env-expand')
 
 
 def _check_transient(name, props):
@@ -620,29 +626,57 @@ def _check_transient(name, props):
     for key, value in props.items():
         if key not in TRANSIENT and key not in SETTABLE:
             raise _dbus_error(ERR_READ_ONLY, f'Cannot set property {key}, or unknown property.')
-        if kind == 'scope' and key in ('ExecStart', 'Type', 'ExitType', 'Environment',
-                                       'WorkingDirectory'):
+        if kind == 'scope' and key in SERVICE_ONLY:
             raise _dbus_error(ERR_READ_ONLY, f'Cannot set property {key}, or unknown property.')
         if kind == 'service' and key in ('PIDs', 'Delegate'):
             raise _dbus_error(ERR_READ_ONLY, 'Cannot set property PIDs, or unknown property.')
         if SETTABLE.get(key, ('',))[0] == 't' and not isinstance(value, dbus.UInt64):
             raise _dbus_error(ERR_INVALID_ARGS, f'Invalid type for property {key}: expected t')
-    if kind == 'service' and 'ExecStart' not in props:
+    if kind == 'service' and 'ExecStart' not in props and 'ExecStartEx' not in props:
         raise _dbus_error(ERR_INVALID_ARGS, f'Service {name} has no ExecStart=.')
+    for _, _, flags in props.get('ExecStartEx', []):
+        for flag in flags:
+            if str(flag) not in EXEC_FLAGS:
+                raise _dbus_error(ERR_INVALID_ARGS, f'Invalid flag {flag}.')
     if kind == 'scope' and not props.get('PIDs'):
         raise _dbus_error(ERR_INVALID_ARGS, f'Scope {name} has no PIDs. Refusing.')
 
 
-def _spawn_exec_start(props):
-    path, argv, _ = props['ExecStart'][0]
+def _take_fds(properties):
+    '''The file descriptors among the properties, taken out; the call log (whose
+    entry is this same list) keeps a placeholder: a taken UnixFd cannot be sent.'''
+    fds = {}
+    for i, (key, value) in enumerate(properties):
+        if isinstance(value, dbus.types.UnixFd):
+            fds[str(key)] = value.take()
+            properties[i] = dbus.Struct((key, dbus.String('fd', variant_level=1)))
+    return fds
+
+
+def _spawn_exec_start(mock, props, fds):
+    '''As systemd runs ExecStart (or ExecStartEx, whose flags change nothing here:
+    systemd's own $VAR expansion is not imitated), with its standard input and output
+    file descriptors.'''
+    path, argv, _ = (props.get('ExecStartEx') or props['ExecStart'])[0]
     env = dict(os.environ)
     for entry in props.get('Environment', []):
         key, _, value = str(entry).partition('=')
         env[key] = value
-    # pylint: disable=consider-using-with
-    return subprocess.Popen([str(a) for a in argv], executable=str(path), env=env,
-                            cwd=str(props.get('WorkingDirectory', '/')),
-                            stdin=subprocess.DEVNULL, start_new_session=True)
+    # what the process sees as cgroupfs, as the daemon does (the launch helper checks
+    # there that its held process was moved into its scope)
+    env['RC_CGROUP_ROOT'] = mock.cgroup_root
+    stdin = fds.pop('StandardInputFileDescriptor', None)
+    stdout = fds.pop('StandardOutputFileDescriptor', None)
+    try:
+        # pylint: disable=consider-using-with
+        return subprocess.Popen([str(a) for a in argv], executable=str(path), env=env,
+                                cwd=str(props.get('WorkingDirectory', '/')),
+                                stdin=subprocess.DEVNULL if stdin is None else stdin,
+                                stdout=stdout, start_new_session=True)
+    finally:
+        for fd in (stdin, stdout):
+            if fd is not None:
+                os.close(fd)
 
 
 @dbus.service.method(MAIN_IFACE, in_signature='ssa(sv)a(sa(sv))', out_signature='o',
@@ -652,6 +686,8 @@ def StartTransientUnit(self, name, mode, properties, aux, ok_cb, err_cb, msg=Non
     a service's ExecStart is run, then JobRemoved(job_result) follows the reply.'''
     _note_auto_start(self, 'StartTransientUnit', msg)
     unit_name = str(name)
+
+    fds = _take_fds(properties)
 
     def action():
         if unit_name in self.units:
@@ -665,8 +701,10 @@ def StartTransientUnit(self, name, mode, properties, aux, ok_cb, err_cb, msg=Non
         result = self.job_result
         process = None
         pids = [int(p) for p in props.get('PIDs', [])]
-        if result == 'done' and 'ExecStart' in props:
-            process = _spawn_exec_start(props)
+        result = next((r for pattern, r in self.unit_job_results.items()
+                       if fnmatch.fnmatch(unit_name, pattern)), result)
+        if result == 'done' and ('ExecStart' in props or 'ExecStartEx' in props):
+            process = _spawn_exec_start(self, props, fds)
             pids = [process.pid]
         if result == 'done':
             unit = _add_unit(self, unit_name, {
@@ -684,7 +722,15 @@ def StartTransientUnit(self, name, mode, properties, aux, ok_cb, err_cb, msg=Non
         GLib.idle_add(job_removed)
         return job
 
-    _dispatch(self, 'StartTransientUnit', unit_name, action, ok_cb, err_cb)
+    def action_closing_fds():
+        try:
+            return action()
+        finally:
+            for fd in fds.values():
+                os.close(fd)
+            fds.clear()
+
+    _dispatch(self, 'StartTransientUnit', unit_name, action_closing_fds, ok_cb, err_cb)
 
 
 @dbus.service.method(MAIN_IFACE, in_signature='ssau', out_signature='',
@@ -708,6 +754,12 @@ def AttachProcessesToUnit(self, name, subcgroup, pids, ok_cb, err_cb, msg=None):
 def SetJobResult(self, result):
     '''How later start jobs end: "done", or e.g. "failed" (no unit is made).'''
     self.job_result = str(result)
+
+
+@dbus.service.method(CONTROL_IFACE, in_signature='ss', out_signature='')
+def SetUnitJobResult(self, pattern, result):
+    '''How later start jobs of units matching the glob pattern end (over SetJobResult).'''
+    self.unit_job_results[str(pattern)] = str(result)
 
 
 #

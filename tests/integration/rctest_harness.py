@@ -750,6 +750,10 @@ class RcTestCase(unittest.TestCase):  # pylint: disable=too-many-public-methods
         return dict(self.bus_env,
                     G_DEBUG='fatal-criticals',
                     RC_CGROUP_ROOT=self.cgroup_root,
+                    # Launch with Kind "scope" runs the app through it (the mock runs it)
+                    RESOURCE_CONTROL_SCOPE_HELPER=os.path.join(
+                        os.path.dirname(os.path.abspath(self.daemon_path or '.')),
+                        'resource-control-scope-helper'),
                     RESOURCE_CONTROL_SYSTEM_RULES_DIR=self.system_rules_dir,
                     G_MESSAGES_DEBUG='all')
 

@@ -1,0 +1,512 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* resource-control-scope-helper: starts one app in a new scope, as
+ * `systemd-run --user --scope` would, for Launch with Kind "scope".
+ *
+ * The daemon runs under its service's hardening (no network, no W+X
+ * memory, a system-call filter, umask 077...), and whatever it forks keeps
+ * it. So the daemon never forks an app: it asks the user's manager for a
+ * transient service running this helper, which has the manager's defaults
+ * like any `systemd-run --user` service, and the helper forks the app's
+ * process. That process waits, held, until the scope holds it with its
+ * limits, checks in /proc/self/cgroup that it is in that scope, and only then
+ * execs the app. If the helper dies at any moment before that, the held
+ * process reads end-of-file and exits: an app never runs outside its scope.
+ * The protocol is in rc-scope-helper.h. */
+#include "rc-scope-helper.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gio/gio.h>
+#include <glib-unix.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <syslog.h>
+#include <systemd/sd-journal.h>
+#include <unistd.h>
+
+#define SYSTEMD_NAME      "org.freedesktop.systemd1"
+#define SYSTEMD_PATH      "/org/freedesktop/systemd1"
+#define SYSTEMD_MANAGER   "org.freedesktop.systemd1.Manager"
+#define CALL_TIMEOUT_MSEC 25000
+#define JOB_TIMEOUT_SEC   60
+
+typedef struct {
+  const char         *unit;
+  GVariant           *properties;
+  const char * const *argv;
+  const char * const *environment;
+  const char         *working_directory;
+  const char         *app_id;
+} Request;
+
+static int status_fd = -1;
+
+/* The one answer line to the daemon; it may be gone (SIGPIPE is ignored). */
+G_GNUC_PRINTF (1, 2)
+static void
+answer (const char *format,
+        ...)
+{
+  g_autofree char *text = NULL;
+  g_autofree char *line = NULL;
+  va_list args;
+
+  va_start (args, format);
+  text = g_strdup_vprintf (format, args);
+  va_end (args);
+  if (!g_str_equal (text, RC_SCOPE_HELPER_OK))
+    g_printerr ("%s\n", text);
+  line = g_strconcat (text, "\n", NULL);
+  if (status_fd >= 0 && write (status_fd, line, strlen (line)) < 0)
+    g_printerr ("The daemon is gone: %s\n", g_strerror (errno));
+}
+
+static GVariant *
+read_request (GError **error)
+{
+  g_autoptr(GByteArray) data = g_byte_array_new ();
+  guint8 buffer[65536];
+  GVariant *request;
+
+  for (;;)
+    {
+      ssize_t n = read (STDIN_FILENO, buffer, sizeof buffer);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        {
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno),
+                       "Cannot read the request: %s", g_strerror (errno));
+          return NULL;
+        }
+      if (n == 0)
+        break;
+      if (data->len + n > RC_SCOPE_HELPER_MAX_REQUEST)
+        {
+          g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                               "The request is too large");
+          return NULL;
+        }
+      g_byte_array_append (data, buffer, n);
+    }
+  request = g_variant_new_from_bytes (G_VARIANT_TYPE (RC_SCOPE_HELPER_REQUEST_TYPE),
+                                      g_byte_array_free_to_bytes (g_steal_pointer (&data)),
+                                      FALSE);
+  g_variant_ref_sink (request);
+  if (!g_variant_is_normal_form (request))
+    {
+      g_variant_unref (request);
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                           "The request is not a valid " RC_SCOPE_HELPER_REQUEST_TYPE);
+      return NULL;
+    }
+  return request;
+}
+
+/* ---- the held process --------------------------------------------------- */
+
+/* The host tests' fake cgroupfs (RC_CGROUP_ROOT, as the daemon reads it),
+ * where the mock systemd lists a moved process in the unit folder's
+ * cgroup.procs: is this process there, in a folder named @unit? */
+static gboolean
+listed_in_fake_tree (const char *dir,
+                     const char *unit,
+                     guint       depth)
+{
+  g_autoptr(GDir) folder = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  while (folder != NULL && depth < 8 && (name = g_dir_read_name (folder)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+
+      if (!g_file_test (path, G_FILE_TEST_IS_DIR))
+        continue;
+      if (g_str_equal (name, unit))
+        {
+          g_autofree char *procs_path = g_build_filename (path, "cgroup.procs", NULL);
+          g_autofree char *procs = NULL;
+          g_autofree char *line = g_strdup_printf ("%d", (int) getpid ());
+          g_auto(GStrv) pids = NULL;
+
+          if (!g_file_get_contents (procs_path, &procs, NULL, NULL))
+            return FALSE;
+          pids = g_strsplit (procs, "\n", -1);
+          return g_strv_contains ((const char * const *) pids, line);
+        }
+      if (listed_in_fake_tree (path, unit, depth + 1))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Is this process in @unit's own cgroup (the last part of its path)? */
+static gboolean
+in_unit (const char *unit)
+{
+  g_autofree char *contents = NULL;
+  g_auto(GStrv) lines = NULL;
+  const char *fake_root = g_getenv ("RC_CGROUP_ROOT");
+
+  if (fake_root != NULL)
+    return listed_in_fake_tree (fake_root, unit, 0);
+  if (!g_file_get_contents ("/proc/self/cgroup", &contents, NULL, NULL))
+    return FALSE;
+  lines = g_strsplit (contents, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (g_str_has_prefix (lines[i], "0::"))
+      {
+        const char *slash = strrchr (lines[i], '/');
+
+        return slash != NULL && g_str_equal (slash + 1, unit);
+      }
+  return FALSE;
+}
+
+/* What a service sets for its own processes: not the app's. */
+static const char * const service_variables[] = {
+  "INVOCATION_ID", "SYSTEMD_EXEC_PID", "MANAGERPID", "JOURNAL_STREAM", "NOTIFY_SOCKET",
+  "LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES", "WATCHDOG_PID", "WATCHDOG_USEC",
+  RC_SCOPE_HELPER_PAUSE_ENV, NULL
+};
+
+static char **
+app_environment (const Request *request,
+                 int            journal_fd)
+{
+  char **env = g_get_environ ();
+  struct stat st;
+
+  for (guint i = 0; service_variables[i] != NULL; i++)
+    env = g_environ_unsetenv (env, service_variables[i]);
+  /* as systemd says to a service whose output goes to the journal */
+  if (journal_fd >= 0 && fstat (journal_fd, &st) == 0)
+    {
+      g_autofree char *stream = g_strdup_printf ("%lu:%lu", (unsigned long) st.st_dev,
+                                                 (unsigned long) st.st_ino);
+
+      env = g_environ_setenv (env, "JOURNAL_STREAM", stream, TRUE);
+    }
+  for (guint i = 0; request->environment[i] != NULL; i++)
+    {
+      g_auto(GStrv) kv = g_strsplit (request->environment[i], "=", 2);
+
+      if (kv[0] != NULL && kv[1] != NULL)
+        env = g_environ_setenv (env, kv[0], kv[1], TRUE);
+    }
+  return env;
+}
+
+G_GNUC_NORETURN G_GNUC_PRINTF (2, 3)
+static void
+child_fail (int         report_fd,
+            const char *format,
+            ...)
+{
+  g_autofree char *text = NULL;
+  va_list args;
+
+  va_start (args, format);
+  text = g_strdup_vprintf (format, args);
+  va_end (args);
+  if (write (report_fd, text, strlen (text)) < 0)
+    {
+      /* the helper is gone: nobody to tell */
+    }
+  _exit (127);
+}
+
+/* The forked process: waits on @release_fd, checks its cgroup, becomes the
+ * app. Anything that goes wrong is written to @report_fd (close-on-exec: the
+ * helper reads end-of-file when the exec worked). */
+G_GNUC_NORETURN
+static void
+run_held (const Request *request,
+          int            release_fd,
+          int            report_fd)
+{
+  g_auto(GStrv) env = NULL;
+  sigset_t none;
+  char byte;
+  ssize_t n;
+  int journal_fd;
+
+  /* as a process a shell starts: every signal default, none blocked (a
+   * service's processes ignore SIGPIPE) */
+  for (int sig = 1; sig < NSIG; sig++)
+    if (sig != SIGKILL && sig != SIGSTOP)
+      signal (sig, SIG_DFL);
+  sigemptyset (&none);
+  sigprocmask (SIG_SETMASK, &none, NULL);
+
+  do
+    n = read (release_fd, &byte, 1);
+  while (n < 0 && errno == EINTR);
+  if (n != 1)
+    _exit (127);   /* the helper died before the scope was there: never run */
+  close (release_fd);
+  if (!in_unit (request->unit))
+    child_fail (report_fd, "The app's process is not in %s: not started", request->unit);
+  if (*request->working_directory != '\0' && chdir (request->working_directory) < 0)
+    child_fail (report_fd, "Cannot enter %s: %s", request->working_directory,
+                g_strerror (errno));
+  /* Opened from inside the scope, the app's output is logged as the scope's. */
+  journal_fd = sd_journal_stream_fd (request->app_id, LOG_INFO, FALSE);
+  if (journal_fd >= 0)
+    {
+      dup2 (journal_fd, STDOUT_FILENO);
+      dup2 (journal_fd, STDERR_FILENO);
+      if (journal_fd > STDERR_FILENO)
+        close (journal_fd);
+      journal_fd = STDOUT_FILENO;
+    }
+  env = app_environment (request, journal_fd);
+  execve (request->argv[0], (char * const *) request->argv, env);
+  child_fail (report_fd, "Cannot start %s: %s", request->argv[0], g_strerror (errno));
+}
+
+/* ---- the scope ---------------------------------------------------------- */
+
+typedef struct {
+  const char *job;
+  char       *result;
+  gboolean    timed_out;
+} JobWait;
+
+static void
+job_removed_cb (GDBusConnection *connection,
+                const char      *sender_name,
+                const char      *object_path,
+                const char      *interface_name,
+                const char      *signal_name,
+                GVariant        *parameters,
+                gpointer         user_data)
+{
+  JobWait *wait = user_data;
+  const char *job, *result;
+
+  if (!g_variant_is_of_type (parameters, G_VARIANT_TYPE ("(uoss)")))
+    return;
+  g_variant_get (parameters, "(u&o&s&s)", NULL, &job, NULL, &result);
+  if (wait->job != NULL && g_str_equal (job, wait->job) && wait->result == NULL)
+    wait->result = g_strdup (result);
+}
+
+static gboolean
+job_timeout_cb (gpointer user_data)
+{
+  JobWait *wait = user_data;
+
+  wait->timed_out = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+static GVariant *
+scope_properties (const Request *request,
+                  GPid           pid)
+{
+  GVariantBuilder props;
+  GVariantIter iter;
+  GVariant *prop;
+  guint32 pids[] = { (guint32) pid };
+
+  g_variant_builder_init (&props, G_VARIANT_TYPE ("a(sv)"));
+  g_variant_iter_init (&iter, request->properties);
+  while ((prop = g_variant_iter_next_value (&iter)) != NULL)
+    {
+      g_variant_builder_add_value (&props, prop);
+      g_variant_unref (prop);
+    }
+  /* The held process is our unreaped child: its pid cannot be reused. */
+  g_variant_builder_add (&props, "(sv)", "PIDs",
+                         g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32, pids, 1,
+                                                    sizeof (guint32)));
+  return g_variant_builder_end (&props);
+}
+
+/* StartTransientUnit for the scope holding @pid, then its job's end:
+ * "done" when the scope runs. */
+static char *
+start_scope (const Request *request,
+             GPid           pid,
+             GError       **error)
+{
+  g_autoptr(GDBusConnection) bus = g_bus_get_sync (G_BUS_TYPE_SESSION, NULL, error);
+  g_autoptr(GVariant) reply = NULL;
+  JobWait wait = { NULL, NULL, FALSE };
+  guint subscription, timeout;
+
+  if (bus == NULL)
+    return NULL;
+  /* subscribed before the call: the job may end before its reply is read */
+  subscription = g_dbus_connection_signal_subscribe (bus, SYSTEMD_NAME, SYSTEMD_MANAGER,
+                                                     "JobRemoved", SYSTEMD_PATH, NULL,
+                                                     G_DBUS_SIGNAL_FLAGS_NONE, job_removed_cb,
+                                                     &wait, NULL);
+  reply = g_dbus_connection_call_sync (bus, SYSTEMD_NAME, SYSTEMD_PATH, SYSTEMD_MANAGER,
+                                       "StartTransientUnit",
+                                       g_variant_new ("(ss@a(sv)@a(sa(sv)))", request->unit,
+                                                      "fail", scope_properties (request, pid),
+                                                      g_variant_new_array (
+                                                        G_VARIANT_TYPE ("(sa(sv))"), NULL, 0)),
+                                       G_VARIANT_TYPE ("(o)"), G_DBUS_CALL_FLAGS_NO_AUTO_START,
+                                       CALL_TIMEOUT_MSEC, NULL, error);
+  if (reply == NULL)
+    {
+      g_dbus_connection_signal_unsubscribe (bus, subscription);
+      g_dbus_error_strip_remote_error (*error);
+      return NULL;
+    }
+  g_variant_get (reply, "(&o)", &wait.job);
+  timeout = g_timeout_add_seconds (JOB_TIMEOUT_SEC, job_timeout_cb, &wait);
+  while (wait.result == NULL && !wait.timed_out)
+    g_main_context_iteration (NULL, TRUE);
+  if (!wait.timed_out)
+    g_source_remove (timeout);
+  g_dbus_connection_signal_unsubscribe (bus, subscription);
+  if (wait.result == NULL)
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT,
+                 "systemd did not start %s within %d s", request->unit, JOB_TIMEOUT_SEC);
+  return wait.result;
+}
+
+static void
+pause_here (const char *where)
+{
+  if (g_strcmp0 (g_getenv (RC_SCOPE_HELPER_PAUSE_ENV), where) == 0)
+    raise (SIGSTOP);
+}
+
+/* What the held process wrote before it exited; "" when it became the app. */
+static char *
+read_report (int fd)
+{
+  char buffer[1024];
+  ssize_t n;
+
+  do
+    n = read (fd, buffer, sizeof buffer - 1);
+  while (n < 0 && errno == EINTR);
+  return g_strndup (buffer, MAX (n, 0));
+}
+
+static int
+launch (const Request *request)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *result = NULL;
+  g_autofree char *report = NULL;
+  int release[2], reports[2];
+  GPid pid;
+
+  if (!g_unix_open_pipe (release, FD_CLOEXEC, &error) ||
+      !g_unix_open_pipe (reports, FD_CLOEXEC, &error))
+    {
+      answer ("Cannot start %s: %s", request->argv[0], error->message);
+      return 1;
+    }
+  pid = fork ();
+  if (pid < 0)
+    {
+      answer ("Cannot start %s: %s", request->argv[0], g_strerror (errno));
+      return 1;
+    }
+  if (pid == 0)
+    {
+      close (release[1]);
+      close (reports[0]);
+      close (status_fd);
+      run_held (request, release[0], reports[1]);
+    }
+  close (release[0]);
+  close (reports[1]);
+
+  pause_here ("before-start");
+  result = start_scope (request, pid, &error);
+  if (result == NULL || !g_str_equal (result, "done"))
+    {
+      kill (pid, SIGKILL);   /* still held: the app never ran */
+      if (result == NULL)
+        answer ("Cannot start %s: %s", request->unit, error->message);
+      else
+        answer ("systemd could not start %s: its start job ended \"%s\" (see journalctl "
+                "--user -u %s)", request->unit, result, request->unit);
+      return 1;
+    }
+  pause_here ("after-start");
+  if (write (release[1], "x", 1) != 1)
+    {
+      answer ("Cannot let the app's process go: %s", g_strerror (errno));
+      kill (pid, SIGKILL);
+      return 1;
+    }
+  close (release[1]);
+  report = read_report (reports[0]);
+  if (*report != '\0')
+    {
+      answer ("%s", report);
+      return 1;
+    }
+  answer (RC_SCOPE_HELPER_OK);
+  return 0;
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_autoptr(GVariant) variant = NULL;
+  g_autoptr(GError) error = NULL;
+  Request request;
+  int null_fd;
+
+  signal (SIGPIPE, SIG_IGN);
+  if (argc != 1)
+    {
+      g_printerr ("usage: %s < REQUEST (started by resource-controld; see "
+                  "rc-scope-helper.h)\n", argv[0]);
+      return 2;
+    }
+  /* stdout is the pipe to the daemon; the helper's own messages and the
+   * held process's output, until it has its own stream, go to stderr */
+  status_fd = fcntl (STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+  if (status_fd < 0 || dup2 (STDERR_FILENO, STDOUT_FILENO) < 0)
+    {
+      g_printerr ("Cannot set up the answer pipe: %s\n", g_strerror (errno));
+      return 1;
+    }
+  variant = read_request (&error);
+  if (variant == NULL)
+    {
+      answer ("The launch helper got no valid request: %s", error->message);
+      return 1;
+    }
+  null_fd = open ("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (null_fd < 0 || dup2 (null_fd, STDIN_FILENO) < 0)
+    {
+      answer ("Cannot open /dev/null: %s", g_strerror (errno));
+      return 1;
+    }
+  close (null_fd);
+  g_variant_get (variant, "(&s@a(sv)^a&s^a&s&s&s)", &request.unit, &request.properties,
+                 &request.argv, &request.environment, &request.working_directory,
+                 &request.app_id);
+  if (request.argv[0] == NULL || !g_path_is_absolute (request.argv[0]))
+    {
+      answer ("The launch helper got no absolute program to run");
+      g_variant_unref (request.properties);
+      return 1;
+    }
+  {
+    int status = launch (&request);
+
+    g_variant_unref (request.properties);
+    g_free ((gpointer) request.argv);
+    g_free ((gpointer) request.environment);
+    return status;
+  }
+}
