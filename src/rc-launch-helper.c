@@ -60,7 +60,7 @@ request_fd (GVariant *request,
 
   if (fd < 0)
     goto fail;
-  for (gsize done = 0; done < size; )
+  for (gsize done = 0; done < size;)
     {
       ssize_t n = write (fd, data + done, size - done);
 

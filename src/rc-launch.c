@@ -11,6 +11,7 @@
 #include <gio/gdesktopappinfo.h>
 #include <stdlib.h>
 #include <string.h>
+#include <systemd/sd-bus.h>
 #include <systemd/sd-login.h>
 #include <unistd.h>
 
@@ -38,6 +39,8 @@ typedef struct {
   char                   *working_directory;
   RcLimits                requested;
   GArray                 *roots;        /* Adopt: the pids named */
+  GArray                 *root_starts;  /* Adopt: their start times (a pid reused is not them) */
+  guint                   checked;      /* Adopt: roots checked for being a service's MainPID */
   GPtrArray              *source_cgroups; /* Adopt: where they were */
   guint                   sweeps;
   gulong                  added_id;
@@ -61,6 +64,7 @@ request_free (Request *request)
   g_strfreev (request->environment);
   g_free (request->working_directory);
   g_clear_pointer (&request->roots, g_array_unref);
+  g_clear_pointer (&request->root_starts, g_array_unref);
   g_clear_pointer (&request->source_cgroups, g_ptr_array_unref);
   g_free (request);
 }
@@ -408,6 +412,43 @@ sweep (Request *request)
                                      request->svc->cancellable, swept_cb, request);
 }
 
+/* Is process @pid the one that was checked, by its start time? */
+static gboolean
+same_process (const RcProc *proc,
+              Request      *request,
+              guint         i)
+{
+  return proc->start_time == g_array_index (request->root_starts, guint64, i);
+}
+
+/* systemd 252 takes scopes' processes by pid only (PIDFDs came later): if a
+ * named process ended and its pid went to another process between the last
+ * check and the move, that other process is in the scope now. It is said,
+ * not hidden; the scope is left alone (stopping it would kill that process). */
+static gboolean
+check_roots_moved (Request *request,
+                   GError **error)
+{
+  g_autofree char *suffix = g_strconcat ("/", request->unit, NULL);
+
+  for (guint i = 0; i < request->roots->len; i++)
+    {
+      guint32 pid = g_array_index (request->roots, guint32, i);
+      g_autoptr(RcProc) proc = rc_proc_read (pid);
+
+      if (proc != NULL && !same_process (proc, request, i) &&
+          g_str_has_suffix (proc->cgroup, suffix))
+        {
+          g_set_error (error, RC_ERROR, RC_ERROR_FAILED,
+                       "Process %u ended while it was adopted, and systemd moved another "
+                       "process that got its pid (%s) into %s: stop that scope if it is "
+                       "not the app", pid, proc->comm, request->unit);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
 static void
 started_cb (GObject      *source,
             GAsyncResult *result,
@@ -422,7 +463,14 @@ started_cb (GObject      *source,
       return;
     }
   if (request->adopt)
-    sweep (request);
+    {
+      if (!check_roots_moved (request, &error))
+        {
+          request_fail (request, g_steal_pointer (&error));
+          return;
+        }
+      sweep (request);
+    }
   else
     reply_when_listed (request);
 }
@@ -710,6 +758,16 @@ check_adoptable (const RcProc *proc,
                    "Process %u (%s) is in app unit %s already", proc->pid, proc->comm, unit);
       return FALSE;
     }
+  /* The desktop's own services (compositor, audio, portals, the polkit
+   * agent) run there: adopted, any caller could freeze them. */
+  if (strstr (proc->cgroup, "/session.slice/") != NULL)
+    {
+      g_set_error (error, RC_ERROR, RC_ERROR_PROTECTED,
+                   "Process %u (%s) runs in %s in session.slice, where the desktop's own "
+                   "services run: it cannot be adopted (only processes outside session.slice "
+                   "and outside app units can)", proc->pid, proc->comm, unit);
+      return FALSE;
+    }
   if (is_session_unit (unit))
     {
       g_set_error (error, RC_ERROR, RC_ERROR_PROTECTED,
@@ -785,10 +843,11 @@ check_roots_again (Request *request,
       guint32 pid = g_array_index (request->roots, guint32, i);
       g_autoptr(RcProc) proc = rc_proc_read (pid);
 
-      if (proc == NULL)
+      if (proc == NULL || !same_process (proc, request, i))
         {
           g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
-                       "Process %u ended before it could be adopted", pid);
+                       "Process %u ended before it could be adopted%s: nothing was moved", pid,
+                       proc != NULL ? " (another process has its pid now)" : "");
           return FALSE;
         }
       if (!check_adoptable (proc, error))
@@ -818,6 +877,68 @@ adopt_authorized_cb (GObject      *source,
   g_debug ("Adopting %u processes and those below them into %s", request->roots->len,
            request->unit);
   start (request);
+}
+
+static void check_main_pids (Request *request);
+
+static void
+main_pid_cb (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  Request *request = user_data;
+  guint32 pid = g_array_index (request->roots, guint32, request->checked);
+  g_autoptr(GVariant) props = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *unit = NULL;
+  guint32 main_pid = 0;
+
+  props = rc_systemd_get_unit_properties_finish (RC_SYSTEMD (source), result, &error);
+  if (sd_pid_get_user_unit (pid, &unit) < 0)
+    unit = g_strdup ("its service");
+  if (props == NULL)
+    {
+      request_fail (request, g_error_new (RC_ERROR, RC_ERROR_FAILED,
+                                          "Cannot tell whether process %u is the main process "
+                                          "of %s: %s", pid, unit, error->message));
+      return;
+    }
+  if (g_variant_lookup (props, "MainPID", "u", &main_pid) && main_pid == pid)
+    {
+      request_fail (request, g_error_new (RC_ERROR, RC_ERROR_PROTECTED,
+                                          "Process %u is the main process of %s: a service's "
+                                          "own process cannot be adopted (only processes it "
+                                          "started can)", pid, unit));
+      return;
+    }
+  request->checked++;
+  check_main_pids (request);
+}
+
+/* A service's main process (the MainPID systemd starts and watches) is the
+ * service itself, whatever its slice: refused. Asked of systemd, root by
+ * root, before the caller is authorized. */
+static void
+check_main_pids (Request *request)
+{
+  static const char * const keys[] = { "MainPID", NULL };
+
+  for (; request->checked < request->roots->len; request->checked++)
+    {
+      guint32 pid = g_array_index (request->roots, guint32, request->checked);
+      g_autofree char *unit = NULL;
+      g_autofree char *path = NULL;
+
+      if (sd_pid_get_user_unit (pid, &unit) < 0 || !g_str_has_suffix (unit, ".service") ||
+          sd_bus_path_encode ("/org/freedesktop/systemd1/unit", unit, &path) < 0)
+        continue;
+      rc_systemd_get_unit_properties_async (request->svc->systemd, path,
+                                            "org.freedesktop.systemd1.Service", keys, NULL,
+                                            request->svc->cancellable, main_pid_cb, request);
+      return;
+    }
+  rc_authority_check_async (request->svc->authority, request->invocation,
+                            request->svc->cancellable, adopt_authorized_cb, request);
 }
 
 static void
@@ -861,6 +982,7 @@ rc_adopt_submit (const RcChangeServices *svc,
       return;
     }
   request->roots = g_array_new (FALSE, FALSE, sizeof (guint32));
+  request->root_starts = g_array_new (FALSE, FALSE, sizeof (guint64));
   for (gsize i = 0; i < n; i++)
     {
       g_autoptr(RcProc) proc = values[i] != 0 ? rc_proc_read (values[i]) : NULL;
@@ -879,9 +1001,11 @@ rc_adopt_submit (const RcChangeServices *svc,
           return;
         }
       if (!in_array (request->roots, values[i]))
-        g_array_append_val (request->roots, values[i]);
+        {
+          g_array_append_val (request->roots, values[i]);
+          g_array_append_val (request->root_starts, proc->start_time);
+        }
     }
   describe_app (request);
-  rc_authority_check_async (svc->authority, invocation, svc->cancellable,
-                            adopt_authorized_cb, request);
+  check_main_pids (request);
 }

@@ -49,6 +49,7 @@ rc_proc_read (guint32 pid)
   const char *open, *close, *uid;
   unsigned int ppid = 0;
   unsigned long flags = 0;
+  unsigned long long start_time = 0;
 
   if (stat == NULL || status == NULL)
     return NULL;
@@ -57,12 +58,14 @@ rc_proc_read (guint32 pid)
   open = strchr (stat, '(');
   close = strrchr (stat, ')');
   if (open == NULL || close == NULL || close < open ||
-      sscanf (close + 2, "%*c %u %*d %*d %*d %*d %lu", &ppid, &flags) != 2)
+      sscanf (close + 2, "%*c %u %*d %*d %*d %*d %lu %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d "
+              "%*d %llu", &ppid, &flags, &start_time) != 3)
     return NULL;
   uid = strstr (status, "\nUid:");
   proc = g_new0 (RcProc, 1);
   proc->pid = pid;
   proc->ppid = ppid;
+  proc->start_time = start_time;
   proc->uid = uid != NULL ? (guint32) strtoul (uid + 5, NULL, 10) : G_MAXUINT32;
   proc->kernel_thread = (flags & PF_KTHREAD) != 0 || ppid == 2 || pid == 2;
   {

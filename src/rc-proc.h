@@ -15,6 +15,7 @@ typedef struct {
   gboolean kernel_thread;
   char    *comm;
   char    *cgroup;        /* the unified hierarchy's path; "" when unknown */
+  guint64  start_time;    /* clock ticks since boot: a pid and this name one process */
 } RcProc;
 
 /* The process's cgroup in the unified hierarchy; NULL when unknown. */

@@ -542,7 +542,7 @@ start_transient_cb (GObject      *source,
   g_autoptr(GError) error = NULL;
 
   reply = g_dbus_connection_call_with_unix_fd_list_finish (G_DBUS_CONNECTION (source), NULL,
-                                                          result, &error);
+                                                           result, &error);
   start->replied = TRUE;
   if (reply == NULL)
     {
