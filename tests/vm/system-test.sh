@@ -966,6 +966,41 @@ APP
   printf '[Desktop Entry]\nType=Application\nName=Painter\nExec=/usr/bin/sleep 1000\n' \
     > "$APPS_DIR/org.example.Painter.desktop"
   printf '[Desktop Entry]\nType=Application\nName=Writer\nExec=rc-writer %%F\n' > "$APPS_DIR/org.example.Writer.desktop"
+  # the probe: what its process may do (network, W+X memory, user namespaces), its sandbox, limits,
+  # umask, cgroup and arguments, into the file named by its first argument
+  cat > /usr/local/bin/rc-probe <<'PROBE'
+#!/usr/bin/python3
+import ctypes, errno, mmap, os, resource, socket, sys, time
+def err(e):
+    return errno.errorcode.get(e, str(e))
+r = []
+try:
+    socket.socket(socket.AF_INET, socket.SOCK_STREAM).close(); r.append('inet=ok')
+except OSError as e:
+    r.append('inet=' + err(e.errno))
+try:
+    mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC).close(); r.append('wx=ok')
+except OSError as e:
+    r.append('wx=' + err(e.errno))
+pid = os.fork()
+if pid == 0:
+    libc = ctypes.CDLL(None, use_errno=True)
+    os._exit(0 if libc.unshare(0x10000000) == 0 else min(ctypes.get_errno(), 255))
+code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+r.append('userns=' + ('ok' if code == 0 else err(code)))
+status = dict(l.split(':', 1) for l in open('/proc/self/status') if ':' in l)
+r += ['NoNewPrivs=' + status['NoNewPrivs'].strip(), 'Seccomp=' + status['Seccomp'].strip()]
+r.append('nofile=%d:%d' % resource.getrlimit(resource.RLIMIT_NOFILE))
+r.append('umask=%04o' % os.umask(0))
+cg = [l[3:].strip() for l in open('/proc/self/cgroup') if l.startswith('0::')][0]
+with open(sys.argv[1] + '.tmp', 'w') as f:
+    f.write(' '.join(r) + '\ncgroup=' + cg + '\nargs=' + '|'.join(sys.argv[1:]) + '\n')
+os.rename(sys.argv[1] + '.tmp', sys.argv[1])
+time.sleep(3)
+PROBE
+  chmod 755 /usr/local/bin/rc-probe
+  printf '[Desktop Entry]\nType=Application\nName=Probe\nExec=rc-probe %%f\n' > "$APPS_DIR/org.example.Probe.desktop"
+  printf '[Desktop Entry]\nType=Application\nName=$HOME\nExec=rc-probe %%f %%c\n' > "$APPS_DIR/org.example.Dollar.desktop"
   chown -R "$TUSER:" "$APPS_DIR"
 }
 launched_file () { # launched_file UNIT: the output of the test app in UNIT
@@ -1033,6 +1068,90 @@ sec_launch () {
   polkit_rule none
   polkit_wait launch 0
   check "nothing started by the refused calls" "$before" "$(units_like 'app-*Launched*')"
+
+  launch_context
+  launch_window
+}
+
+probe_out () { # probe_out FILE: the probe's first line (what it may do), once written
+  wait_for 20 has_file "$1"; head -1 "$1" 2>&1
+}
+# Apps run as `systemd-run --user` runs them: Kind=scope as under --scope, Kind=service as a plain
+# transient service; never with the daemon's own sandbox (RestrictAddressFamilies=AF_UNIX,
+# MemoryDenyWriteExecute, RestrictNamespaces, NoNewPrivileges, the seccomp filter, UMask=0077 and the
+# daemon's RLIMIT_NOFILE).
+launch_context () {
+  local P=$LAUNCHED_OUT/probe out unit
+  rm -f "$P".*
+  cl resourcectl run --scope org.example.Probe "$P.scope" > "$OUT/probe-scope.txt" 2>&1
+  cl resourcectl run org.example.Probe "$P.service" > "$OUT/probe-service.txt" 2>&1
+  cl systemd-run --user --scope --quiet /usr/local/bin/rc-probe "$P.run-scope" > /dev/null 2>&1
+  cl systemd-run --user --quiet /usr/local/bin/rc-probe "$P.run-service" > /dev/null 2>&1
+  local k
+  for k in scope service run-scope run-service; do note "probe $k: $(probe_out "$P.$k") $(grep '^cgroup=' "$P.$k" 2>&1)"; done
+  check "Launch Kind=scope: the app may do what it may under systemd-run --user --scope" \
+    "$(probe_out "$P.run-scope")" "$(probe_out "$P.scope")"
+  check "Launch Kind=service: the app may do what it may under systemd-run --user" \
+    "$(probe_out "$P.run-service")" "$(probe_out "$P.service")"
+  unit=$(tail -1 "$OUT/probe-scope.txt")
+  check "Launch Kind=scope: the probe ran in its scope" "cgroup=/user.slice/user-$U.slice/user@$U.service/app.slice/$unit" \
+    "$(grep '^cgroup=' "$P.scope" 2>&1)"
+  check "Launch Kind=scope: the launch helper's service is gone" "" "$(units_like 'resource-control-launch-*')"
+
+  # $ and % in arguments reach the app as they are (systemd would expand $HOME in ExecStart)
+  local d="$LAUNCHED_OUT/d\${HOME}\$HOME%h"
+  cl resourcectl run org.example.Dollar "$d" > "$OUT/probe-dollar.txt" 2>&1
+  wait_for 20 has_file "$d"
+  check "Launch Kind=service: \$, \${} and % in arguments reach the app verbatim" "args=$d|\$HOME" \
+    "$(grep '^args=' "$d" 2>&1)"
+}
+
+helper_state () { # helper_state PID: the process state letter (T: stopped)
+  local st; read -r st < "/proc/$1/stat" 2>/dev/null; st=${st##*) }; echo "${st%% *}"
+}
+# The window between the held process and its scope: the test hook stops the helper there; the daemon
+# killed then changes nothing, the helper killed then leaves no app running, in or out of a scope.
+launch_window () {
+  local P=$LAUNCHED_OUT/window helper held dpid
+  rm -f "$P".*
+  usc set-environment RC_SCOPE_HELPER_TEST_PAUSE=before-start
+  find_stopped_helper () {
+    helper=$(pgrep -o -u "$U" -f '^/usr/libexec/resource-control-scope-helper')
+    [ -n "$helper" ] && [ "$(helper_state "$helper")" = T ]
+  }
+  # 1. the daemon SIGKILLed while the app's process is held: the helper goes on, the app runs in its scope
+  ( cl resourcectl run --scope org.example.Probe "$P.daemon-killed" > "$OUT/window-1.txt" 2>&1 & )
+  if wait_for 30 find_stopped_helper; then
+    held=$(pgrep -P "$helper" | head -1)
+    dpid=$(usc show -P MainPID resource-control.service)
+    kill -KILL "$dpid"
+    check "daemon killed while the app is held: held, not the app yet" "resource-contro" "$(cat "/proc/$held/comm" 2>&1)"
+    kill -CONT "$helper"
+    check "daemon killed while the app is held: the app ran in its scope" yes \
+      "$(wait_for 20 has_file "$P.daemon-killed" && grep -qE '^cgroup=.*/app\.slice/app-rc-org\.example\.Probe-[0-9a-f]{16}\.scope$' "$P.daemon-killed" && echo yes || echo "no: $(cat "$P.daemon-killed" 2>&1)")"
+  else
+    check "daemon killed while the app is held: the launch helper held it" yes no
+  fi
+  # 2. and 3. the helper SIGKILLed before the scope's start, and after it but before the app's exec
+  local where
+  for where in before-start after-start; do
+    usc set-environment RC_SCOPE_HELPER_TEST_PAUSE=$where
+    ( cl resourcectl run --scope org.example.Probe "$P.$where" > "$OUT/window-$where.txt" 2>&1 & )
+    if wait_for 30 find_stopped_helper; then
+      held=$(pgrep -P "$helper" | head -1)
+      kill -KILL "$helper"
+      wait_for 10 sh -c "! [ -e /proc/$held ]"
+      check "helper killed $where: the held process ended without running the app" "gone no-output" \
+        "$([ -e "/proc/$held" ] && echo "running: $(cat /proc/$held/cgroup)" || echo gone) $(nap 2; [ -e "$P.$where" ] && echo "app ran: $(cat "$P.$where")" || echo no-output)"
+    else
+      check "helper killed $where: the launch helper held it" yes no
+    fi
+  done
+  usc unset-environment RC_SCOPE_HELPER_TEST_PAUSE
+  # the daemon was restarted by systemd (Restart=on-failure); start it afresh for the sections after
+  usc stop resource-control.service; usc reset-failed resource-control.service 2>/dev/null
+  call "daemon activated again after the kill" OK ListApps
+  DAEMON_PID=$(usc show -P MainPID resource-control.service)
 }
 
 SESSION_CG=
@@ -1047,6 +1166,62 @@ in_cgroup_all () { # in_cgroup_all DIR PID...: every PID is in DIR/cgroup.procs
 }
 tree_pids () { echo "$1 $(pgrep -P "$1" | paste -sd' ')"; }
 running () { pgrep -u "$U" -f -x -- "$1" > /dev/null; }
+
+# The desktop's own services are never adopted: everything in session.slice (gnome-shell, PipeWire, the
+# portals, the polkit agent run there) and any service's main process; and a pid that went to another
+# process between the check and the move is not moved.
+adopt_protected () {
+  local child main
+  "$AU" systemd-run --user --quiet --slice=session.slice -u rc-session-svc.service \
+    sh -c 'sleep 1007 & exec sleep infinity'
+  wait_for 10 running 'sleep 1007'
+  child=$(pid_of_arg 'sleep 1007')
+  call "Adopt a process of a session.slice service" Protected Adopt "@au [$child]" "{'AppId': <'org.example.Painter'>}"
+  check_has "the error names the pid and the unit" "Process $child (sleep) runs in rc-session-svc.service" "$(last_message)"
+  check "the session.slice process did not move" yes "$(in_cgroup_all "$(cg rc-session-svc.service)" "$child" && echo yes || echo no)"
+  usc stop rc-session-svc.service
+  main=$(usc show -P MainPID rc-compositor.service)
+  call "Adopt a service's main process (app.slice)" Protected Adopt "@au [$main]" "{'AppId': <'org.example.Painter'>}"
+  check_has "the error names the pid and the unit" "Process $main is the main process of rc-compositor.service" "$(last_message)"
+  check "the main process did not move" yes "$(in_cgroup_all "$(cg rc-compositor.service)" "$main" && echo yes || echo no)"
+
+  # pid reuse while polkit decides (as while a password dialog is up): the process named ends and another
+  # of the same user gets its pid (ns_last_pid); the other one is not moved
+  local root new try
+  in_session env GIO_LAUNCHED_DESKTOP_FILE="$APPS_DIR/org.example.Painter.desktop" sh -c 'sleep 1008; : adopt-reuse'
+  wait_for 10 running 'sh -c sleep 1008; : adopt-reuse'
+  root=$(pid_of_arg 'sh -c sleep 1008; : adopt-reuse')
+  rm -f /tmp/rc-adopt-asked
+  mkdir -p /etc/polkit-1/rules.d
+  cat > /etc/polkit-1/rules.d/10-rc-systemtest.rules <<EOF
+polkit.addRule(function(action, subject) {
+    if (action.id == "org.example.ResourceControl.adopt" && subject.user == "$TUSER") {
+        polkit.spawn(["/bin/sh", "-c", "touch /tmp/rc-adopt-asked; sleep 6"]);
+        return polkit.Result.YES;
+    }
+    return polkit.Result.NOT_HANDLED;
+});
+EOF
+  nap 1
+  ( cl resourcectl adopt "$root" > "$OUT/adopt-reuse.txt" 2>&1 & )
+  wait_for 20 test -e /tmp/rc-adopt-asked
+  kill -KILL $(tree_pids "$root") 2>/dev/null
+  wait_for 10 sh -c "! [ -e /proc/$root ]"
+  for try in $(seq 50); do
+    echo $((root - 1)) > /proc/sys/kernel/ns_last_pid
+    ( echo "$BASHPID" > "$SESSION_CG/cgroup.procs" && exec "$AU" sleep 1009 ) > /dev/null 2>&1 < /dev/null &
+    new=$!
+    [ "$new" = "$root" ] && break
+    kill "$new" 2>/dev/null
+  done
+  disown "$new" 2>/dev/null
+  check "pid reuse: another process got pid $root" "$root sleep" "$new $(cat /proc/$new/comm 2>&1)"
+  wait_for 30 sh -c "! pgrep -u $U -f 'resourcectl adopt $root' > /dev/null"
+  check "pid reuse: the other process was not moved" yes "$(in_cgroup_all "$SESSION_CG" "$new" && echo yes || echo "no: $(cat /proc/$new/cgroup)")"
+  check_has "pid reuse: the caller is told" "another process has its pid now" "$(cat "$OUT/adopt-reuse.txt")"
+  kill "$new" 2>/dev/null
+  polkit_rule none
+}
 
 sec_adopt () {
   login_session
@@ -1125,6 +1300,7 @@ sec_adopt () {
   call "Adopt a process of an app unit" Protected Adopt "@au [$app_pid]" '@a{sv} {}'
   check_has "the error names the app unit" "$C1" "$(last_message)"
   check "the app's process did not move" yes "$(in_cgroup_all "$(cg "$C1")" "$app_pid" && echo yes || echo no)"
+  adopt_protected
   in_session /usr/local/bin/rc-mystery 1005
   wait_for 10 running '/usr/local/bin/rc-mystery 1005'
   call "Adopt an unknown program without AppId" InvalidArgument Adopt "@au [$(pid_of_arg '/usr/local/bin/rc-mystery 1005')]" '@a{sv} {}'
