@@ -31,6 +31,14 @@ local_path (const char *uri,
     g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
                  "%s is not a local file, and this app opens only local files (%%f or %%F "
                  "in its Exec line)", uri);
+  /* "file:///%FF": argv goes to systemd in D-Bus strings, which are UTF-8 */
+  else if (!g_utf8_validate (path, -1, NULL))
+    {
+      g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                   "%s names a file whose name is not UTF-8: pass it as a URI to an app that "
+                   "takes URIs (%%u or %%U)", uri);
+      g_clear_pointer (&path, g_free);
+    }
   return path;
 }
 
@@ -175,6 +183,10 @@ rc_exec_expand (const char         *exec,
       const char *w = words[i];
       gboolean ok;
 
+      /* a file, URI or icon as the program: what a caller sent would run */
+      if (w[0] == '%' && w[1] != '\0' && w[2] == '\0' && strchr ("fFuUi", w[1]) != NULL &&
+          argv->len == 0)
+        return invalid_exec (&ex, "names no program before its field codes", error);
       if (w[0] == '%' && w[1] != '\0' && w[2] == '\0' && strchr ("fFuUi", w[1]) != NULL)
         ok = expand_whole (&ex, w[1], argv, error);
       else

@@ -47,6 +47,15 @@ sizes = [
     'infinity', 'MAX', '1.', '.5G', '1.5', '10 M', '1Q', '-1',
 ]
 
+# Exec lines, then the URIs of the call, one a line
+execs = [
+    'gedit %U', 'gimp-2.10 %U\n/tmp/a b.png\nfile:///tmp/c.png', 'evince %f\n/tmp/x.pdf',
+    'evince %f\nhttps://example.org/x.pdf', 'vlc --started-from-file %U\nhttps://example.org/v?x=1',
+    'sh -c "echo \\"%%\\" $HOME" %c', 'app --name=%c --file=%k %i', 'app %d %D %n %N %v %m',
+    'app "%u"', 'app x%uy', 'app %z', 'app %', '"unterminated', '', '%f', 'app\nrelative/path',
+    "'/opt/My App/bin/app' %F\n/tmp/1\n/tmp/2\n/tmp/3", 'env A=1 app %u\nmailto:a@example.org',
+]
+
 
 def vardict(d):
     return GLib.Variant('a{sv}', d)
@@ -95,6 +104,7 @@ def write(target, blobs):
 
 write('unit-name', [n.encode() for n in unit_names])
 write('size', [s.encode() for s in sizes])
+write('exec', [e.encode() for e in execs])
 write('limits', [GLib.Variant('(a{sv}a{sv})', (lim, opt)).get_data_as_bytes().get_data()
                  for lim, opt in limits])
 # A duplicate key cannot be written as a Python dict: build the array by hand.

@@ -17,7 +17,7 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 fuzz_src=$src/tests/fuzz
 build=${FUZZ_BUILD_DIR:-$src/build-fuzz}
 seconds=${FUZZ_SECONDS:-20}
-all_targets=(unit-name limits size)
+all_targets=(unit-name limits size exec)
 targets=("${@:-${all_targets[@]}}")
 
 passed=0

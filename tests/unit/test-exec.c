@@ -44,6 +44,12 @@ static const ExecCase exec_cases[] = {
   { "app \"unterminated", NULL, NULL, RC_ERROR_FAILED },
   { "", NULL, NULL, RC_ERROR_FAILED },
   { "%U", NULL, NULL, RC_ERROR_FAILED },
+  /* a caller's file or URI as the program (fuzz-exec found the %v one) */
+  { "%f", "/tmp/x", NULL, RC_ERROR_FAILED },
+  { "%U --x", "/tmp/a|/tmp/b", NULL, RC_ERROR_FAILED },
+  { "%v %F", "/tmp/a", NULL, RC_ERROR_FAILED },
+  /* a file name D-Bus cannot carry (fuzz-exec) */
+  { "app %F", "file:///tmp/%FF", NULL, RC_ERROR_INVALID_ARGUMENT },
 };
 
 static void
