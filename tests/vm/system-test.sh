@@ -996,7 +996,7 @@ cg = [l[3:].strip() for l in open('/proc/self/cgroup') if l.startswith('0::')][0
 with open(sys.argv[1] + '.tmp', 'w') as f:
     f.write(' '.join(r) + '\ncgroup=' + cg + '\nargs=' + '|'.join(sys.argv[1:]) + '\n')
 os.rename(sys.argv[1] + '.tmp', sys.argv[1])
-time.sleep(3)
+time.sleep(float(os.environ.get('RC_PROBE_HOLD', '3')))   # launched apps stay until listed
 PROBE
   chmod 755 /usr/local/bin/rc-probe
   printf '[Desktop Entry]\nType=Application\nName=Probe\nExec=rc-probe %%f\n' > "$APPS_DIR/org.example.Probe.desktop"
@@ -1085,10 +1085,15 @@ launch_context () {
   rm -f "$P".*
   cl resourcectl run --scope org.example.Probe "$P.scope" > "$OUT/probe-scope.txt" 2>&1
   cl resourcectl run org.example.Probe "$P.service" > "$OUT/probe-service.txt" 2>&1
-  cl systemd-run --user --scope --quiet /usr/local/bin/rc-probe "$P.run-scope" > /dev/null 2>&1
-  cl systemd-run --user --quiet /usr/local/bin/rc-probe "$P.run-service" > /dev/null 2>&1
+  # systemd-run --scope runs the app with its caller's limits: here from a user service, as a desktop's
+  # terminal (a unit of the user's manager) runs it; from this test's system service (the tty-scope note)
+  # the hard RLIMIT_NOFILE is the system manager's instead
+  cl systemd-run --user --quiet --wait -E RC_PROBE_HOLD=0 /bin/sh -c \
+    "systemd-run --user --scope --quiet /usr/local/bin/rc-probe $P.run-scope" > /dev/null 2>&1
+  cl env RC_PROBE_HOLD=0 systemd-run --user --scope --quiet /usr/local/bin/rc-probe "$P.tty-scope" > /dev/null 2>&1
+  cl systemd-run --user --quiet -E RC_PROBE_HOLD=0 /usr/local/bin/rc-probe "$P.run-service" > /dev/null 2>&1
   local k
-  for k in scope service run-scope run-service; do note "probe $k: $(probe_out "$P.$k") $(grep '^cgroup=' "$P.$k" 2>&1)"; done
+  for k in scope service run-scope tty-scope run-service; do note "probe $k: $(probe_out "$P.$k") $(grep '^cgroup=' "$P.$k" 2>&1)"; done
   check "Launch Kind=scope: the app may do what it may under systemd-run --user --scope" \
     "$(probe_out "$P.run-scope")" "$(probe_out "$P.scope")"
   check "Launch Kind=service: the app may do what it may under systemd-run --user" \
@@ -1215,6 +1220,7 @@ EOF
     kill "$new" 2>/dev/null
   done
   disown "$new" 2>/dev/null
+  wait_for 10 sh -c "[ \"\$(cat /proc/$new/comm 2>&1)\" = sleep ]"
   check "pid reuse: another process got pid $root" "$root sleep" "$new $(cat /proc/$new/comm 2>&1)"
   wait_for 30 sh -c "! pgrep -u $U -f 'resourcectl adopt $root' > /dev/null"
   check "pid reuse: the other process was not moved" yes "$(in_cgroup_all "$SESSION_CG" "$new" && echo yes || echo "no: $(cat /proc/$new/cgroup)")"
