@@ -13,6 +13,7 @@ prefix=$(meson introspect "$build" --buildoptions | /usr/bin/python3 -c \
 libexecdir=$prefix/libexec
 expect=(
   "$libexecdir/resource-controld"
+  "$libexecdir/resource-control-scope-helper"
   "$prefix/bin/resourcectl"
   "$(pkg-config --variable=session_bus_services_dir dbus-1)/org.example.ResourceControl.service"
   "$(pkg-config --variable=interfaces_dir dbus-1)/org.example.ResourceControl.xml"
