@@ -16,21 +16,22 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <gio/gio.h>
 #include <glib-unix.h>
+#include <glib.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <syslog.h>
+#include <systemd/sd-bus.h>
 #include <systemd/sd-journal.h>
 #include <unistd.h>
 
 #define SYSTEMD_NAME      "org.freedesktop.systemd1"
 #define SYSTEMD_PATH      "/org/freedesktop/systemd1"
 #define SYSTEMD_MANAGER   "org.freedesktop.systemd1.Manager"
-#define CALL_TIMEOUT_MSEC 25000
+#define CALL_TIMEOUT_USEC (25 * G_USEC_PER_SEC)
 #define JOB_TIMEOUT_SEC   60
 
 typedef struct {
@@ -79,7 +80,7 @@ read_request (GError **error)
         continue;
       if (n < 0)
         {
-          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno),
+          g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno),
                        "Cannot read the request: %s", g_strerror (errno));
           return NULL;
         }
@@ -87,7 +88,7 @@ read_request (GError **error)
         break;
       if (data->len + n > RC_SCOPE_HELPER_MAX_REQUEST)
         {
-          g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+          g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
                                "The request is too large");
           return NULL;
         }
@@ -100,7 +101,7 @@ read_request (GError **error)
   if (!g_variant_is_normal_form (request))
     {
       g_variant_unref (request);
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+      g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
                            "The request is not a valid " RC_SCOPE_HELPER_REQUEST_TYPE);
       return NULL;
     }
@@ -271,106 +272,168 @@ run_held (const Request *request,
 
 /* ---- the scope ---------------------------------------------------------- */
 
+/* sd-bus, not GDBus: the helper runs before every scope app starts, and
+ * GIO's start-up and its bus thread cost more than the call itself. */
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (sd_bus, sd_bus_flush_close_unref);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (sd_bus_message, sd_bus_message_unref);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (sd_bus_slot, sd_bus_slot_unref);
+
 typedef struct {
   const char *job;
   char       *result;
-  gboolean    timed_out;
 } JobWait;
 
-static void
-job_removed_cb (GDBusConnection *connection,
-                const char      *sender_name,
-                const char      *object_path,
-                const char      *interface_name,
-                const char      *signal_name,
-                GVariant        *parameters,
-                gpointer         user_data)
+static int
+job_removed_cb (sd_bus_message *message,
+                void           *user_data,
+                sd_bus_error   *ret_error)
 {
   JobWait *wait = user_data;
-  const char *job, *result;
+  const char *job, *unit, *result;
+  uint32_t id;
 
-  if (!g_variant_is_of_type (parameters, G_VARIANT_TYPE ("(uoss)")))
-    return;
-  g_variant_get (parameters, "(u&o&s&s)", NULL, &job, NULL, &result);
+  if (sd_bus_message_read (message, "uoss", &id, &job, &unit, &result) < 0)
+    return 0;
   if (wait->job != NULL && g_str_equal (job, wait->job) && wait->result == NULL)
     wait->result = g_strdup (result);
+  return 0;
 }
 
-static gboolean
-job_timeout_cb (gpointer user_data)
+/* One (sv) of the daemon's properties: the limits and names it sends are
+ * all of basic types. */
+static int
+append_property (sd_bus_message *message,
+                 GVariant       *prop)
 {
-  JobWait *wait = user_data;
+  g_autoptr(GVariant) value = NULL;
+  const char *name, *type;
+  int r;
 
-  wait->timed_out = TRUE;
-  return G_SOURCE_REMOVE;
+  g_variant_get (prop, "(&sv)", &name, &value);
+  type = g_variant_get_type_string (value);
+  if ((r = sd_bus_message_open_container (message, 'r', "sv")) < 0 ||
+      (r = sd_bus_message_append_basic (message, 's', name)) < 0 ||
+      (r = sd_bus_message_open_container (message, 'v', type)) < 0)
+    return r;
+  switch (type[0])
+    {
+    case 's':
+      r = sd_bus_message_append_basic (message, 's', g_variant_get_string (value, NULL));
+      break;
+    case 't':
+      {
+        uint64_t t = g_variant_get_uint64 (value);
+
+        r = sd_bus_message_append_basic (message, 't', &t);
+      }
+      break;
+    case 'u':
+      {
+        uint32_t u = g_variant_get_uint32 (value);
+
+        r = sd_bus_message_append_basic (message, 'u', &u);
+      }
+      break;
+    case 'b':
+      {
+        int b = g_variant_get_boolean (value);
+
+        r = sd_bus_message_append_basic (message, 'b', &b);
+      }
+      break;
+    default:
+      return -EINVAL;
+    }
+  if (r < 0 || (r = sd_bus_message_close_container (message)) < 0)
+    return r;
+  return sd_bus_message_close_container (message);
 }
 
-static GVariant *
-scope_properties (const Request *request,
-                  GPid           pid)
+static int
+start_message (sd_bus          *bus,
+               const Request   *request,
+               pid_t            pid,
+               sd_bus_message **out_message)
 {
-  GVariantBuilder props;
+  g_autoptr(sd_bus_message) message = NULL;
   GVariantIter iter;
   GVariant *prop;
-  guint32 pids[] = { (guint32) pid };
+  int r;
 
-  g_variant_builder_init (&props, G_VARIANT_TYPE ("a(sv)"));
+  r = sd_bus_message_new_method_call (bus, &message, SYSTEMD_NAME, SYSTEMD_PATH, SYSTEMD_MANAGER,
+                                      "StartTransientUnit");
+  if (r < 0 || (r = sd_bus_message_set_auto_start (message, FALSE)) < 0 ||
+      (r = sd_bus_message_append (message, "ss", request->unit, "fail")) < 0 ||
+      (r = sd_bus_message_open_container (message, 'a', "(sv)")) < 0)
+    return r;
   g_variant_iter_init (&iter, request->properties);
   while ((prop = g_variant_iter_next_value (&iter)) != NULL)
     {
-      g_variant_builder_add_value (&props, prop);
+      r = append_property (message, prop);
       g_variant_unref (prop);
+      if (r < 0)
+        return r;
     }
   /* The held process is our unreaped child: its pid cannot be reused. */
-  g_variant_builder_add (&props, "(sv)", "PIDs",
-                         g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32, pids, 1,
-                                                    sizeof (guint32)));
-  return g_variant_builder_end (&props);
+  if ((r = sd_bus_message_append (message, "(sv)", "PIDs", "au", 1, (uint32_t) pid)) < 0 ||
+      (r = sd_bus_message_close_container (message)) < 0 ||
+      (r = sd_bus_message_append (message, "a(sa(sv))", 0)) < 0)
+    return r;
+  *out_message = g_steal_pointer (&message);
+  return 0;
 }
 
 /* StartTransientUnit for the scope holding @pid, then its job's end:
- * "done" when the scope runs. */
+ * "done" when the scope runs. NULL and @out_error when there is none. */
 static char *
 start_scope (const Request *request,
-             GPid           pid,
-             GError       **error)
+             pid_t          pid,
+             char         **out_error)
 {
-  g_autoptr(GDBusConnection) bus = g_bus_get_sync (G_BUS_TYPE_SESSION, NULL, error);
-  g_autoptr(GVariant) reply = NULL;
-  JobWait wait = { NULL, NULL, FALSE };
-  guint subscription, timeout;
+  g_autoptr(sd_bus) bus = NULL;
+  g_autoptr(sd_bus_message) message = NULL;
+  g_autoptr(sd_bus_message) reply = NULL;
+  g_autoptr(sd_bus_slot) slot = NULL;
+  sd_bus_error error = SD_BUS_ERROR_NULL;
+  JobWait wait = { NULL, NULL };
+  uint64_t deadline;
+  int r;
 
-  if (bus == NULL)
-    return NULL;
+  r = sd_bus_open_user (&bus);
   /* subscribed before the call: the job may end before its reply is read */
-  subscription = g_dbus_connection_signal_subscribe (bus, SYSTEMD_NAME, SYSTEMD_MANAGER,
-                                                     "JobRemoved", SYSTEMD_PATH, NULL,
-                                                     G_DBUS_SIGNAL_FLAGS_NONE, job_removed_cb,
-                                                     &wait, NULL);
-  reply = g_dbus_connection_call_sync (bus, SYSTEMD_NAME, SYSTEMD_PATH, SYSTEMD_MANAGER,
-                                       "StartTransientUnit",
-                                       g_variant_new ("(ss@a(sv)@a(sa(sv)))", request->unit,
-                                                      "fail", scope_properties (request, pid),
-                                                      g_variant_new_array (
-                                                        G_VARIANT_TYPE ("(sa(sv))"), NULL, 0)),
-                                       G_VARIANT_TYPE ("(o)"), G_DBUS_CALL_FLAGS_NO_AUTO_START,
-                                       CALL_TIMEOUT_MSEC, NULL, error);
-  if (reply == NULL)
+  if (r >= 0)
+    r = sd_bus_match_signal (bus, &slot, SYSTEMD_NAME, SYSTEMD_PATH, SYSTEMD_MANAGER,
+                             "JobRemoved", job_removed_cb, &wait);
+  if (r >= 0)
+    r = start_message (bus, request, pid, &message);
+  if (r < 0)
     {
-      g_dbus_connection_signal_unsubscribe (bus, subscription);
-      g_dbus_error_strip_remote_error (*error);
+      *out_error = g_strdup_printf ("Cannot ask systemd for %s: %s", request->unit,
+                                    g_strerror (-r));
       return NULL;
     }
-  g_variant_get (reply, "(&o)", &wait.job);
-  timeout = g_timeout_add_seconds (JOB_TIMEOUT_SEC, job_timeout_cb, &wait);
-  while (wait.result == NULL && !wait.timed_out)
-    g_main_context_iteration (NULL, TRUE);
-  if (!wait.timed_out)
-    g_source_remove (timeout);
-  g_dbus_connection_signal_unsubscribe (bus, subscription);
+  r = sd_bus_call (bus, message, CALL_TIMEOUT_USEC, &error, &reply);
+  if (r < 0 || (r = sd_bus_message_read (reply, "o", &wait.job)) < 0)
+    {
+      *out_error = g_strdup (error.message != NULL ? error.message : g_strerror (-r));
+      sd_bus_error_free (&error);
+      return NULL;
+    }
+  deadline = g_get_monotonic_time () + JOB_TIMEOUT_SEC * G_USEC_PER_SEC;
+  while (wait.result == NULL)
+    {
+      int64_t left = deadline - g_get_monotonic_time ();
+
+      r = sd_bus_process (bus, NULL);
+      if (r > 0)
+        continue;
+      if (r < 0 || left <= 0 || sd_bus_wait (bus, left) < 0)
+        break;
+    }
   if (wait.result == NULL)
-    g_set_error (error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT,
-                 "systemd did not start %s within %d s", request->unit, JOB_TIMEOUT_SEC);
+    *out_error = g_strdup_printf ("systemd did not start %s within %d s", request->unit,
+                                  JOB_TIMEOUT_SEC);
   return wait.result;
 }
 
@@ -400,8 +463,9 @@ launch (const Request *request)
   g_autoptr(GError) error = NULL;
   g_autofree char *result = NULL;
   g_autofree char *report = NULL;
+  g_autofree char *why = NULL;
   int release[2], reports[2];
-  GPid pid;
+  pid_t pid;
 
   if (!g_unix_open_pipe (release, FD_CLOEXEC, &error) ||
       !g_unix_open_pipe (reports, FD_CLOEXEC, &error))
@@ -426,12 +490,12 @@ launch (const Request *request)
   close (reports[1]);
 
   pause_here ("before-start");
-  result = start_scope (request, pid, &error);
+  result = start_scope (request, pid, &why);
   if (result == NULL || !g_str_equal (result, "done"))
     {
       kill (pid, SIGKILL);   /* still held: the app never ran */
       if (result == NULL)
-        answer ("Cannot start %s: %s", request->unit, error->message);
+        answer ("Cannot start %s: %s", request->unit, why);
       else
         answer ("systemd could not start %s: its start job ended \"%s\" (see journalctl "
                 "--user -u %s)", request->unit, result, request->unit);
