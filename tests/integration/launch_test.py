@@ -165,7 +165,8 @@ class LaunchTest(LaunchBase):
         return helper_props, props
 
     def test_scope_in_background_slice(self):
-        unit = self.launch(LAUNCHED, Kind=s('scope'), Slice=s('background.slice'))
+        unit = self.launch(LAUNCHED, Kind=s('scope'), Slice=s('background.slice'),
+                           WorkingDirectory=s(self.bin_dir))
         self.assertRegex(unit, r'^app-rc-org\.example\.Launched-[0-9a-f]{16}\.scope$')
         helper_props, props = self.scope_calls()
         # the app is never forked by the daemon: a service of the manager's own defaults
@@ -185,6 +186,11 @@ class LaunchTest(LaunchBase):
         out = self.app_output()
         self.assertIn(f'pid={pid}', out)
         self.assertIn('arg=--name', out)
+        # the options reach it through the helper as they reach a service
+        self.assertIn('WAYLAND_DISPLAY=wayland-test', out)
+        self.assertIn(f'cwd={self.bin_dir}', out)
+        # nothing of the helper's own service context
+        self.assertNotIn('INVOCATION_ID', open(f'/proc/{pid}/environ', 'rb').read().decode(errors='replace'))
         # the daemon's own memory settings stay with the daemon
         self.assertIn('G_SLICE=unset', out)
         self.assertIn('GLIBC_TUNABLES=unset', out)

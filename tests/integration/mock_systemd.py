@@ -665,6 +665,8 @@ def _spawn_exec_start(mock, props, fds):
     # what the process sees as cgroupfs, as the daemon does (the launch helper checks
     # there that its held process was moved into its scope)
     env['RC_CGROUP_ROOT'] = mock.cgroup_root
+    # as systemd tells a service which run it is
+    env['INVOCATION_ID'] = os.urandom(16).hex()
     stdin = fds.pop('StandardInputFileDescriptor', None)
     stdout = fds.pop('StandardOutputFileDescriptor', None)
     try:
