@@ -9,7 +9,7 @@ packages=(
   # build
   gcc libc6-dev meson ninja-build pkg-config
   libglib2.0-dev libglib2.0-bin libpolkit-gobject-1-dev libsystemd-dev libdbus-1-dev
-  libjson-glib-dev
+  libjson-glib-dev libxcb1-dev
   # man pages: the man-pages test renders them with groff
   groff-base
   # the API reference in HTML (rst2html5) and its test
