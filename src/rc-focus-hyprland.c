@@ -92,7 +92,7 @@ reply_cb (GObject      *object,
                                         g_memory_output_stream_get_data_size (reply),
                                         request->address);
   if (pid < 0)
-    rc_focus_source_warn_once (source, "garbage", "j/activewindow gave no window: %.80s",
+    rc_focus_source_warn_once (source, "reply", "j/activewindow gave no window: %.80s",
                                (const char *) g_memory_output_stream_get_data (reply));
   else if (pid == 0)
     rc_focus_source_warn_once (source, "no-pid", "window %s has no pid (or lost the focus "
@@ -184,7 +184,7 @@ line_cb (GObject      *object,
     {
       if (error != NULL && g_error_matches (error, G_CONVERT_ERROR, G_CONVERT_ERROR_ILLEGAL_SEQUENCE))
         {
-          rc_focus_source_warn_once (RC_FOCUS_SOURCE (self), "garbage",
+          rc_focus_source_warn_once (RC_FOCUS_SOURCE (self), "utf-8",
                                      "an event that is not UTF-8 text");
           read_line (self);
           return;

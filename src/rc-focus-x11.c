@@ -208,7 +208,10 @@ rc_focus_x11_start (RcFocusSource *source)
     {
       xcb_intern_atom_cookie_t cookie;
 
-      cookie = xcb_intern_atom (self->connection, TRUE, strlen (atom_names[i]), atom_names[i]);
+      /* I3_SOCKET_PATH only if i3 made it; the others even before a
+       * window manager runs (one that starts later sets them) */
+      cookie = xcb_intern_atom (self->connection, i == ATOM_I3_SOCKET_PATH,
+                                strlen (atom_names[i]), atom_names[i]);
       expect (self, cookie.sequence, REPLY_ATOM, i, 0);
     }
   self->atoms_missing = N_ATOMS;

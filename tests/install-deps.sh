@@ -18,6 +18,8 @@ packages=(
   dbus dbus-daemon dbus-user-session polkitd pkexec systemd procps util-linux
   # host integration tests
   python3 python3-gi python3-dbusmock libxml2-utils desktop-file-utils
+  # focus_test.py plays an X11 window manager on Xvfb
+  python3-xlib
   # memory checking
   valgrind clang libclang-rt-14-dev
   # fuzzing and static analysis
