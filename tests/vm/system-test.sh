@@ -64,6 +64,8 @@ KNOB_APPS=("$C1" "$C2" "$K" "$G")
 
 # check, wait_for, cg, cl, measure, login_session, ...: shared with the demo
 . "$(dirname "$0")/lib.sh"
+# the session start and the focus sources (sections autostart, focus_sway, focus_i3, focus_kwin)
+. "$(dirname "$0")/focus-sections.sh"
 
 # ---------------------------------------------------------------------------------------------------
 # helpers: the test user's systemd, cgroups, waiting
@@ -1657,7 +1659,7 @@ sec_scale () {
 
 # ---------------------------------------------------------------------------------------------------
 
-SECTIONS="install apps activate list getapp signals cli polkit_default fair weight freeze_effect demo knobs errors faults rules boost launch adopt processes slices oomd oom polkit_down health io settings scale"
+SECTIONS="install apps activate list getapp signals cli polkit_default fair weight freeze_effect demo knobs errors faults rules boost autostart focus_sway focus_i3 focus_kwin launch adopt processes slices oomd oom polkit_down health io settings scale"
 ALWAYS="install apps activate"
 NO_DAEMON="install apps activate fair"
 SECTIONS="$SECTIONS panel"

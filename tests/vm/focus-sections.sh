@@ -1,0 +1,250 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# focus-sections.sh - VM sections of the daemon starting with the session and following the focus
+# with the real compositors (sourced by system-test.sh; lib.sh's helpers). Each compositor is
+# started once; every check of it is made in its one run. The latency figures (focus change to the
+# new cpu.weight, the daemon beside a shell bridge of compositor events -> gdbus call, a process per
+# event) are notes, not checks: benchmarks report, tests do not time.
+
+FW_A='app-sway-org.example.FocA-1.scope'     # the two windows the focus moves between
+FW_B='app-sway-org.example.FocB-2.scope'
+FIRST='app-gnome-org.example.First-1.scope'   # the session's first app
+FOCUS_RUNS=${FOCUS_RUNS:-12}
+
+# focus_source: the daemon's FocusSource, without the quotes
+focus_source () { cl busctl --user get-property "$RC_NAME" "$RC_PATH" "$RC_IFACE" FocusSource 2>/dev/null | sed 's/^s "\(.*\)"$/\1/'; }
+focus_source_is () { [ "$(focus_source)" = "$1" ]; }
+# the session's environment in the user manager, as the desktops' own scripts set it
+session_env () { "$AU" systemctl --user "$@"; }
+
+# a GTK 4 window titled $1 (GSK_RENDERER=cairo: no GPU in the VM)
+focus_window_script () {
+  cat > /tmp/rc-focus-window.py <<'PY'
+import sys
+import gi
+gi.require_version('Gtk', '4.0')
+from gi.repository import GLib, Gtk  # noqa: E402
+win = Gtk.Window(title=sys.argv[1])
+win.set_default_size(120, 80)
+win.present()
+GLib.MainLoop().run()
+PY
+  chmod 644 /tmp/rc-focus-window.py
+}
+start_window () { # start_window UNIT TITLE ENV...: a window in its own app scope
+  local unit=$1 title=$2; shift 2
+  start_scope "$unit" env GSK_RENDERER=cairo NO_AT_BRIDGE=1 "$@" /usr/bin/python3 /tmp/rc-focus-window.py "$title"
+}
+pid_of () { head -1 "$(cg "$1")/cgroup.procs" 2>/dev/null; }
+
+# latency RUNS CMD_A CMD_B: CMD_A focuses FW_A, CMD_B FW_B; prints "p50 p95" in ms from the focus
+# command's start to the new app's cpu.weight reading 300 (bash builtins only in the wait)
+latency () {
+  local runs=$1 cmd_a=$2 cmd_b=$3 i t0 t1 v want unit cmd out=()
+  for ((i = 0; i < runs; i++)); do
+    if ((i % 2)); then unit=$FW_B; cmd=$cmd_b; else unit=$FW_A; cmd=$cmd_a; fi
+    t0=$EPOCHREALTIME
+    eval "$cmd" > /dev/null 2>&1
+    want=$(cg "$unit")/cpu.weight
+    for ((v = 0; v < 2000; v++)); do
+      read -r t1 < "$want"; [ "$t1" = 300 ] && break
+      nap 0.002
+    done
+    t1=$EPOCHREALTIME
+    [ "$v" -lt 2000 ] && out+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", (b - a) * 1000 }')")
+    nap 0.3
+  done
+  [ ${#out[@]} -eq 0 ] && { echo "none none"; return; }
+  printf '%s\n' "${out[@]}" | sort -n | awk '{ v[NR] = $1 } END { p50 = v[int((NR + 1) / 2)]; p95 = v[int(NR * 0.95 + 0.999)]; if (p95 == "") p95 = v[NR]; print p50, p95 }'
+}
+# the floor: the same focus commands when nobody follows them (the command's own cost)
+command_cost () { # command_cost RUNS CMD: median ms of CMD alone
+  local i t0 out=()
+  for ((i = 0; i < $1; i++)); do t0=$EPOCHREALTIME; eval "$2" > /dev/null 2>&1
+    out+=("$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", (b - a) * 1000 }')"); done
+  printf '%s\n' "${out[@]}" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
+
+# ---------------------------------------------------------------------------------------------------
+# the daemon starts with the session: no call needed
+
+sec_autostart () {
+  login_session
+  usc stop resource-control.service
+  check "daemon stopped before the session starts" inactive "$(usc is-active resource-control.service)"
+  check "installed: graphical-session.target wants the daemon" ../resource-control.service \
+    "$(readlink /usr/lib/systemd/user/graphical-session.target.wants/resource-control.service)"
+  check "XDG autostart entry installed, skipped by systemd's generator" X-systemd-skip=true \
+    "$(grep -x X-systemd-skip=true /etc/xdg/autostart/resource-control.desktop)"
+  printf '[org.example.First]\nCPUWeight=44\n' > "$SYS_RULES/50-first.conf"
+  # a desktop session's target, as GNOME's, Plasma's and uwsm's are
+  printf '[Unit]\nDescription=resource-control test session\nBindsTo=graphical-session.target\nBefore=graphical-session.target\n' \
+    > /etc/systemd/user/rc-test-session.target
+  usc daemon-reload
+  local t0=$EPOCHREALTIME
+  usc start rc-test-session.target
+  start_scope "$FIRST" sleep infinity
+  wait_for 30 all_active "$FIRST"
+  wait_for 30 file_is "$(cg "$FIRST")/cpu.weight" 44
+  check "session started: the first app has its rule with no call" 44 "$(cat "$(cg "$FIRST")/cpu.weight")"
+  note "session target started -> first app at cpu.weight 44: $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }') s"
+  check "daemon started by the session" active "$(usc is-active resource-control.service)"
+  check "graphical-session.target active" active "$(usc is-active graphical-session.target)"
+  # the autostart entry where it runs outside systemd: only a ping, never a second instance
+  local pid_before exec_line
+  pid_before=$(usc show -P MainPID resource-control.service)
+  exec_line=$(sed -n 's/^Exec=//p' /etc/xdg/autostart/resource-control.desktop)
+  cl sh -c "$exec_line" > /dev/null 2>&1
+  check "autostart entry's command: the same daemon" "$pid_before" "$(usc show -P MainPID resource-control.service)"
+  # the session ends: the daemon goes with it (PartOf), and D-Bus activation still works
+  usc stop rc-test-session.target
+  wait_for 15 sh -c "! systemctl --user -q is-active resource-control.service" 2>/dev/null
+  usc stop -- "$FIRST"
+  rm -f "$SYS_RULES/50-first.conf" /etc/systemd/user/rc-test-session.target
+  usc daemon-reload
+  call "D-Bus activation after the session" OK ListApps
+  DAEMON_PID=$(usc show -P MainPID resource-control.service)
+}
+
+# ---------------------------------------------------------------------------------------------------
+# sway: the daemon hears its IPC socket, which Debian's config.d imports into the user manager
+
+sec_focus_sway () {
+  login_session
+  focus_window_script
+  local t0=$EPOCHREALTIME wl sock pa pb lat base cost
+  printf 'include /etc/sway/config.d/*\n' > /tmp/rc-sway.conf
+  chmod 644 /tmp/rc-sway.conf
+  "$AU" systemd-run --user --scope --quiet -u rc-test-sway.scope env WLR_BACKENDS=headless \
+    WLR_RENDERER=pixman WLR_LIBINPUT_NO_DEVICES=1 sway -c /tmp/rc-sway.conf \
+    > "$OUT/sway.log" 2>&1 < /dev/null &
+  wait_for 60 sh -c "$AU systemctl --user show-environment | grep -q ^SWAYSOCK="
+  sock=$(session_env show-environment | sed -n 's/^SWAYSOCK=//p')
+  wl=$(session_env show-environment | sed -n 's/^WAYLAND_DISPLAY=//p')
+  note "sway up, its environment imported: $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s (SWAYSOCK=$sock)"
+  wait_for 15 focus_source_is sway
+  check "FocusSource after sway imported its environment" sway "$(focus_source)"
+  start_window "$FW_A" FocA WAYLAND_DISPLAY="$wl"
+  wait_for 60 weights_are "300" "$FW_A"
+  start_window "$FW_B" FocB WAYLAND_DISPLAY="$wl"
+  wait_for 60 weights_are "100 300" "$FW_A" "$FW_B"
+  check "sway: a new window is focused and boosted (A B)" "100 300" "$(weights "$FW_A" "$FW_B")"
+  pa=$(pid_of "$FW_A"); pb=$(pid_of "$FW_B")
+  "$AU" env SWAYSOCK="$sock" swaymsg "[pid=$pa] focus" > /dev/null
+  wait_for 10 weights_are "300 100" "$FW_A" "$FW_B"
+  check "sway: focus moved to A with swaymsg" "300 100" "$(weights "$FW_A" "$FW_B")"
+  local sm="$AU env SWAYSOCK=$sock swaymsg"
+  lat=$(latency "$FOCUS_RUNS" "$sm '[pid=$pa] focus'" "$sm '[pid=$pb] focus'")
+  cost=$(command_cost 5 "$sm '[pid=$pa] focus'")
+  # the shell bridge, with the daemon's own source off (SWAYSOCK taken from the user manager)
+  session_env unset-environment SWAYSOCK
+  wait_for 15 focus_source_is none
+  check "sway's socket gone from the session: FocusSource" none "$(focus_source)"
+  "$AU" env SWAYSOCK="$sock" sh -c 'swaymsg -t subscribe -m "[\"window\"]" | jq --unbuffered -r "select(.change == \"focus\") | .container.pid" | while read -r p; do gdbus call --session --dest org.example.ResourceControl --object-path /org/example/ResourceControl --method org.example.ResourceControl.SetForegroundProcess "$p" > /dev/null; done' \
+    > /dev/null 2>&1 < /dev/null &
+  local bridge=$!
+  nap 2
+  base=$(latency "$FOCUS_RUNS" "$sm '[pid=$pa] focus'" "$sm '[pid=$pb] focus'")
+  pkill -P "$bridge" 2>/dev/null; kill "$bridge" 2>/dev/null
+  note "FIGURES sway, focus change -> cpu.weight, ms (p50 p95, $FOCUS_RUNS changes): daemon $lat, shell bridge $base; swaymsg alone $cost"
+  # sway goes away, comes back: the daemon follows the new socket
+  usc stop rc-test-sway.scope
+  session_env unset-environment WAYLAND_DISPLAY DISPLAY
+  check "daemon still active after sway went away" active "$(usc is-active resource-control.service)"
+  usc stop -- "$FW_A" "$FW_B"
+  note "section focus_sway: sway started once; $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s"
+}
+
+# ---------------------------------------------------------------------------------------------------
+# i3 on Xvfb: EWMH (_NET_ACTIVE_WINDOW, _NET_WM_PID); DISPLAY arrives as Xsession.d's script sends it
+
+sec_focus_i3 () {
+  login_session
+  focus_window_script
+  local t0=$EPOCHREALTIME pa pb lat base cost
+  "$AU" systemd-run --user --scope --quiet -u rc-test-xvfb.scope Xvfb :7 -nolisten tcp -screen 0 640x480x24 \
+    > "$OUT/xvfb.log" 2>&1 < /dev/null &
+  wait_for 30 test -S /tmp/.X11-unix/X7
+  printf 'font pango:monospace 8\nfocus_on_window_activation focus\n' > /tmp/rc-i3.conf
+  chmod 644 /tmp/rc-i3.conf
+  "$AU" systemd-run --user --scope --quiet -u rc-test-i3.scope env DISPLAY=:7 i3 -c /tmp/rc-i3.conf \
+    > "$OUT/i3.log" 2>&1 < /dev/null &
+  # what /etc/X11/Xsession.d/95dbus_update-activation-env does at an X session's start
+  "$AU" env DISPLAY=:7 dbus-update-activation-environment --systemd DISPLAY
+  wait_for 30 focus_source_is i3
+  check "FocusSource after DISPLAY reached the user manager" i3 "$(focus_source)"
+  start_window "$FW_A" FocA DISPLAY=:7 GDK_BACKEND=x11
+  wait_for 60 weights_are "300" "$FW_A"
+  start_window "$FW_B" FocB DISPLAY=:7 GDK_BACKEND=x11
+  wait_for 60 weights_are "100 300" "$FW_A" "$FW_B"
+  check "i3: a new window is focused and boosted (A B)" "100 300" "$(weights "$FW_A" "$FW_B")"
+  local im="$AU env DISPLAY=:7 i3-msg"
+  eval "$im '[title=\"^FocA\$\"] focus'" > /dev/null
+  wait_for 10 weights_are "300 100" "$FW_A" "$FW_B"
+  check "i3: focus moved to A with i3-msg" "300 100" "$(weights "$FW_A" "$FW_B")"
+  lat=$(latency "$FOCUS_RUNS" "$im '[title=\"^FocA\$\"] focus'" "$im '[title=\"^FocB\$\"] focus'")
+  cost=$(command_cost 5 "$im '[title=\"^FocA\$\"] focus'")
+  session_env unset-environment DISPLAY
+  wait_for 15 focus_source_is none
+  # the shell bridge: xprop's events -> the window's pid -> gdbus call
+  "$AU" env DISPLAY=:7 sh -c 'xprop -root -spy _NET_ACTIVE_WINDOW | while read -r _ _ _ _ w; do p=$(xprop -id "$w" _NET_WM_PID 2>/dev/null | sed -n "s/.* = //p"); [ -n "$p" ] && gdbus call --session --dest org.example.ResourceControl --object-path /org/example/ResourceControl --method org.example.ResourceControl.SetForegroundProcess "$p" > /dev/null; done' \
+    > /dev/null 2>&1 < /dev/null &
+  local bridge=$!
+  nap 2
+  base=$(latency "$FOCUS_RUNS" "$im '[title=\"^FocA\$\"] focus'" "$im '[title=\"^FocB\$\"] focus'")
+  pkill -P "$bridge" 2>/dev/null; kill "$bridge" 2>/dev/null
+  note "FIGURES i3 (X11, EWMH), focus change -> cpu.weight, ms (p50 p95, $FOCUS_RUNS changes): daemon $lat, shell bridge $base; i3-msg alone $cost"
+  usc stop -- "$FW_A" "$FW_B" rc-test-i3.scope rc-test-xvfb.scope
+  check "daemon still active after the X server went away" active "$(usc is-active resource-control.service)"
+  note "section focus_i3: Xvfb and i3 started once; $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s"
+}
+
+# ---------------------------------------------------------------------------------------------------
+# KWin 5.27 (kwin_wayland --virtual): the shipped script calls SetForegroundWindowProcess
+
+kwin_focus () { # kwin_focus PID: activate the window of PID with a KWin script loaded over D-Bus
+  local f=/tmp/rc-kwin-focus-$1.js id
+  printf 'workspace.clientList().forEach(function (c) { if (c.pid == %s) workspace.activeClient = c; });\n' "$1" > "$f"
+  chmod 644 "$f"
+  id=$(cl gdbus call --session --dest org.kde.KWin --object-path /Scripting \
+         --method org.kde.kwin.Scripting.loadScript "$f" "rc-focus-$1-$RANDOM" 2>/dev/null | tr -dc 0-9)
+  [ -n "$id" ] && cl gdbus call --session --dest org.kde.KWin --object-path "/Scripting/Script$id" \
+    --method org.kde.kwin.Script.run > /dev/null 2>&1
+}
+
+sec_focus_kwin () {
+  login_session
+  focus_window_script
+  local t0=$EPOCHREALTIME pa pb lat sig
+  session_env set-environment XDG_CURRENT_DESKTOP=KDE
+  wait_for 15 focus_source_is kwin
+  check "FocusSource on a KDE session" kwin "$(focus_source)"
+  # what KWin's callDBus really sends
+  "$AU" dbus-monitor --session "interface='$RC_IFACE',member='SetForegroundWindowProcess'" \
+    > "$OUT/kwin-dbus-monitor.log" 2>&1 < /dev/null &
+  local monitor=$!
+  "$AU" systemd-run --user --scope --quiet -u rc-test-kwin.scope env KWIN_COMPOSE=Q \
+    kwin_wayland --virtual --no-lockscreen --no-global-shortcuts --socket rc-kwin --width 640 --height 480 \
+    > "$OUT/kwin.log" 2>&1 < /dev/null &
+  wait_for 120 test -S "/run/user/$U/rc-kwin"
+  note "kwin_wayland up: $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s"
+  start_window "$FW_A" FocA WAYLAND_DISPLAY=rc-kwin
+  wait_for 90 weights_are "300" "$FW_A"
+  check "KWin: the first window is focused and boosted through the script" 300 "$(weights "$FW_A")"
+  start_window "$FW_B" FocB WAYLAND_DISPLAY=rc-kwin
+  wait_for 60 weights_are "100 300" "$FW_A" "$FW_B"
+  check "KWin: a new window is focused and boosted (A B)" "100 300" "$(weights "$FW_A" "$FW_B")"
+  pa=$(pid_of "$FW_A"); pb=$(pid_of "$FW_B")
+  kwin_focus "$pa"
+  wait_for 15 weights_are "300 100" "$FW_A" "$FW_B"
+  check "KWin: focus moved to A" "300 100" "$(weights "$FW_A" "$FW_B")"
+  lat=$(latency 6 "kwin_focus $pa" "kwin_focus $pb")
+  kill "$monitor" 2>/dev/null
+  sig=$(grep -m1 -A1 'member=SetForegroundWindowProcess' "$OUT/kwin-dbus-monitor.log" | tail -1 | awk '{ print $1 }')
+  check "KWin's callDBus sends the pid as" int32 "$sig"
+  note "FIGURES KWin 5.27, focus change (a script loaded over D-Bus) -> cpu.weight, ms (p50 p95, 6 changes): daemon $lat"
+  usc stop -- "$FW_A" "$FW_B" rc-test-kwin.scope
+  session_env unset-environment XDG_CURRENT_DESKTOP
+  check "daemon still active after KWin went away" active "$(usc is-active resource-control.service)"
+  note "section focus_kwin: KWin started once; $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s"
+}
