@@ -20,6 +20,8 @@ struct _RcFocusTracker {
   RcPolicy        *policy;
   GCancellable    *cancellable;
   guint            environment_id;
+  GDBusConnection *monitor;        /* sees the calls that change the environment */
+  guint            monitor_filter_id;
   char           **environment;
   gboolean         kwin_spoke;
   char            *kind;       /* the source picked from the environment */
@@ -324,6 +326,105 @@ manager_properties_changed_cb (GDBusConnection *connection,
     read_environment (self);
 }
 
+/* systemd 252 sends no PropertiesChanged when the user manager's
+ * environment changes (`systemctl --user import-environment`,
+ * `dbus-update-activation-environment --systemd`): a monitor connection sees
+ * those calls instead, and the environment is read again after each. The
+ * Get is queued behind the call at systemd, so it reads the new value. */
+static const char * const environment_methods[] = {
+  "SetEnvironment", "UnsetEnvironment", "UnsetAndSetEnvironment",
+};
+
+static gboolean
+environment_call_seen_cb (gpointer user_data)
+{
+  RcFocusTracker *self = user_data;
+
+  if (self->connection != NULL)
+    read_environment (self);
+  return G_SOURCE_REMOVE;
+}
+
+/* On GDBus's worker thread. */
+static GDBusMessage *
+monitor_filter (GDBusConnection *connection,
+                GDBusMessage    *message,
+                gboolean         incoming,
+                gpointer         user_data)
+{
+  if (incoming && g_dbus_message_get_message_type (message) == G_DBUS_MESSAGE_TYPE_METHOD_CALL &&
+      g_strcmp0 (g_dbus_message_get_interface (message), SYSTEMD_MANAGER_INTERFACE) == 0)
+    g_main_context_invoke_full (NULL, G_PRIORITY_DEFAULT, environment_call_seen_cb,
+                                g_object_ref (user_data), g_object_unref);
+  if (!incoming || g_dbus_message_get_message_type (message) != G_DBUS_MESSAGE_TYPE_METHOD_CALL)
+    return message;
+  /* Dropped: GDBus would answer a method call it has no handler for, and
+   * a monitor that sends anything is disconnected by the bus. */
+  g_object_unref (message);
+  return NULL;
+}
+
+static void
+became_monitor_cb (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(GVariant) reply = NULL;
+  g_autoptr(GError) error = NULL;
+
+  reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (object), result, &error);
+  if (reply == NULL && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    g_message ("Focus: cannot follow the session's environment as it changes (%s); a "
+               "compositor that starts later is seen after a restart", error->message);
+}
+
+static void
+monitor_connected_cb (GObject      *object,
+                      GAsyncResult *result,
+                      gpointer      user_data)
+{
+  RcFocusTracker *self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_auto(GVariantBuilder) rules = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE_STRING_ARRAY);
+  GDBusConnection *monitor;
+
+  monitor = g_dbus_connection_new_for_address_finish (result, &error);
+  if (monitor == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        g_message ("Focus: no monitor connection (%s)", error->message);
+      g_object_unref (self);
+      return;
+    }
+  self->monitor = monitor;
+  g_dbus_connection_set_exit_on_close (monitor, FALSE);
+  self->monitor_filter_id = g_dbus_connection_add_filter (monitor, monitor_filter, self, NULL);
+  for (gsize i = 0; i < G_N_ELEMENTS (environment_methods); i++)
+    {
+      g_autofree char *rule = g_strdup_printf ("type='method_call',destination='%s',"
+                                               "interface='%s',member='%s'", SYSTEMD_DBUS_NAME,
+                                               SYSTEMD_MANAGER_INTERFACE, environment_methods[i]);
+
+      g_variant_builder_add (&rules, "s", rule);
+    }
+  g_dbus_connection_call (monitor, DBUS_NAME, DBUS_PATH, "org.freedesktop.DBus.Monitoring",
+                          "BecomeMonitor", g_variant_new ("(asu)", &rules, 0), NULL,
+                          G_DBUS_CALL_FLAGS_NONE, 25000, self->cancellable, became_monitor_cb, NULL);
+  g_object_unref (self);
+}
+
+static void
+watch_environment_calls (RcFocusTracker *self)
+{
+  g_autofree char *address = g_dbus_address_get_for_bus_sync (G_BUS_TYPE_SESSION, NULL, NULL);
+
+  if (address == NULL)
+    return;
+  g_dbus_connection_new_for_address (address, G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT |
+                                     G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION, NULL,
+                                     self->cancellable, monitor_connected_cb, g_object_ref (self));
+}
+
 void
 rc_focus_tracker_report_kwin (RcFocusTracker *self,
                               guint32         pid)
@@ -358,6 +459,7 @@ rc_focus_tracker_new (GDBusConnection *connection,
                                         manager_properties_changed_cb, self, NULL);
   set_environment (self, g_get_environ ());
   read_environment (self);
+  watch_environment_calls (self);
   return self;
 }
 
@@ -380,6 +482,12 @@ rc_focus_tracker_dispose (GObject *object)
   if (self->environment_id != 0)
     g_dbus_connection_signal_unsubscribe (self->connection, self->environment_id);
   self->environment_id = 0;
+  if (self->monitor != NULL)
+    {
+      g_dbus_connection_remove_filter (self->monitor, self->monitor_filter_id);
+      g_dbus_connection_close (self->monitor, NULL, NULL, NULL);
+    }
+  g_clear_object (&self->monitor);
   g_clear_handle_id (&self->retry_id, g_source_remove);
   drop_source (self);
   g_clear_object (&self->policy);

@@ -173,8 +173,8 @@ class FocusBase(RcTestCase):
                   '(sssav)', iface=DBUSMOCK_IFACE)
 
 
-class SwayFocusTest(FocusBase):
-    '''sway's IPC socket.'''
+class SwayBase(FocusBase):
+    '''A fake sway.'''
 
     def setUp(self):
         super().setUp()
@@ -186,6 +186,10 @@ class SwayFocusTest(FocusBase):
         conn = self.sway.connections.get()
         self.addCleanup(conn.close)
         return conn
+
+
+class SwayFocusTest(SwayBase):
+    '''sway's IPC socket.'''
 
     def test_the_boost_follows_sway(self):
         self.session_env = {'SWAYSOCK': self.sway.path, 'DISPLAY': ':99'}
@@ -262,6 +266,25 @@ class SwayFocusTest(FocusBase):
         self.wait_weights([100, 100, 300])
         # the session ends: no source
         self.set_user_manager_environment(['HOME=/nowhere'])
+        self.wait_source('none')
+
+
+class SessionEnvironmentTest(SwayBase):
+    '''systemd 252 sends no PropertiesChanged for its Environment: the daemon sees the calls
+    that change it (systemctl --user import-environment, dbus-update-activation-environment).'''
+
+    def systemd_call(self, method, args):
+        self.mock(method, (args,), '(as)', iface='org.freedesktop.systemd1.Manager')
+
+    def test_environment_calls_are_followed(self):
+        self.start_daemon()
+        self.assertEqual(self.focus_source(), 'none')
+        self.systemd_call('SetEnvironment', [f'SWAYSOCK={self.sway.path}', 'WAYLAND_DISPLAY=w-1'])
+        conn = self.connection()
+        self.wait_source('sway')
+        conn.sendall(FakeSway.focus_event(PIDS[1]))
+        self.wait_weights([100, 300, 100])
+        self.systemd_call('UnsetEnvironment', ['SWAYSOCK'])
         self.wait_source('none')
 
 
@@ -385,7 +408,10 @@ class X11FocusTest(FocusBase):
         self.activate(self.windows[0])
         self.wait_weights([300, 100, 100])
         self.activate(self.windows[3])    # no _NET_WM_PID
+        self.wait_until(lambda: self.count_in_log('has no _NET_WM_PID') == 1, 5,
+                        'the window without a pid')
         self.activate(None)               # the desktop
+        self.activate(self.windows[3])
         self.assert_weights_stay([300, 100, 100])
         self.assertEqual(self.count_in_log('has no _NET_WM_PID'), 1)
         self.activate(self.windows[1])

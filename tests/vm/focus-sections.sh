@@ -9,7 +9,7 @@
 FW_A='app-sway-org.example.FocA-1.scope'     # the two windows the focus moves between
 FW_B='app-sway-org.example.FocB-2.scope'
 FIRST='app-gnome-org.example.First-1.scope'   # the session's first app
-FOCUS_RUNS=${FOCUS_RUNS:-12}
+FOCUS_RUNS=${FOCUS_RUNS:-10}
 
 # focus_source: the daemon's FocusSource, without the quotes
 focus_source () { cl busctl --user get-property "$RC_NAME" "$RC_PATH" "$RC_IFACE" FocusSource 2>/dev/null | sed 's/^s "\(.*\)"$/\1/'; }
@@ -36,6 +36,15 @@ start_window () { # start_window UNIT TITLE ENV...: a window in its own app scop
   start_scope "$unit" env GSK_RENDERER=cairo NO_AT_BRIDGE=1 "$@" /usr/bin/python3 /tmp/rc-focus-window.py "$title"
 }
 pid_of () { head -1 "$(cg "$1")/cgroup.procs" 2>/dev/null; }
+# the daemon's context switches, all threads: the idle figure of bench/bench.py, read in the guest
+daemon_switches () {
+  local pid t n=0 k v
+  pid=$(usc show -P MainPID resource-control.service)
+  for t in /proc/"$pid"/task/*/status; do
+    while read -r k v; do case "$k" in voluntary_ctxt_switches:|nonvoluntary_ctxt_switches:) n=$((n + v)) ;; esac; done < "$t"
+  done
+  echo "$n"
+}
 
 # latency RUNS CMD_A CMD_B: CMD_A focuses FW_A, CMD_B FW_B; prints "p50 p95" in ms from the focus
 # command's start to the new app's cpu.weight reading 300 (bash builtins only in the wait)
@@ -125,8 +134,10 @@ sec_focus_sway () {
   wait_for 15 focus_source_is sway
   check "FocusSource after sway imported its environment" sway "$(focus_source)"
   start_window "$FW_A" FocA WAYLAND_DISPLAY="$wl"
+  wait_for 30 all_active "$FW_A"
   wait_for 60 weights_are "300" "$FW_A"
   start_window "$FW_B" FocB WAYLAND_DISPLAY="$wl"
+  wait_for 30 all_active "$FW_B"
   wait_for 60 weights_are "100 300" "$FW_A" "$FW_B"
   check "sway: a new window is focused and boosted (A B)" "100 300" "$(weights "$FW_A" "$FW_B")"
   pa=$(pid_of "$FW_A"); pb=$(pid_of "$FW_B")
@@ -136,6 +147,10 @@ sec_focus_sway () {
   local sm="$AU env SWAYSOCK=$sock swaymsg"
   lat=$(latency "$FOCUS_RUNS" "$sm '[pid=$pa] focus'" "$sm '[pid=$pb] focus'")
   cost=$(command_cost 5 "$sm '[pid=$pa] focus'")
+  # idle with sway connected and nothing happening: the daemon's context switches over 20 s
+  local sw0 sw1
+  nap 1; sw0=$(daemon_switches); nap 20; sw1=$(daemon_switches)
+  note "FIGURES idle with sway's socket connected: $((sw1 - sw0)) daemon wake-ups in 20 s (goal 0)"
   # the shell bridge, with the daemon's own source off (SWAYSOCK taken from the user manager)
   session_env unset-environment SWAYSOCK
   wait_for 15 focus_source_is none
@@ -174,8 +189,10 @@ sec_focus_i3 () {
   wait_for 30 focus_source_is i3
   check "FocusSource after DISPLAY reached the user manager" i3 "$(focus_source)"
   start_window "$FW_A" FocA DISPLAY=:7 GDK_BACKEND=x11
+  wait_for 30 all_active "$FW_A"
   wait_for 60 weights_are "300" "$FW_A"
   start_window "$FW_B" FocB DISPLAY=:7 GDK_BACKEND=x11
+  wait_for 30 all_active "$FW_B"
   wait_for 60 weights_are "100 300" "$FW_A" "$FW_B"
   check "i3: a new window is focused and boosted (A B)" "100 300" "$(weights "$FW_A" "$FW_B")"
   local im="$AU env DISPLAY=:7 i3-msg"
@@ -229,9 +246,11 @@ sec_focus_kwin () {
   wait_for 120 test -S "/run/user/$U/rc-kwin"
   note "kwin_wayland up: $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s"
   start_window "$FW_A" FocA WAYLAND_DISPLAY=rc-kwin
+  wait_for 30 all_active "$FW_A"
   wait_for 90 weights_are "300" "$FW_A"
   check "KWin: the first window is focused and boosted through the script" 300 "$(weights "$FW_A")"
   start_window "$FW_B" FocB WAYLAND_DISPLAY=rc-kwin
+  wait_for 30 all_active "$FW_B"
   wait_for 60 weights_are "100 300" "$FW_A" "$FW_B"
   check "KWin: a new window is focused and boosted (A B)" "100 300" "$(weights "$FW_A" "$FW_B")"
   pa=$(pid_of "$FW_A"); pb=$(pid_of "$FW_B")
