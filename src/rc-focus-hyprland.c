@@ -216,34 +216,22 @@ read_line (RcFocusHyprland *self)
 }
 
 static void
-connected_cb (GObject      *object,
-              GAsyncResult *result,
-              gpointer      user_data)
+connected (RcFocusSource     *source,
+           GSocketConnection *connection)
 {
-  g_autoptr(RcFocusHyprland) self = user_data;
-  g_autoptr(GError) error = NULL;
+  RcFocusHyprland *self = RC_FOCUS_HYPRLAND (source);
 
-  self->events = g_socket_client_connect_finish (G_SOCKET_CLIENT (object), result, &error);
-  if (self->events == NULL)
-    {
-      rc_focus_source_emit_closed (RC_FOCUS_SOURCE (self), error->message);
-      return;
-    }
-  self->lines = g_data_input_stream_new (g_io_stream_get_input_stream (G_IO_STREAM (self->events)));
+  self->events = connection;
+  self->lines = g_data_input_stream_new (g_io_stream_get_input_stream (G_IO_STREAM (connection)));
   read_line (self);
 }
 
 static void
 rc_focus_hyprland_start (RcFocusSource *source)
 {
-  RcFocusHyprland *self = RC_FOCUS_HYPRLAND (source);
-  g_autoptr(GSocketClient) client = g_socket_client_new ();
-  g_autofree char *path = g_build_filename (self->dir, ".socket2.sock", NULL);
-  g_autoptr(GSocketAddress) address = g_unix_socket_address_new (path);
+  g_autofree char *path = g_build_filename (RC_FOCUS_HYPRLAND (source)->dir, ".socket2.sock", NULL);
 
-  g_socket_client_connect_async (client, G_SOCKET_CONNECTABLE (address),
-                                 rc_focus_source_get_cancellable (source), connected_cb,
-                                 g_object_ref (self));
+  rc_focus_source_connect (source, path, connected);
 }
 
 RcFocusSource *

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-focus-source.h"
 
+#include <gio/gunixsocketaddress.h>
+
 typedef struct {
   char         *name;
   GCancellable *cancellable;
@@ -34,6 +36,45 @@ rc_focus_source_get_cancellable (RcFocusSource *self)
   RcFocusSourcePrivate *priv = rc_focus_source_get_instance_private (self);
 
   return priv->cancellable;
+}
+
+typedef struct {
+  RcFocusSource   *self;
+  RcFocusConnected connected;
+} Connect;
+
+static void
+connected_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  Connect *connect = user_data;
+  g_autoptr(GError) error = NULL;
+  GSocketConnection *connection;
+
+  connection = g_socket_client_connect_finish (G_SOCKET_CLIENT (object), result, &error);
+  if (connection == NULL)
+    rc_focus_source_emit_closed (connect->self, error->message);
+  else
+    connect->connected (connect->self, connection);
+  g_object_unref (connect->self);
+  g_free (connect);
+}
+
+void
+rc_focus_source_connect (RcFocusSource   *self,
+                         const char      *path,
+                         RcFocusConnected connected)
+{
+  RcFocusSourcePrivate *priv = rc_focus_source_get_instance_private (self);
+  g_autoptr(GSocketClient) client = g_socket_client_new ();
+  g_autoptr(GSocketAddress) address = g_unix_socket_address_new (path);
+  Connect *connect = g_new0 (Connect, 1);
+
+  connect->self = g_object_ref (self);
+  connect->connected = connected;
+  g_socket_client_connect_async (client, G_SOCKET_CONNECTABLE (address), priv->cancellable,
+                                 connected_cb, connect);
 }
 
 void

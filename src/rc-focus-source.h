@@ -28,7 +28,14 @@ void          rc_focus_source_start (RcFocusSource *self);
 const char   *rc_focus_source_get_name (RcFocusSource *self);
 GCancellable *rc_focus_source_get_cancellable (RcFocusSource *self);
 
-/* For subclasses. */
+/* For subclasses. Connects to the unix socket @path and gives @connected
+ * the connection (theirs to keep); a failure ends as "closed". */
+typedef void (*RcFocusConnected) (RcFocusSource     *self,
+                                  GSocketConnection *connection);
+void          rc_focus_source_connect (RcFocusSource   *self,
+                                       const char      *path,
+                                       RcFocusConnected connected);
+
 void          rc_focus_source_emit_focused (RcFocusSource *self,
                                             guint32        pid);
 void          rc_focus_source_emit_closed (RcFocusSource *self,

@@ -78,26 +78,37 @@ handle_message (RcFocusSway *self,
     rc_focus_source_emit_focused (source, (guint32) pid);
 }
 
+/* Did a read get all @wanted bytes? If not, the connection is over. */
+static gboolean
+read_complete (RcFocusSway  *self,
+               GObject      *stream,
+               GAsyncResult *result,
+               gsize         wanted)
+{
+  g_autoptr(GError) error = NULL;
+  gsize length = 0;
+
+  if (!g_input_stream_read_all_finish (G_INPUT_STREAM (stream), result, &length, &error))
+    rc_focus_source_emit_closed (RC_FOCUS_SOURCE (self), error->message);
+  else if (length == 0 && wanted == IPC_HEADER_SIZE)
+    rc_focus_source_emit_closed (RC_FOCUS_SOURCE (self), "the compositor closed the socket");
+  else if (length < wanted)
+    rc_focus_source_emit_closed (RC_FOCUS_SOURCE (self), "the socket closed within a message");
+  else
+    return TRUE;
+  return FALSE;
+}
+
 static void
 payload_cb (GObject      *object,
             GAsyncResult *result,
             gpointer      user_data)
 {
   g_autoptr(RcFocusSway) self = user_data;
-  g_autoptr(GError) error = NULL;
-  gsize length = 0;
 
-  if (!g_input_stream_read_all_finish (G_INPUT_STREAM (object), result, &length, &error))
-    {
-      rc_focus_source_emit_closed (RC_FOCUS_SOURCE (self), error->message);
-      return;
-    }
-  if (length < self->size)
-    {
-      rc_focus_source_emit_closed (RC_FOCUS_SOURCE (self), "the socket closed within a message");
-      return;
-    }
-  handle_message (self, length);
+  if (!read_complete (self, object, result, self->size))
+    return;
+  handle_message (self, self->size);
   g_clear_pointer (&self->payload, g_free);
   read_header (self);
 }
@@ -108,21 +119,9 @@ header_cb (GObject      *object,
            gpointer      user_data)
 {
   g_autoptr(RcFocusSway) self = user_data;
-  g_autoptr(GError) error = NULL;
-  gsize length = 0;
 
-  if (!g_input_stream_read_all_finish (G_INPUT_STREAM (object), result, &length, &error))
-    {
-      rc_focus_source_emit_closed (RC_FOCUS_SOURCE (self), error->message);
-      return;
-    }
-  if (length < IPC_HEADER_SIZE)
-    {
-      rc_focus_source_emit_closed (RC_FOCUS_SOURCE (self),
-                                   length == 0 ? "the compositor closed the socket"
-                                               : "the socket closed within a message");
-      return;
-    }
+  if (!read_complete (self, object, result, IPC_HEADER_SIZE))
+    return;
   memcpy (&self->size, self->header + 6, sizeof self->size);
   memcpy (&self->type, self->header + 10, sizeof self->type);
   if (memcmp (self->header, IPC_MAGIC, strlen (IPC_MAGIC)) != 0 || self->size > IPC_MAX_PAYLOAD)
@@ -161,30 +160,23 @@ subscribed_cb (GObject      *object,
 }
 
 static void
-connected_cb (GObject      *object,
-              GAsyncResult *result,
-              gpointer      user_data)
+connected (RcFocusSource     *source,
+           GSocketConnection *connection)
 {
-  g_autoptr(RcFocusSway) self = user_data;
-  g_autoptr(GError) error = NULL;
+  RcFocusSway *self = RC_FOCUS_SWAY (source);
   static const char events[] = "[\"window\"]";
   static guint8 message[IPC_HEADER_SIZE + sizeof events - 1];
   guint32 size = sizeof events - 1, type = IPC_SUBSCRIBE;
   GOutputStream *out;
 
-  self->connection = g_socket_client_connect_finish (G_SOCKET_CLIENT (object), result, &error);
-  if (self->connection == NULL)
-    {
-      rc_focus_source_emit_closed (RC_FOCUS_SOURCE (self), error->message);
-      return;
-    }
+  self->connection = connection;
   memcpy (message, IPC_MAGIC, 6);
   memcpy (message + 6, &size, 4);
   memcpy (message + 10, &type, 4);
   memcpy (message + IPC_HEADER_SIZE, events, size);
   out = g_io_stream_get_output_stream (G_IO_STREAM (self->connection));
   g_output_stream_write_all_async (out, message, sizeof message, G_PRIORITY_DEFAULT,
-                                   rc_focus_source_get_cancellable (RC_FOCUS_SOURCE (self)),
+                                   rc_focus_source_get_cancellable (source),
                                    subscribed_cb, g_object_ref (self));
   read_header (self);
 }
@@ -192,13 +184,7 @@ connected_cb (GObject      *object,
 static void
 rc_focus_sway_start (RcFocusSource *source)
 {
-  RcFocusSway *self = RC_FOCUS_SWAY (source);
-  g_autoptr(GSocketClient) client = g_socket_client_new ();
-  g_autoptr(GSocketAddress) address = g_unix_socket_address_new (self->socket_path);
-
-  g_socket_client_connect_async (client, G_SOCKET_CONNECTABLE (address),
-                                 rc_focus_source_get_cancellable (source), connected_cb,
-                                 g_object_ref (self));
+  rc_focus_source_connect (source, RC_FOCUS_SWAY (source)->socket_path, connected);
 }
 
 RcFocusSource *
