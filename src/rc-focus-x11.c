@@ -93,8 +93,7 @@ atoms_known (RcFocusX11 *self)
       return;
     }
   xcb_change_window_attributes (self->connection, self->root, XCB_CW_EVENT_MASK, &mask);
-  if (self->atoms[ATOM_I3_SOCKET_PATH] != XCB_ATOM_NONE)
-    get_property (self, REPLY_I3, self->root, self->atoms[ATOM_I3_SOCKET_PATH], XCB_GET_PROPERTY_TYPE_ANY);
+  get_property (self, REPLY_I3, self->root, self->atoms[ATOM_I3_SOCKET_PATH], XCB_GET_PROPERTY_TYPE_ANY);
   ask_active_window (self);
 }
 
@@ -119,8 +118,10 @@ handle_reply (RcFocusX11 *self,
   switch (pending->kind)
     {
     case REPLY_I3:
-      if (property != NULL && xcb_get_property_value_length (property) > 0)
-        g_object_set (self, "name", "i3", NULL);
+      /* i3 sets it when it starts, and removes it when it exits */
+      g_object_set (self, "name",
+                    property != NULL && xcb_get_property_value_length (property) > 0 ? "i3" : "x11",
+                    NULL);
       break;
     case REPLY_ACTIVE:
       /* none: the desktop or no window; keep the boost where it is */
@@ -154,8 +155,14 @@ readable_cb (int          fd,
       xcb_property_notify_event_t *notify = (xcb_property_notify_event_t *) event;
 
       if ((event->response_type & 0x7f) == XCB_PROPERTY_NOTIFY && notify->window == self->root &&
-          notify->atom == self->atoms[ATOM_ACTIVE_WINDOW] && self->atoms_missing == 0)
-        ask_active_window (self);
+          self->atoms_missing == 0)
+        {
+          if (notify->atom == self->atoms[ATOM_ACTIVE_WINDOW])
+            ask_active_window (self);
+          else if (notify->atom == self->atoms[ATOM_I3_SOCKET_PATH])
+            get_property (self, REPLY_I3, self->root, self->atoms[ATOM_I3_SOCKET_PATH],
+                          XCB_GET_PROPERTY_TYPE_ANY);
+        }
       free (event);
     }
   while ((pending = g_queue_peek_head (&self->pending)) != NULL)
@@ -208,10 +215,8 @@ rc_focus_x11_start (RcFocusSource *source)
     {
       xcb_intern_atom_cookie_t cookie;
 
-      /* I3_SOCKET_PATH only if i3 made it; the others even before a
-       * window manager runs (one that starts later sets them) */
-      cookie = xcb_intern_atom (self->connection, i == ATOM_I3_SOCKET_PATH,
-                                strlen (atom_names[i]), atom_names[i]);
+      /* made if missing: a window manager that starts later sets them */
+      cookie = xcb_intern_atom (self->connection, FALSE, strlen (atom_names[i]), atom_names[i]);
       expect (self, cookie.sequence, REPLY_ATOM, i, 0);
     }
   self->atoms_missing = N_ATOMS;

@@ -20,6 +20,8 @@ packages=(
   python3 python3-gi python3-dbusmock libxml2-utils desktop-file-utils
   # focus_test.py plays an X11 window manager on Xvfb
   python3-xlib
+  # the VM focus sections: the cheapest Wayland window to start under emulation
+  foot
   # memory checking
   valgrind clang libclang-rt-14-dev
   # fuzzing and static analysis

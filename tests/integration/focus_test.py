@@ -418,11 +418,13 @@ class X11FocusTest(FocusBase):
         self.wait_weights([100, 300, 100])
 
     def test_i3_is_named(self):
+        self.session_env = {'DISPLAY': self.display_name}
+        self.start_daemon()
+        self.wait_source('x11')
+        # i3 starts after the daemon connected
         self.root.change_property(self.atom('I3_SOCKET_PATH'), self.atom('UTF8_STRING'), 8,
                                   b'/run/user/1000/i3/ipc-socket.1')
         self.x.sync()
-        self.session_env = {'DISPLAY': self.display_name}
-        self.start_daemon()
         self.wait_source('i3')
         self.activate(self.windows[1])
         self.wait_weights([100, 300, 100])

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # focus-sections.sh - VM sections of the daemon starting with the session and following the focus
-# with the real compositors (sourced by system-test.sh; lib.sh's helpers). Each compositor is
+# with the real compositors, moving the focus between two windows (foot on Wayland, a bare X11
+# window on i3) in app scopes (sourced by system-test.sh; lib.sh's helpers). Each compositor is
 # started once; every check of it is made in its one run. The latency figures (focus change to the
 # new cpu.weight, the daemon beside a shell bridge of compositor events -> gdbus call, a process per
 # event) are notes, not checks: benchmarks report, tests do not time.
@@ -14,28 +15,51 @@ FOCUS_RUNS=${FOCUS_RUNS:-10}
 # focus_source: the daemon's FocusSource, without the quotes
 focus_source () { cl busctl --user get-property "$RC_NAME" "$RC_PATH" "$RC_IFACE" FocusSource 2>/dev/null | sed 's/^s "\(.*\)"$/\1/'; }
 focus_source_is () { [ "$(focus_source)" = "$1" ]; }
-# the session's environment in the user manager, as the desktops' own scripts set it
-session_env () { "$AU" systemctl --user "$@"; }
+# the session's environment in the user manager, changed over the bus as the desktops' own scripts
+# do (dbus-update-activation-environment --systemd): `systemctl --user` talks to the manager over
+# its private socket, which no one else sees
+session_env () { # session_env show-environment | set-environment A=B... | unset-environment A...
+  case "$1" in
+    show-environment) "$AU" systemctl --user show-environment ;;
+    set-environment) shift; cl busctl --user call org.freedesktop.systemd1 /org/freedesktop/systemd1 \
+                       org.freedesktop.systemd1.Manager SetEnvironment as $# "$@" ;;
+    unset-environment) shift; cl busctl --user call org.freedesktop.systemd1 /org/freedesktop/systemd1 \
+                         org.freedesktop.systemd1.Manager UnsetEnvironment as $# "$@" ;;
+  esac
+}
 
-# a GTK 4 window titled $1 (GSK_RENDERER=cairo: no GPU in the VM)
+# The cheapest windows to start and redraw under emulation: foot (Wayland; the focused window is the
+# foot process) and a bare X11 window from python3-xlib that sets WM_NAME and _NET_WM_PID, as
+# toolkits do.
 focus_window_script () {
-  cat > /tmp/rc-focus-window.py <<'PY'
+  cat > /tmp/rc-x11-window.py <<'PY'
+import os
 import sys
-import gi
-gi.require_version('Gtk', '4.0')
-from gi.repository import GLib, Gtk  # noqa: E402
-win = Gtk.Window(title=sys.argv[1])
-win.set_default_size(120, 80)
-win.present()
-GLib.MainLoop().run()
+from Xlib import X, Xatom, display
+d = display.Display()
+w = d.screen().root.create_window(0, 0, 120, 80, 0, d.screen().root_depth,
+                                  event_mask=X.ExposureMask | X.FocusChangeMask)
+w.set_wm_name(sys.argv[1])
+w.change_property(d.intern_atom('_NET_WM_PID'), Xatom.CARDINAL, 32, [os.getpid()])
+w.map()
+while True:
+    d.next_event()
 PY
-  chmod 644 /tmp/rc-focus-window.py
+  chmod 644 /tmp/rc-x11-window.py
 }
-start_window () { # start_window UNIT TITLE ENV...: a window in its own app scope
+start_window () { # start_window UNIT TITLE ENV...: a window in its own app scope (Wayland with WAYLAND_DISPLAY)
   local unit=$1 title=$2; shift 2
-  start_scope "$unit" env GSK_RENDERER=cairo NO_AT_BRIDGE=1 "$@" /usr/bin/python3 /tmp/rc-focus-window.py "$title"
+  case "$*" in
+    *WAYLAND_DISPLAY=*) start_scope "$unit" env "$@" foot -T "$title" -- sleep infinity ;;
+    *) start_scope "$unit" env "$@" /usr/bin/python3 /tmp/rc-x11-window.py "$title" ;;
+  esac
 }
-pid_of () { head -1 "$(cg "$1")/cgroup.procs" 2>/dev/null; }
+pid_of () { # the window's process: the scope's process that is not the terminal's sleep
+  local p c
+  for p in $(cat "$(cg "$1")/cgroup.procs" 2>/dev/null); do
+    read -r c < "/proc/$p/comm" 2>/dev/null; [ "$c" != sleep ] && { echo "$p"; return; }
+  done
+}
 # the daemon's context switches, all threads: the idle figure of bench/bench.py, read in the guest
 daemon_switches () {
   local pid t n=0 k v
@@ -46,26 +70,40 @@ daemon_switches () {
   echo "$n"
 }
 
-# latency RUNS CMD_A CMD_B: CMD_A focuses FW_A, CMD_B FW_B; prints "p50 p95" in ms from the focus
-# command's start to the new app's cpu.weight reading 300 (bash builtins only in the wait)
+# latency RUNS CMD_A CMD_B [EVENTS]: CMD_A focuses FW_A, CMD_B FW_B; prints "p50 p95" in ms from the
+# focus command's start to the new app's cpu.weight reading 300 (bash builtins only in the wait),
+# then, with EVENTS (a file a listener appends $EPOCHREALTIME to at each of the compositor's focus
+# events), "p50 p95" from the event to the weight
 latency () {
-  local runs=$1 cmd_a=$2 cmd_b=$3 i t0 t1 v want unit cmd out=()
+  local runs=$1 cmd_a=$2 cmd_b=$3 events=${4:-} i t0 t1 te v unit cmd out=() ev=()
   for ((i = 0; i < runs; i++)); do
     if ((i % 2)); then unit=$FW_B; cmd=$cmd_b; else unit=$FW_A; cmd=$cmd_a; fi
     t0=$EPOCHREALTIME
     eval "$cmd" > /dev/null 2>&1
-    want=$(cg "$unit")/cpu.weight
     for ((v = 0; v < 2000; v++)); do
-      read -r t1 < "$want"; [ "$t1" = 300 ] && break
+      read -r t1 < "$(cg "$unit")/cpu.weight"; [ "$t1" = 300 ] && break
       nap 0.002
     done
     t1=$EPOCHREALTIME
-    [ "$v" -lt 2000 ] && out+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", (b - a) * 1000 }')")
+    if [ "$v" -lt 2000 ]; then
+      out+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", (b - a) * 1000 }')")
+      # the first event after the command started
+      if [ -n "$events" ]; then
+        te=$(awk -v a="$t0" '$1 >= a { print; exit }' "$events")
+        [ -n "$te" ] && ev+=("$(awk -v a="$te" -v b="$t1" 'BEGIN { printf "%.0f", (b - a) * 1000 }')")
+      fi
+    fi
     nap 0.3
   done
-  [ ${#out[@]} -eq 0 ] && { echo "none none"; return; }
-  printf '%s\n' "${out[@]}" | sort -n | awk '{ v[NR] = $1 } END { p50 = v[int((NR + 1) / 2)]; p95 = v[int(NR * 0.95 + 0.999)]; if (p95 == "") p95 = v[NR]; print p50, p95 }'
+  percentiles "${out[@]}"
+  [ -n "$events" ] && { echo -n " | from the event: "; percentiles "${ev[@]}"; }
+  echo
 }
+percentiles () {
+  [ $# -eq 0 ] && { echo -n "none none"; return; }
+  printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { p95 = v[int(NR * 0.95 + 0.999)]; if (p95 == "") p95 = v[NR]; printf "%s %s", v[int((NR + 1) / 2)], p95 }'
+}
+net () { awk -v a="${1%% *}" -v c="$2" 'BEGIN { if (a + 0 == a) print a - c; else print "none" }'; }
 # the floor: the same focus commands when nobody follows them (the command's own cost)
 command_cost () { # command_cost RUNS CMD: median ms of CMD alone
   local i t0 out=()
@@ -144,24 +182,30 @@ sec_focus_sway () {
   "$AU" env SWAYSOCK="$sock" swaymsg "[pid=$pa] focus" > /dev/null
   wait_for 10 weights_are "300 100" "$FW_A" "$FW_B"
   check "sway: focus moved to A with swaymsg" "300 100" "$(weights "$FW_A" "$FW_B")"
-  local sm="$AU env SWAYSOCK=$sock swaymsg"
-  lat=$(latency "$FOCUS_RUNS" "$sm '[pid=$pa] focus'" "$sm '[pid=$pb] focus'")
+  local sm="$AU env SWAYSOCK=$sock swaymsg" events=/tmp/rc-sway-events
+  : > "$events"; chmod 666 "$events"
+  "$AU" env SWAYSOCK="$sock" bash -c 'swaymsg -t subscribe -m "[\"window\"]" | while read -r l; do case "$l" in *\"focus\"*) echo "$EPOCHREALTIME" >> '"$events"' ;; esac; done' \
+    > /dev/null 2>&1 < /dev/null &
+  local listener=$!
+  nap 1
+  lat=$(latency "$FOCUS_RUNS" "$sm '[pid=$pa] focus'" "$sm '[pid=$pb] focus'" "$events")
   cost=$(command_cost 5 "$sm '[pid=$pa] focus'")
   # idle with sway connected and nothing happening: the daemon's context switches over 20 s
   local sw0 sw1
   nap 1; sw0=$(daemon_switches); nap 20; sw1=$(daemon_switches)
   note "FIGURES idle with sway's socket connected: $((sw1 - sw0)) daemon wake-ups in 20 s (goal 0)"
   # the shell bridge, with the daemon's own source off (SWAYSOCK taken from the user manager)
-  session_env unset-environment SWAYSOCK
+  session_env unset-environment SWAYSOCK DISPLAY
   wait_for 15 focus_source_is none
   check "sway's socket gone from the session: FocusSource" none "$(focus_source)"
   "$AU" env SWAYSOCK="$sock" sh -c 'swaymsg -t subscribe -m "[\"window\"]" | jq --unbuffered -r "select(.change == \"focus\") | .container.pid" | while read -r p; do gdbus call --session --dest org.example.ResourceControl --object-path /org/example/ResourceControl --method org.example.ResourceControl.SetForegroundProcess "$p" > /dev/null; done' \
     > /dev/null 2>&1 < /dev/null &
   local bridge=$!
   nap 2
-  base=$(latency "$FOCUS_RUNS" "$sm '[pid=$pa] focus'" "$sm '[pid=$pb] focus'")
+  base=$(latency "$FOCUS_RUNS" "$sm '[pid=$pa] focus'" "$sm '[pid=$pb] focus'" "$events")
   pkill -P "$bridge" 2>/dev/null; kill "$bridge" 2>/dev/null
-  note "FIGURES sway, focus change -> cpu.weight, ms (p50 p95, $FOCUS_RUNS changes): daemon $lat, shell bridge $base; swaymsg alone $cost"
+  pkill -P "$listener" 2>/dev/null; kill "$listener" 2>/dev/null
+  note "FIGURES sway, focus command -> cpu.weight, ms (p50 p95, $FOCUS_RUNS changes): daemon $lat, shell bridge $base; swaymsg alone $cost (p50 net of it: daemon $(net "$lat" "$cost"), bridge $(net "$base" "$cost"))"
   # sway goes away, comes back: the daemon follows the new socket
   usc stop rc-test-sway.scope
   session_env unset-environment WAYLAND_DISPLAY DISPLAY
@@ -188,18 +232,23 @@ sec_focus_i3 () {
   "$AU" env DISPLAY=:7 dbus-update-activation-environment --systemd DISPLAY
   wait_for 30 focus_source_is i3
   check "FocusSource after DISPLAY reached the user manager" i3 "$(focus_source)"
-  start_window "$FW_A" FocA DISPLAY=:7 GDK_BACKEND=x11
+  start_window "$FW_A" FocA DISPLAY=:7
   wait_for 30 all_active "$FW_A"
   wait_for 60 weights_are "300" "$FW_A"
-  start_window "$FW_B" FocB DISPLAY=:7 GDK_BACKEND=x11
+  start_window "$FW_B" FocB DISPLAY=:7
   wait_for 30 all_active "$FW_B"
   wait_for 60 weights_are "100 300" "$FW_A" "$FW_B"
   check "i3: a new window is focused and boosted (A B)" "100 300" "$(weights "$FW_A" "$FW_B")"
-  local im="$AU env DISPLAY=:7 i3-msg"
+  local im="$AU env DISPLAY=:7 i3-msg" events=/tmp/rc-x11-events
+  : > "$events"; chmod 666 "$events"
+  "$AU" env DISPLAY=:7 bash -c 'xprop -root -spy _NET_ACTIVE_WINDOW | while read -r l; do echo "$EPOCHREALTIME" >> '"$events"'; done' \
+    > /dev/null 2>&1 < /dev/null &
+  local listener=$!
+  nap 1
   eval "$im '[title=\"^FocA\$\"] focus'" > /dev/null
   wait_for 10 weights_are "300 100" "$FW_A" "$FW_B"
   check "i3: focus moved to A with i3-msg" "300 100" "$(weights "$FW_A" "$FW_B")"
-  lat=$(latency "$FOCUS_RUNS" "$im '[title=\"^FocA\$\"] focus'" "$im '[title=\"^FocB\$\"] focus'")
+  lat=$(latency "$FOCUS_RUNS" "$im '[title=\"^FocA\$\"] focus'" "$im '[title=\"^FocB\$\"] focus'" "$events")
   cost=$(command_cost 5 "$im '[title=\"^FocA\$\"] focus'")
   session_env unset-environment DISPLAY
   wait_for 15 focus_source_is none
@@ -208,9 +257,10 @@ sec_focus_i3 () {
     > /dev/null 2>&1 < /dev/null &
   local bridge=$!
   nap 2
-  base=$(latency "$FOCUS_RUNS" "$im '[title=\"^FocA\$\"] focus'" "$im '[title=\"^FocB\$\"] focus'")
+  base=$(latency "$FOCUS_RUNS" "$im '[title=\"^FocA\$\"] focus'" "$im '[title=\"^FocB\$\"] focus'" "$events")
   pkill -P "$bridge" 2>/dev/null; kill "$bridge" 2>/dev/null
-  note "FIGURES i3 (X11, EWMH), focus change -> cpu.weight, ms (p50 p95, $FOCUS_RUNS changes): daemon $lat, shell bridge $base; i3-msg alone $cost"
+  pkill -P "$listener" 2>/dev/null; kill "$listener" 2>/dev/null
+  note "FIGURES i3 (X11, EWMH), focus command -> cpu.weight, ms (p50 p95, $FOCUS_RUNS changes): daemon $lat, shell bridge $base; i3-msg alone $cost (p50 net of it: daemon $(net "$lat" "$cost"), bridge $(net "$base" "$cost"))"
   usc stop -- "$FW_A" "$FW_B" rc-test-i3.scope rc-test-xvfb.scope
   check "daemon still active after the X server went away" active "$(usc is-active resource-control.service)"
   note "section focus_i3: Xvfb and i3 started once; $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s"
@@ -224,7 +274,7 @@ kwin_focus () { # kwin_focus PID: activate the window of PID with a KWin script 
   printf 'workspace.clientList().forEach(function (c) { if (c.pid == %s) workspace.activeClient = c; });\n' "$1" > "$f"
   chmod 644 "$f"
   id=$(cl gdbus call --session --dest org.kde.KWin --object-path /Scripting \
-         --method org.kde.kwin.Scripting.loadScript "$f" "rc-focus-$1-$RANDOM" 2>/dev/null | tr -dc 0-9)
+         --method org.kde.kwin.Scripting.loadScript "$f" "rc-focus-$1-$RANDOM" 2>/dev/null | sed -n 's/^(int32 \([0-9]*\),)$/\1/p')
   [ -n "$id" ] && cl gdbus call --session --dest org.kde.KWin --object-path "/Scripting/Script$id" \
     --method org.kde.kwin.Script.run > /dev/null 2>&1
 }
