@@ -198,7 +198,7 @@ sec_focus_sway () {
   session_env unset-environment SWAYSOCK DISPLAY
   wait_for 15 focus_source_is none
   check "sway's socket gone from the session: FocusSource" none "$(focus_source)"
-  "$AU" env SWAYSOCK="$sock" sh -c 'swaymsg -t subscribe -m "[\"window\"]" | jq --unbuffered -r "select(.change == \"focus\") | .container.pid" | while read -r p; do gdbus call --session --dest org.example.ResourceControl --object-path /org/example/ResourceControl --method org.example.ResourceControl.SetForegroundProcess "$p" > /dev/null; done' \
+  cl env SWAYSOCK="$sock" sh -c 'swaymsg -t subscribe -m "[\"window\"]" | jq --unbuffered -r "select(.change == \"focus\") | .container.pid" | while read -r p; do gdbus call --session --dest org.example.ResourceControl --object-path /org/example/ResourceControl --method org.example.ResourceControl.SetForegroundProcess "$p" > /dev/null; done' \
     > /dev/null 2>&1 < /dev/null &
   local bridge=$!
   nap 2
@@ -253,7 +253,7 @@ sec_focus_i3 () {
   session_env unset-environment DISPLAY
   wait_for 15 focus_source_is none
   # the shell bridge: xprop's events -> the window's pid -> gdbus call
-  "$AU" env DISPLAY=:7 sh -c 'xprop -root -spy _NET_ACTIVE_WINDOW | while read -r _ _ _ _ w; do p=$(xprop -id "$w" _NET_WM_PID 2>/dev/null | sed -n "s/.* = //p"); [ -n "$p" ] && gdbus call --session --dest org.example.ResourceControl --object-path /org/example/ResourceControl --method org.example.ResourceControl.SetForegroundProcess "$p" > /dev/null; done' \
+  cl env DISPLAY=:7 sh -c 'xprop -root -spy _NET_ACTIVE_WINDOW | while read -r _ _ _ _ w; do p=$(xprop -id "$w" _NET_WM_PID 2>/dev/null | sed -n "s/.* = //p"); [ -n "$p" ] && gdbus call --session --dest org.example.ResourceControl --object-path /org/example/ResourceControl --method org.example.ResourceControl.SetForegroundProcess "$p" > /dev/null; done' \
     > /dev/null 2>&1 < /dev/null &
   local bridge=$!
   nap 2
