@@ -316,9 +316,19 @@ class HyprlandFocusTest(FocusBase):
         self.requests.active = address
         self.event_conn.sendall((line or f'activewindow>>kitty,~\nactivewindowv2>>{address}\n').encode())
 
+    # what Hyprland 0.41 sends on its event socket when a window opens and gets the focus
+    RECORDED = ('openwindow>>55d0c0d0e0f0,1,kitty,kitty\n'
+                'activewindow>>kitty,kitty\n'
+                'activewindowv2>>55d0c0d0e0f0\n'
+                'focusedmon>>DP-1,1\n'
+                'workspace>>1\n'
+                'workspacev2>>1,1\n'
+                'windowtitle>>55d0c0d0e0f0\n'
+                'windowtitlev2>>55d0c0d0e0f0,~\n')
+
     def test_the_boost_follows_hyprland(self):
         self.assertEqual(self.focus_source(), 'hyprland')
-        self.focus('55d0c0d0e0f0')
+        self.focus('55d0c0d0e0f0', self.RECORDED)
         self.wait_weights([100, 300, 100])
         self.focus('55d0c0d0e100')
         self.wait_weights([100, 100, 300])
