@@ -312,8 +312,11 @@ kwin_focus () { # kwin_focus PID: activate the window of PID with a KWin script 
   chmod 644 "$f"
   id=$(cl gdbus call --session --dest org.kde.KWin --object-path /Scripting \
          --method org.kde.kwin.Scripting.loadScript "$f" "rc-focus-$1-$RANDOM" 2>/dev/null | sed -n 's/^(int32 \([0-9]*\),)$/\1/p')
-  [ -n "$id" ] && cl gdbus call --session --dest org.kde.KWin --object-path "/Scripting/Script$id" \
-    --method org.kde.kwin.Script.run > /dev/null 2>&1
+  [ -n "$id" ] || return 1
+  # KWin 5 puts a loaded script at /ID, KWin 6 at /Scripting/ScriptID
+  cl gdbus call --session --dest org.kde.KWin --object-path "/$id" --method org.kde.kwin.Script.run > /dev/null 2>&1 ||
+    cl gdbus call --session --dest org.kde.KWin --object-path "/Scripting/Script$id" \
+      --method org.kde.kwin.Script.run > /dev/null 2>&1
 }
 
 sec_focus_kwin () {
