@@ -5,7 +5,9 @@
 # window on i3) in app scopes (sourced by system-test.sh; lib.sh's helpers). Each compositor is
 # started once; every check of it is made in its one run. The latency figures (focus change to the
 # new cpu.weight, the daemon beside a shell bridge of compositor events -> gdbus call, a process per
-# event) are notes, not checks: benchmarks report, tests do not time.
+# event; idle wake-ups) are notes, not checks, taken only with system-test.sh --focus-figures
+# (bash tests/vm/run-system-tests.sh ... -- --only "focus_sway focus_i3" --focus-figures):
+# benchmarks report, tests do not time.
 
 FW_A='app-sway-org.example.FocA-1.scope'     # the two windows the focus moves between
 FW_B='app-sway-org.example.FocB-2.scope'
@@ -187,32 +189,9 @@ sec_autostart () {
 # ---------------------------------------------------------------------------------------------------
 # sway: the daemon hears its IPC socket, which Debian's config.d imports into the user manager
 
-sec_focus_sway () {
-  login_session
-  focus_window_script
-  local t0=$EPOCHREALTIME wl sock pa pb lat base cost
-  printf 'include /etc/sway/config.d/*\n' > /tmp/rc-sway.conf
-  chmod 644 /tmp/rc-sway.conf
-  "$AU" systemd-run --user --scope --quiet -u rc-test-sway.scope env WLR_BACKENDS=headless \
-    WLR_RENDERER=pixman WLR_LIBINPUT_NO_DEVICES=1 sway -c /tmp/rc-sway.conf \
-    > "$OUT/sway.log" 2>&1 < /dev/null &
-  wait_for 60 sh -c "$AU systemctl --user show-environment | grep -q ^SWAYSOCK="
-  sock=$(session_env show-environment | sed -n 's/^SWAYSOCK=//p')
-  wl=$(session_env show-environment | sed -n 's/^WAYLAND_DISPLAY=//p')
-  note "sway up, its environment imported: $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s (SWAYSOCK=$sock)"
-  wait_for 15 focus_source_is sway
-  check "FocusSource after sway imported its environment" sway "$(focus_source)"
-  start_window "$FW_A" FocA WAYLAND_DISPLAY="$wl"
-  wait_for 30 all_active "$FW_A"
-  wait_for 60 weights_are "300" "$FW_A"
-  start_window "$FW_B" FocB WAYLAND_DISPLAY="$wl"
-  wait_for 30 all_active "$FW_B"
-  wait_for 60 weights_are "100 300" "$FW_A" "$FW_B"
-  check "sway: a new window is focused and boosted (A B)" "100 300" "$(weights "$FW_A" "$FW_B")"
-  pa=$(pid_of "$FW_A"); pb=$(pid_of "$FW_B")
-  "$AU" env SWAYSOCK="$sock" swaymsg "[pid=$pa] focus" > /dev/null
-  wait_for 10 weights_are "300 100" "$FW_A" "$FW_B"
-  check "sway: focus moved to A with swaymsg" "300 100" "$(weights "$FW_A" "$FW_B")"
+# the timed part of focus_sway (--focus-figures): SOCK PID_A PID_B
+focus_figures_sway () {
+  local sock=$1 pa=$2 pb=$3 lat base cost
   quiet_daemon on
   wait_for 15 focus_source_is sway
   local sm="$AU env SWAYSOCK=$sock swaymsg" events=/tmp/rc-sway-events
@@ -240,6 +219,41 @@ sec_focus_sway () {
   pkill -P "$listener" 2>/dev/null; kill "$listener" 2>/dev/null
   quiet_daemon off
   note "FIGURES sway, focus command -> cpu.weight, ms (p50 p95, $FOCUS_RUNS changes): daemon $lat, shell bridge $base; swaymsg alone $cost (p50 net of it: daemon $(net "$lat" "$cost"), bridge $(net "$base" "$cost"))"
+}
+
+sec_focus_sway () {
+  login_session
+  focus_window_script
+  local t0=$EPOCHREALTIME wl sock pa pb lat base cost
+  printf 'include /etc/sway/config.d/*\n' > /tmp/rc-sway.conf
+  chmod 644 /tmp/rc-sway.conf
+  "$AU" systemd-run --user --scope --quiet -u rc-test-sway.scope env WLR_BACKENDS=headless \
+    WLR_RENDERER=pixman WLR_LIBINPUT_NO_DEVICES=1 sway -c /tmp/rc-sway.conf \
+    > "$OUT/sway.log" 2>&1 < /dev/null &
+  wait_for 60 sh -c "$AU systemctl --user show-environment | grep -q ^SWAYSOCK="
+  sock=$(session_env show-environment | sed -n 's/^SWAYSOCK=//p')
+  wl=$(session_env show-environment | sed -n 's/^WAYLAND_DISPLAY=//p')
+  note "sway up, its environment imported: $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s (SWAYSOCK=$sock)"
+  wait_for 15 focus_source_is sway
+  check "FocusSource after sway imported its environment" sway "$(focus_source)"
+  start_window "$FW_A" FocA WAYLAND_DISPLAY="$wl"
+  wait_for 30 all_active "$FW_A"
+  wait_for 60 weights_are "300" "$FW_A"
+  start_window "$FW_B" FocB WAYLAND_DISPLAY="$wl"
+  wait_for 30 all_active "$FW_B"
+  wait_for 60 weights_are "100 300" "$FW_A" "$FW_B"
+  check "sway: a new window is focused and boosted (A B)" "100 300" "$(weights "$FW_A" "$FW_B")"
+  pa=$(pid_of "$FW_A"); pb=$(pid_of "$FW_B")
+  "$AU" env SWAYSOCK="$sock" swaymsg "[pid=$pa] focus" > /dev/null
+  wait_for 10 weights_are "300 100" "$FW_A" "$FW_B"
+  check "sway: focus moved to A with swaymsg" "300 100" "$(weights "$FW_A" "$FW_B")"
+  if [ "$FOCUS_FIGURES" = 1 ]; then
+    focus_figures_sway "$sock" "$pa" "$pb"
+  else
+    session_env unset-environment SWAYSOCK DISPLAY
+    wait_for 15 focus_source_is none
+    check "sway's socket gone from the session: FocusSource" none "$(focus_source)"
+  fi
   # sway goes away, comes back: the daemon follows the new socket
   usc stop rc-test-sway.scope
   session_env unset-environment WAYLAND_DISPLAY DISPLAY
@@ -251,28 +265,9 @@ sec_focus_sway () {
 # ---------------------------------------------------------------------------------------------------
 # i3 on Xvfb: EWMH (_NET_ACTIVE_WINDOW, _NET_WM_PID); DISPLAY arrives as Xsession.d's script sends it
 
-sec_focus_i3 () {
-  login_session
-  focus_window_script
-  local t0=$EPOCHREALTIME pa pb lat base cost
-  "$AU" systemd-run --user --scope --quiet -u rc-test-xvfb.scope Xvfb :7 -nolisten tcp -screen 0 640x480x24 \
-    > "$OUT/xvfb.log" 2>&1 < /dev/null &
-  wait_for 30 test -S /tmp/.X11-unix/X7
-  printf 'font pango:monospace 8\nfocus_on_window_activation focus\n' > /tmp/rc-i3.conf
-  chmod 644 /tmp/rc-i3.conf
-  "$AU" systemd-run --user --scope --quiet -u rc-test-i3.scope env DISPLAY=:7 i3 -c /tmp/rc-i3.conf \
-    > "$OUT/i3.log" 2>&1 < /dev/null &
-  # what /etc/X11/Xsession.d/95dbus_update-activation-env does at an X session's start
-  "$AU" env DISPLAY=:7 dbus-update-activation-environment --systemd DISPLAY
-  wait_for 30 focus_source_is i3
-  check "FocusSource after DISPLAY reached the user manager" i3 "$(focus_source)"
-  start_window "$FW_A" FocA DISPLAY=:7
-  wait_for 30 all_active "$FW_A"
-  wait_for 60 weights_are "300" "$FW_A"
-  start_window "$FW_B" FocB DISPLAY=:7
-  wait_for 30 all_active "$FW_B"
-  wait_for 60 weights_are "100 300" "$FW_A" "$FW_B"
-  check "i3: a new window is focused and boosted (A B)" "100 300" "$(weights "$FW_A" "$FW_B")"
+# the timed part of focus_i3 (--focus-figures)
+focus_figures_i3 () {
+  local lat base cost
   quiet_daemon on
   wait_for 15 focus_source_is i3
   local im="$AU env DISPLAY=:7 i3-msg" events=/tmp/rc-x11-events
@@ -298,6 +293,31 @@ sec_focus_i3 () {
   pkill -P "$listener" 2>/dev/null; kill "$listener" 2>/dev/null
   quiet_daemon off
   note "FIGURES i3 (X11, EWMH), focus command -> cpu.weight, ms (p50 p95, $FOCUS_RUNS changes): daemon $lat, shell bridge $base; i3-msg alone $cost (p50 net of it: daemon $(net "$lat" "$cost"), bridge $(net "$base" "$cost"))"
+}
+
+sec_focus_i3 () {
+  login_session
+  focus_window_script
+  local t0=$EPOCHREALTIME pa pb lat base cost
+  "$AU" systemd-run --user --scope --quiet -u rc-test-xvfb.scope Xvfb :7 -nolisten tcp -screen 0 640x480x24 \
+    > "$OUT/xvfb.log" 2>&1 < /dev/null &
+  wait_for 30 test -S /tmp/.X11-unix/X7
+  printf 'font pango:monospace 8\nfocus_on_window_activation focus\n' > /tmp/rc-i3.conf
+  chmod 644 /tmp/rc-i3.conf
+  "$AU" systemd-run --user --scope --quiet -u rc-test-i3.scope env DISPLAY=:7 i3 -c /tmp/rc-i3.conf \
+    > "$OUT/i3.log" 2>&1 < /dev/null &
+  # what /etc/X11/Xsession.d/95dbus_update-activation-env does at an X session's start
+  "$AU" env DISPLAY=:7 dbus-update-activation-environment --systemd DISPLAY
+  wait_for 30 focus_source_is i3
+  check "FocusSource after DISPLAY reached the user manager" i3 "$(focus_source)"
+  start_window "$FW_A" FocA DISPLAY=:7
+  wait_for 30 all_active "$FW_A"
+  wait_for 60 weights_are "300" "$FW_A"
+  start_window "$FW_B" FocB DISPLAY=:7
+  wait_for 30 all_active "$FW_B"
+  wait_for 60 weights_are "100 300" "$FW_A" "$FW_B"
+  check "i3: a new window is focused and boosted (A B)" "100 300" "$(weights "$FW_A" "$FW_B")"
+  if [ "$FOCUS_FIGURES" = 1 ]; then focus_figures_i3; else session_env unset-environment DISPLAY; fi
   usc stop -- "$FW_A" "$FW_B" rc-test-i3.scope rc-test-xvfb.scope
   check "daemon still active after the X server went away" active "$(usc is-active resource-control.service)"
   note "section focus_i3: Xvfb and i3 started once; $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s"
