@@ -9,6 +9,7 @@
 #include <sys/resource.h>
 
 #include "rc-authority.h"
+#include "rc-focus-tracker.h"
 #include "rc-focus-watch.h"
 #include "rc-manager.h"
 #include "rc-names.h"
@@ -25,6 +26,7 @@ typedef struct {
   RcAuthority     *authority;
   RcRules         *rules;
   RcFocusWatch    *focus_watch;
+  RcFocusTracker  *focus;
   RcPolicy        *policy;
   RcRequestQueue  *queue;
   RcManager       *manager;
@@ -148,6 +150,9 @@ start (Daemon  *daemon,
   start_policy (daemon);
   daemon->manager = rc_manager_new (daemon->registry, daemon->systemd, daemon->authority,
                                     daemon->rules, daemon->policy, daemon->queue);
+  daemon->focus = rc_focus_tracker_new (daemon->connection, daemon->registry, daemon->systemd,
+                                        daemon->policy);
+  rc_manager_set_focus (daemon->manager, daemon->focus);
   if (!g_dbus_interface_skeleton_export (G_DBUS_INTERFACE_SKELETON (daemon->manager),
                                          daemon->connection, RC_DBUS_PATH, error))
     return FALSE;
@@ -162,6 +167,9 @@ stop (Daemon *daemon)
   if (daemon->manager != NULL)
     g_dbus_interface_skeleton_unexport (G_DBUS_INTERFACE_SKELETON (daemon->manager));
   g_clear_object (&daemon->manager);
+  if (daemon->focus != NULL)
+    g_object_run_dispose (G_OBJECT (daemon->focus));
+  g_clear_object (&daemon->focus);
   if (daemon->policy != NULL)
     g_object_run_dispose (G_OBJECT (daemon->policy));
   g_clear_object (&daemon->policy);

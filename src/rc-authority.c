@@ -28,6 +28,7 @@ static const struct {
   { "RemoveRule", RC_ACTION_MANAGE_RULES },
   { "SetForegroundApp", RC_ACTION_SET_FOREGROUND },
   { "SetForegroundProcess", RC_ACTION_SET_FOREGROUND },
+  { "SetForegroundWindowProcess", RC_ACTION_SET_FOREGROUND },
   { "Launch", RC_ACTION_LAUNCH },
   { "Adopt", RC_ACTION_ADOPT },
   { "SetSliceLimits", RC_ACTION_SET_SLICE_LIMITS },

@@ -19,6 +19,7 @@ struct _RcManager {
   RcRules                      *rules;
   RcSlices                     *slices;
   GPtrArray                    *early_calls;  /* EarlyCall: held until the first listing is read */
+  RcFocusTracker               *focus;
 };
 
 static void rc_manager_iface_init (RcDBusResourceControlIface *iface);
@@ -491,6 +492,39 @@ handle_set_foreground_process (RcDBusResourceControl *object,
   return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
+static void
+window_process_authorized (RcManager             *self,
+                           GDBusMethodInvocation *invocation,
+                           gpointer               data)
+{
+  if (self->focus != NULL)
+    rc_focus_tracker_report_kwin (self->focus, GPOINTER_TO_UINT (data));
+  g_dbus_method_invocation_return_value (invocation, NULL);
+}
+
+static gboolean
+handle_set_foreground_window_process (RcDBusResourceControl *object,
+                                      GDBusMethodInvocation *invocation,
+                                      gint32                 pid)
+{
+  if (pid <= 0)
+    return reject (invocation,
+                   g_error_new (RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                                "Process %d is not a process: pass the process id of the "
+                                "focused window (1 or more)", pid));
+  authorize_then (RC_MANAGER (object), invocation, window_process_authorized,
+                  GUINT_TO_POINTER (pid), NULL);
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
+}
+
+void
+rc_manager_set_focus (RcManager      *self,
+                      RcFocusTracker *focus)
+{
+  g_set_object (&self->focus, focus);
+  g_object_bind_property (focus, "source", self, "focus-source", G_BINDING_SYNC_CREATE);
+}
+
 /* ---- processes ---------------------------------------------------------- */
 
 static GVariant *
@@ -867,6 +901,7 @@ rc_manager_new (RcRegistry     *registry,
   rc_dbus_resource_control_set_version (RC_DBUS_RESOURCE_CONTROL (self), RC_VERSION);
   rc_dbus_resource_control_set_freeze_supported (RC_DBUS_RESOURCE_CONTROL (self),
                                                  rc_cgroup_freeze_supported ());
+  rc_dbus_resource_control_set_focus_source (RC_DBUS_RESOURCE_CONTROL (self), "none");
   return self;
 }
 
@@ -883,6 +918,7 @@ rc_manager_dispose (GObject *object)
     g_object_run_dispose (G_OBJECT (self->slices));
   g_clear_object (&self->slices);
   g_clear_pointer (&self->early_calls, g_ptr_array_unref);
+  g_clear_object (&self->focus);
   rc_heap_trim_cancel ();
   G_OBJECT_CLASS (rc_manager_parent_class)->dispose (object);
 }
@@ -925,6 +961,7 @@ rc_manager_iface_init (RcDBusResourceControlIface *iface)
   iface->handle_remove_rule = handle_remove_rule;
   iface->handle_set_foreground_app = handle_set_foreground_app;
   iface->handle_set_foreground_process = handle_set_foreground_process;
+  iface->handle_set_foreground_window_process = handle_set_foreground_window_process;
   iface->handle_launch = handle_launch;
   iface->handle_adopt = handle_adopt;
   iface->handle_get_app_by_pid = handle_get_app_by_pid;

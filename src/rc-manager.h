@@ -2,6 +2,7 @@
 #pragma once
 
 #include "rc-authority.h"
+#include "rc-focus-tracker.h"
 #include "rc-generated.h"
 #include "rc-policy.h"
 #include "rc-registry.h"
@@ -25,5 +26,8 @@ RcManager *rc_manager_new (RcRegistry     *registry,
                            RcRules        *rules,
                            RcPolicy       *policy,
                            RcRequestQueue *queue);
+/* FocusSource follows @focus; SetForegroundWindowProcess reports to it. */
+void       rc_manager_set_focus (RcManager      *self,
+                                 RcFocusTracker *focus);
 
 G_END_DECLS

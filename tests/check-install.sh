@@ -21,6 +21,8 @@ expect=(
   "$(pkg-config --variable=systemduserunitdir systemd)/app-.scope.d/10-resource-control.conf"
   "$(pkg-config --variable=systemduserunitdir systemd)/app-.service.d/10-resource-control.conf"
   "$(pkg-config --variable=policydir polkit-gobject-1)/org.example.ResourceControl.policy"
+  "$(pkg-config --variable=systemduserunitdir systemd)/graphical-session.target.wants/resource-control.service"
+  "$([ "$prefix" = /usr ] && echo /etc || echo "$prefix/etc")/xdg/autostart/resource-control.desktop"
 )
 passed=0 failed=0
 for f in "${expect[@]}"; do
@@ -39,6 +41,19 @@ for line in Type=dbus BusName=org.example.ResourceControl Slice=session.slice Pa
   if grep -qx "$line" "$unit"; then echo "ok - user unit has $line"; passed=$((passed + 1))
   else echo "not ok - user unit lacks $line"; failed=$((failed + 1)); fi
 done
+# enabled for every user: the link is the one `systemctl --global enable` makes
+wants="$dest$(pkg-config --variable=systemduserunitdir systemd)/graphical-session.target.wants/resource-control.service"
+if [ "$(readlink "$wants")" = ../resource-control.service ] && grep -qx WantedBy=graphical-session.target "$unit"; then
+  echo "ok - graphical-session.target wants the unit"; passed=$((passed + 1))
+else
+  echo "not ok - graphical-session.target.wants link: $(readlink "$wants")"; failed=$((failed + 1))
+fi
+autostart="$dest$([ "$prefix" = /usr ] && echo /etc || echo "$prefix/etc")/xdg/autostart/resource-control.desktop"
+if desktop-file-validate "$autostart" && grep -qx X-systemd-skip=true "$autostart"; then
+  echo "ok - the autostart entry is valid and skipped by systemd's generator"; passed=$((passed + 1))
+else
+  echo "not ok - autostart entry"; failed=$((failed + 1))
+fi
 # systemd itself accepts the unit (pointed at the staged binary).
 rt=$(mktemp -d); chmod 700 "$rt"; vdir=$(mktemp -d)
 sed "s|=$libexecdir/|=$dest$libexecdir/|" "$unit" > "$vdir/resource-control.service"

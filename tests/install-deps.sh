@@ -9,7 +9,7 @@ packages=(
   # build
   gcc libc6-dev meson ninja-build pkg-config
   libglib2.0-dev libglib2.0-bin libpolkit-gobject-1-dev libsystemd-dev libdbus-1-dev
-  libjson-glib-dev
+  libjson-glib-dev libxcb1-dev
   # man pages: the man-pages test renders them with groff
   groff-base
   # the API reference in HTML (rst2html5) and its test
@@ -18,6 +18,10 @@ packages=(
   dbus dbus-daemon dbus-user-session polkitd pkexec systemd procps util-linux
   # host integration tests
   python3 python3-gi python3-dbusmock libxml2-utils desktop-file-utils
+  # focus_test.py plays an X11 window manager on Xvfb
+  python3-xlib
+  # the VM focus sections: the cheapest Wayland window to start under emulation
+  foot
   # memory checking
   valgrind clang libclang-rt-14-dev
   # fuzzing and static analysis

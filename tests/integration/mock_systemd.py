@@ -433,6 +433,32 @@ def Subscribe(self, sender=None, msg=None):
     self.subscribers.add(sender)
 
 
+# The manager's environment, as systemd 252 keeps it: changed by SetEnvironment and
+# UnsetEnvironment with no PropertiesChanged. The property exists once something set it.
+def _set_environment(self, environment):
+    self.props[MAIN_IFACE]['Environment'] = dbus.Array(
+        [f'{k}={v}' for k, v in sorted(environment.items())], signature='s')
+
+
+def _environment(self):
+    return dict(a.split('=', 1) for a in self.props[MAIN_IFACE].get('Environment', []))
+
+
+@dbus.service.method(MAIN_IFACE, in_signature='as', out_signature='')
+def SetEnvironment(self, assignments):
+    environment = _environment(self)
+    environment.update(a.split('=', 1) for a in assignments)
+    _set_environment(self, environment)
+
+
+@dbus.service.method(MAIN_IFACE, in_signature='as', out_signature='')
+def UnsetEnvironment(self, names):
+    environment = _environment(self)
+    for name in names:
+        environment.pop(name, None)
+    _set_environment(self, environment)
+
+
 @dbus.service.method(MAIN_IFACE, in_signature='', out_signature='', sender_keyword='sender',
                      message_keyword='msg')
 def Unsubscribe(self, sender=None, msg=None):

@@ -5,11 +5,13 @@
 # systemd is PID 1 on pure cgroup v2 and the test user (uid 1000) has its own systemd --user manager.
 # Normally started by run-system-tests.sh; it is self-contained because run-in-vm.sh copies it into the VM.
 #
-# usage: system-test.sh --stage DIR [--only "SECTION..."] [--skip "SECTION..."]
+# usage: system-test.sh --stage DIR [--only "SECTION..."] [--skip "SECTION..."] [--focus-figures]
 #   --stage DIR   a `meson install --destdir` tree of a --prefix=/usr build; copied over the guest's /
 #                 (a tmpfs overlay: the host is not touched)
 #   --only/--skip run only / leave out these sections (names below, without the sec_ prefix); install,
 #                 apps and activate always run since everything else needs them
+#   --focus-figures the focus sections also time focus changes beside a shell bridge and count idle
+#                 wake-ups (about two minutes more; tests/vm/focus-sections.sh)
 #
 # Every check prints "PASS name (value)" or "FAIL name: expected 'x' got 'y'"; the last line is
 # "N passed, M failed" and the exit status is non-zero when anything failed.
@@ -22,8 +24,10 @@ set -u
 STAGE=
 ONLY=
 SKIP=
+FOCUS_FIGURES=0
 while [ $# -gt 0 ]; do
   case "$1" in
+    --focus-figures) FOCUS_FIGURES=1 ;;
     --stage) STAGE=$2; shift ;;
     --only) ONLY=$2; shift ;;
     --skip) SKIP=$2; shift ;;
@@ -64,6 +68,8 @@ KNOB_APPS=("$C1" "$C2" "$K" "$G")
 
 # check, wait_for, cg, cl, measure, login_session, ...: shared with the demo
 . "$(dirname "$0")/lib.sh"
+# the session start and the focus sources (sections autostart, focus_sway, focus_i3, focus_kwin)
+. "$(dirname "$0")/focus-sections.sh"
 
 # ---------------------------------------------------------------------------------------------------
 # helpers: the test user's systemd, cgroups, waiting
@@ -1839,7 +1845,7 @@ sec_scale () {
 
 # ---------------------------------------------------------------------------------------------------
 
-SECTIONS="install apps activate list getapp signals cli polkit_default fair weight freeze_effect demo knobs errors faults rules boost launch adopt processes slices oomd oom polkit_down health io settings scale"
+SECTIONS="install apps activate list getapp signals cli polkit_default fair weight freeze_effect demo knobs errors faults rules boost autostart focus_sway focus_i3 focus_kwin launch adopt processes slices oomd oom polkit_down health io settings scale"
 ALWAYS="install apps activate"
 NO_DAEMON="install apps activate fair"
 SECTIONS="$SECTIONS panel"

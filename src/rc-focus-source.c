@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "rc-focus-source.h"
+
+#include <gio/gunixsocketaddress.h>
+
+typedef struct {
+  char         *name;
+  GCancellable *cancellable;
+  GHashTable   *warned;    /* kinds already reported */
+  gboolean      closed;
+} RcFocusSourcePrivate;
+
+G_DEFINE_TYPE_WITH_PRIVATE (RcFocusSource, rc_focus_source, G_TYPE_OBJECT);
+
+enum { PROP_0, PROP_NAME };
+enum { FOCUSED, CLOSED, N_SIGNALS };
+static guint signals[N_SIGNALS];
+
+void
+rc_focus_source_start (RcFocusSource *self)
+{
+  RC_FOCUS_SOURCE_GET_CLASS (self)->start (self);
+}
+
+const char *
+rc_focus_source_get_name (RcFocusSource *self)
+{
+  RcFocusSourcePrivate *priv = rc_focus_source_get_instance_private (self);
+
+  return priv->name;
+}
+
+GCancellable *
+rc_focus_source_get_cancellable (RcFocusSource *self)
+{
+  RcFocusSourcePrivate *priv = rc_focus_source_get_instance_private (self);
+
+  return priv->cancellable;
+}
+
+typedef struct {
+  RcFocusSource   *self;
+  RcFocusConnected connected;
+} Connect;
+
+static void
+connected_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  Connect *connect = user_data;
+  g_autoptr(GError) error = NULL;
+  GSocketConnection *connection;
+
+  connection = g_socket_client_connect_finish (G_SOCKET_CLIENT (object), result, &error);
+  if (connection == NULL)
+    rc_focus_source_emit_closed (connect->self, error->message);
+  else
+    connect->connected (connect->self, connection);
+  g_object_unref (connect->self);
+  g_free (connect);
+}
+
+void
+rc_focus_source_connect (RcFocusSource   *self,
+                         const char      *path,
+                         RcFocusConnected connected)
+{
+  RcFocusSourcePrivate *priv = rc_focus_source_get_instance_private (self);
+  g_autoptr(GSocketClient) client = g_socket_client_new ();
+  g_autoptr(GSocketAddress) address = g_unix_socket_address_new (path);
+  Connect *connect = g_new0 (Connect, 1);
+
+  connect->self = g_object_ref (self);
+  connect->connected = connected;
+  g_socket_client_connect_async (client, G_SOCKET_CONNECTABLE (address), priv->cancellable,
+                                 connected_cb, connect);
+}
+
+void
+rc_focus_source_emit_focused (RcFocusSource *self,
+                              guint32        pid)
+{
+  RcFocusSourcePrivate *priv = rc_focus_source_get_instance_private (self);
+
+  if (!priv->closed)
+    g_signal_emit (self, signals[FOCUSED], 0, pid);
+}
+
+void
+rc_focus_source_emit_closed (RcFocusSource *self,
+                             const char    *why)
+{
+  RcFocusSourcePrivate *priv = rc_focus_source_get_instance_private (self);
+
+  if (priv->closed)
+    return;
+  priv->closed = TRUE;
+  g_cancellable_cancel (priv->cancellable);
+  g_signal_emit (self, signals[CLOSED], 0, why);
+}
+
+void
+rc_focus_source_warn_once (RcFocusSource *self,
+                           const char    *kind,
+                           const char    *format,
+                           ...)
+{
+  RcFocusSourcePrivate *priv = rc_focus_source_get_instance_private (self);
+  g_autofree char *message = NULL;
+  va_list args;
+
+  va_start (args, format);
+  message = g_strdup_vprintf (format, args);
+  va_end (args);
+  if (g_hash_table_add (priv->warned, g_strdup (kind)))
+    g_message ("Focus from %s: %s (said once)", priv->name, message);
+  else
+    g_debug ("Focus from %s: %s", priv->name, message);
+}
+
+static void
+rc_focus_source_set_property (GObject      *object,
+                              guint         prop_id,
+                              const GValue *value,
+                              GParamSpec   *pspec)
+{
+  RcFocusSourcePrivate *priv = rc_focus_source_get_instance_private (RC_FOCUS_SOURCE (object));
+
+  g_assert (prop_id == PROP_NAME);
+  if (g_strcmp0 (priv->name, g_value_get_string (value)) == 0)
+    return;
+  g_free (priv->name);
+  priv->name = g_value_dup_string (value);
+  g_object_notify_by_pspec (object, pspec);
+}
+
+static void
+rc_focus_source_get_property (GObject    *object,
+                              guint       prop_id,
+                              GValue     *value,
+                              GParamSpec *pspec)
+{
+  RcFocusSourcePrivate *priv = rc_focus_source_get_instance_private (RC_FOCUS_SOURCE (object));
+
+  g_assert (prop_id == PROP_NAME);
+  g_value_set_string (value, priv->name);
+}
+
+static void
+rc_focus_source_dispose (GObject *object)
+{
+  RcFocusSourcePrivate *priv = rc_focus_source_get_instance_private (RC_FOCUS_SOURCE (object));
+
+  priv->closed = TRUE;
+  g_cancellable_cancel (priv->cancellable);
+  G_OBJECT_CLASS (rc_focus_source_parent_class)->dispose (object);
+}
+
+static void
+rc_focus_source_finalize (GObject *object)
+{
+  RcFocusSourcePrivate *priv = rc_focus_source_get_instance_private (RC_FOCUS_SOURCE (object));
+
+  g_free (priv->name);
+  g_clear_object (&priv->cancellable);
+  g_hash_table_unref (priv->warned);
+  G_OBJECT_CLASS (rc_focus_source_parent_class)->finalize (object);
+}
+
+static void
+rc_focus_source_class_init (RcFocusSourceClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->set_property = rc_focus_source_set_property;
+  object_class->get_property = rc_focus_source_get_property;
+  object_class->dispose = rc_focus_source_dispose;
+  object_class->finalize = rc_focus_source_finalize;
+  g_object_class_install_property (object_class, PROP_NAME,
+                                   g_param_spec_string ("name", NULL, NULL, NULL,
+                                                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY |
+                                                        G_PARAM_STATIC_STRINGS));
+  signals[FOCUSED] = g_signal_new ("focused", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                                   NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_UINT);
+  signals[CLOSED] = g_signal_new ("closed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                                  NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+}
+
+static void
+rc_focus_source_init (RcFocusSource *self)
+{
+  RcFocusSourcePrivate *priv = rc_focus_source_get_instance_private (self);
+
+  priv->cancellable = g_cancellable_new ();
+  priv->warned = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+}

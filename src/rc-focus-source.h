@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <gio/gio.h>
+
+G_BEGIN_DECLS
+
+/* One connection to a compositor or window manager that says which window
+ * has the focus: sway's IPC, EWMH on an X11 root window, Hyprland's event
+ * socket. Each kind is a subclass; RcFocus picks one and listens.
+ *
+ * Signals:
+ *   "focused" (u pid)          the focused window belongs to process @pid
+ *   "closed"  (s why)          the connection ended (EOF, an error, garbage
+ *                              the protocol cannot recover from); the
+ *                              source does nothing more */
+#define RC_TYPE_FOCUS_SOURCE (rc_focus_source_get_type ())
+G_DECLARE_DERIVABLE_TYPE (RcFocusSource, rc_focus_source, RC, FOCUS_SOURCE, GObject);
+
+struct _RcFocusSourceClass {
+  GObjectClass parent_class;
+  /* Connects and starts listening; failures end as "closed". */
+  void (*start) (RcFocusSource *self);
+};
+
+void          rc_focus_source_start (RcFocusSource *self);
+/* The source's name, as FocusSource shows it ("sway", "x11", …). */
+const char   *rc_focus_source_get_name (RcFocusSource *self);
+GCancellable *rc_focus_source_get_cancellable (RcFocusSource *self);
+
+/* For subclasses. Connects to the unix socket @path and gives @connected
+ * the connection (theirs to keep); a failure ends as "closed". */
+typedef void (*RcFocusConnected) (RcFocusSource     *self,
+                                  GSocketConnection *connection);
+void          rc_focus_source_connect (RcFocusSource   *self,
+                                       const char      *path,
+                                       RcFocusConnected connected);
+
+void          rc_focus_source_emit_focused (RcFocusSource *self,
+                                            guint32        pid);
+void          rc_focus_source_emit_closed (RcFocusSource *self,
+                                           const char    *why);
+/* Says once per source and kind (a bad message, a window without a pid)
+ * what was wrong; later ones of the same kind only at debug level. */
+void          rc_focus_source_warn_once (RcFocusSource *self,
+                                         const char    *kind,
+                                         const char    *format,
+                                         ...) G_GNUC_PRINTF (3, 4);
+
+G_END_DECLS

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "rc-policy.h"
+#include "rc-registry.h"
+
+G_BEGIN_DECLS
+
+/* Which app has the focus, on every desktop, with nothing to configure.
+ * It reads the user manager's environment (systemd's Environment property,
+ * read again after each SetEnvironment-like call a monitor connection sees,
+ * since systemd 252 signals no change of it; the daemon's own environment
+ * until systemd answers) and picks one source:
+ *   "gnome"     XDG_CURRENT_DESKTOP has GNOME: Mutter's marks on the app
+ *               cgroups (RcFocusWatch) say it; no connection here
+ *   "kwin"      XDG_CURRENT_DESKTOP has KDE, or the shipped KWin script
+ *               called SetForegroundWindowProcess: the script says it
+ *   "hyprland"  HYPRLAND_INSTANCE_SIGNATURE (RcFocusHyprland)
+ *   "sway"      SWAYSOCK (RcFocusSway)
+ *   "x11", "i3" DISPLAY: EWMH (RcFocusX11)
+ *   "none"      none of these, or the source's socket is gone
+ * One source at a time, so one focus change moves the boost once. A
+ * source whose connection ends is tried again a few times while its
+ * variable stays (a restarted X server keeps its DISPLAY); a compositor
+ * that starts later or elsewhere arrives as a change of the environment.
+ * Nothing runs while nothing happens.
+ *
+ * A focused pid in no app of this user (a terminal in the login session, a
+ * window without a pid) moves no boost.
+ *
+ * Property:
+ *   "source" (s)   the source in use, as above */
+#define RC_TYPE_FOCUS_TRACKER (rc_focus_tracker_get_type ())
+G_DECLARE_FINAL_TYPE (RcFocusTracker, rc_focus_tracker, RC, FOCUS_TRACKER, GObject);
+
+RcFocusTracker *rc_focus_tracker_new (GDBusConnection *connection,
+                                      RcRegistry      *registry,
+                                      RcSystemd       *systemd,
+                                      RcPolicy        *policy);
+const char *rc_focus_tracker_get_source (RcFocusTracker *self);
+/* The KWin script says process @pid's window has the focus: KWin becomes
+ * the source. */
+void        rc_focus_tracker_report_kwin (RcFocusTracker *self,
+                                          guint32         pid);
+/* Which source @environment (KEY=VALUE) speaks for, and its address (a
+ * socket path, a display, a signature; NULL for none). Exposed for the unit
+ * tests. */
+const char *rc_focus_tracker_pick_source (const char * const *environment,
+                                          const char        **out_address);
+
+G_END_DECLS

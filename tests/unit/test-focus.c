@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Table-driven tests of what the focus sources read: sway's window events,
+ * Hyprland's active window, and which source a session's environment picks. */
+#include "rc-focus-hyprland.h"
+#include "rc-focus-sway.h"
+#include "rc-focus-tracker.h"
+
+#include <string.h>
+
+typedef struct {
+  const char *json;
+  gint64      pid;
+} SwayCase;
+
+static const SwayCase sway_cases[] = {
+  { "{\"change\":\"focus\",\"container\":{\"id\":4,\"pid\":1234,\"app_id\":\"foot\"}}", 1234 },
+  /* i3: an X11 window, no pid */
+  { "{\"change\":\"focus\",\"container\":{\"id\":4,\"window\":6291459}}", 0 },
+  { "{\"change\":\"focus\",\"container\":{\"pid\":null}}", 0 },
+  { "{\"change\":\"focus\",\"container\":{\"pid\":\"12\"}}", 0 },
+  { "{\"change\":\"title\",\"container\":{\"pid\":1234}}", 0 },
+  { "{\"change\":\"new\"}", 0 },
+  { "{\"change\":\"focus\"}", -1 },
+  { "{\"change\":\"focus\",\"container\":7}", -1 },
+  { "[1,2,3]", -1 },
+  { "not json at all", -1 },
+  { "{\"change\":\"focus\",\"container\":{\"pid\":", -1 },
+  { "", -1 },
+};
+
+static void
+test_sway_event (void)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (sway_cases); i++)
+    {
+      const SwayCase *c = &sway_cases[i];
+
+      g_test_message ("%s", c->json);
+      g_assert_cmpint (rc_focus_sway_parse_event (c->json, strlen (c->json)), ==, c->pid);
+    }
+}
+
+typedef struct {
+  const char *json;
+  const char *address;
+  gint64      pid;
+} HyprlandCase;
+
+static const HyprlandCase hyprland_cases[] = {
+  { "{\"address\":\"0x55d0c0d0e0f0\",\"pid\":4321,\"class\":\"kitty\"}", "55d0c0d0e0f0", 4321 },
+  { "{\"address\":\"0x55d0c0d0e0f0\",\"pid\":4321}", "0x55D0C0D0E0F0", 4321 },
+  /* the focus moved on before Hyprland answered */
+  { "{\"address\":\"0x1\",\"pid\":4321}", "2", 0 },
+  { "{\"address\":\"0x1\",\"pid\":-1}", "1", 0 },
+  { "{\"address\":\"0x1\"}", "1", 0 },
+  { "{}", "1", 0 },
+  { "Invalid", "1", -1 },
+  { "[]", "1", -1 },
+  { "", "1", -1 },
+};
+
+static void
+test_hyprland_window (void)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (hyprland_cases); i++)
+    {
+      const HyprlandCase *c = &hyprland_cases[i];
+
+      g_test_message ("%s at %s", c->json, c->address);
+      g_assert_cmpint (rc_focus_hyprland_parse_window (c->json, strlen (c->json), c->address),
+                       ==, c->pid);
+    }
+}
+
+typedef struct {
+  const char *environment[4];
+  const char *source;
+  const char *address;
+} PickCase;
+
+static const PickCase pick_cases[] = {
+  { { NULL }, "none", NULL },
+  { { "DISPLAY=:0" }, "x11", ":0" },
+  { { "DISPLAY=" }, "none", NULL },
+  { { "XDG_CURRENT_DESKTOP=XFCE", "DISPLAY=:1" }, "x11", ":1" },
+  /* sway sets DISPLAY too, for Xwayland */
+  { { "DISPLAY=:0", "SWAYSOCK=/run/user/1000/sway-ipc.1000.42.sock", "WAYLAND_DISPLAY=wayland-1" },
+    "sway", "/run/user/1000/sway-ipc.1000.42.sock" },
+  { { "HYPRLAND_INSTANCE_SIGNATURE=abc_1_2", "DISPLAY=:0", "WAYLAND_DISPLAY=wayland-1" },
+    "hyprland", "abc_1_2" },
+  /* GNOME and Plasma speak for themselves, on Wayland and on X11 */
+  { { "XDG_CURRENT_DESKTOP=ubuntu:GNOME", "DISPLAY=:0" }, "gnome", NULL },
+  { { "XDG_CURRENT_DESKTOP=KDE", "DISPLAY=:0" }, "kwin", NULL },
+  { { "XDG_CURRENT_DESKTOP=KDEish", "DISPLAY=:0" }, "x11", ":0" },
+};
+
+static void
+test_pick_source (void)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (pick_cases); i++)
+    {
+      const PickCase *c = &pick_cases[i];
+      const char *address = "unset";
+
+      g_assert_cmpstr (rc_focus_tracker_pick_source (c->environment, &address), ==, c->source);
+      g_assert_cmpstr (address, ==, c->address);
+    }
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/focus/sway-event", test_sway_event);
+  g_test_add_func ("/focus/hyprland-window", test_hyprland_window);
+  g_test_add_func ("/focus/pick-source", test_pick_source);
+  return g_test_run ();
+}

@@ -1,0 +1,364 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# focus-sections.sh - VM sections of the daemon starting with the session and following the focus
+# with the real compositors, moving the focus between two windows (foot on Wayland, a bare X11
+# window on i3) in app scopes (sourced by system-test.sh; lib.sh's helpers). Each compositor is
+# started once; every check of it is made in its one run. The latency figures (focus change to the
+# new cpu.weight, the daemon beside a shell bridge of compositor events -> gdbus call, a process per
+# event; idle wake-ups) are notes, not checks, taken only with system-test.sh --focus-figures
+# (bash tests/vm/run-system-tests.sh ... -- --only "focus_sway focus_i3" --focus-figures):
+# benchmarks report, tests do not time.
+
+FW_A='app-sway-org.example.FocA-1.scope'     # the two windows the focus moves between
+FW_B='app-sway-org.example.FocB-2.scope'
+FIRST='app-gnome-org.example.First-1.scope'   # the session's first app
+FOCUS_RUNS=${FOCUS_RUNS:-10}
+
+# focus_source: the daemon's FocusSource, without the quotes
+focus_source () { cl busctl --user get-property "$RC_NAME" "$RC_PATH" "$RC_IFACE" FocusSource 2>/dev/null | sed 's/^s "\(.*\)"$/\1/'; }
+focus_source_is () { [ "$(focus_source)" = "$1" ]; }
+# the session's environment in the user manager, changed over the bus as the desktops' own scripts
+# do (dbus-update-activation-environment --systemd): `systemctl --user` talks to the manager over
+# its private socket, which no one else sees
+session_env () { # session_env show-environment | set-environment A=B... | unset-environment A...
+  case "$1" in
+    show-environment) "$AU" systemctl --user show-environment ;;
+    set-environment) shift; cl busctl --user call org.freedesktop.systemd1 /org/freedesktop/systemd1 \
+                       org.freedesktop.systemd1.Manager SetEnvironment as $# "$@" ;;
+    unset-environment) shift; cl busctl --user call org.freedesktop.systemd1 /org/freedesktop/systemd1 \
+                         org.freedesktop.systemd1.Manager UnsetEnvironment as $# "$@" ;;
+  esac
+}
+
+# The cheapest windows to start and redraw under emulation: foot (Wayland; the focused window is the
+# foot process) and a bare X11 window from python3-xlib that sets WM_NAME and _NET_WM_PID, as
+# toolkits do.
+focus_window_script () {
+  cat > /tmp/rc-x11-window.py <<'PY'
+import os
+import sys
+from Xlib import X, Xatom, display
+d = display.Display()
+w = d.screen().root.create_window(0, 0, 120, 80, 0, d.screen().root_depth,
+                                  event_mask=X.ExposureMask | X.FocusChangeMask)
+w.set_wm_name(sys.argv[1])
+w.change_property(d.intern_atom('_NET_WM_PID'), Xatom.CARDINAL, 32, [os.getpid()])
+w.map()
+while True:
+    d.next_event()
+PY
+  chmod 644 /tmp/rc-x11-window.py
+}
+# KWin 5.27 --virtual maps no foot window (it starts and waits): a GTK 4 window there
+gtk_window_script () {
+  cat > /tmp/rc-gtk-window.py <<'PY'
+import sys
+import gi
+gi.require_version('Gtk', '4.0')
+from gi.repository import GLib, Gtk  # noqa: E402
+win = Gtk.Window(title=sys.argv[1])
+win.set_default_size(120, 80)
+win.present()
+GLib.MainLoop().run()
+PY
+  chmod 644 /tmp/rc-gtk-window.py
+}
+start_gtk_window () { # start_gtk_window UNIT TITLE ENV...
+  local unit=$1 title=$2; shift 2
+  start_scope "$unit" env GSK_RENDERER=cairo NO_AT_BRIDGE=1 "$@" /usr/bin/python3 /tmp/rc-gtk-window.py "$title"
+}
+start_window () { # start_window UNIT TITLE ENV...: a window in its own app scope (Wayland with WAYLAND_DISPLAY)
+  local unit=$1 title=$2; shift 2
+  case "$*" in
+    *WAYLAND_DISPLAY=*) start_scope "$unit" env "$@" foot -T "$title" -- sleep infinity ;;
+    *) start_scope "$unit" env "$@" /usr/bin/python3 /tmp/rc-x11-window.py "$title" ;;
+  esac
+}
+pid_of () { # the window's process: the scope's process that is not the terminal's sleep
+  local p c
+  for p in $(cat "$(cg "$1")/cgroup.procs" 2>/dev/null); do
+    read -r c < "/proc/$p/comm" 2>/dev/null; [ "$c" != sleep ] && { echo "$p"; return; }
+  done
+}
+# the daemon's context switches, all threads: the idle figure of bench/bench.py, read in the guest
+daemon_switches () {
+  local pid t n=0 k v
+  pid=$(usc show -P MainPID resource-control.service)
+  for t in /proc/"$pid"/task/*/status; do
+    while read -r k v; do case "$k" in voluntary_ctxt_switches:|nonvoluntary_ctxt_switches:) n=$((n + v)) ;; esac; done < "$t"
+  done
+  echo "$n"
+}
+
+# latency RUNS CMD_A CMD_B [EVENTS]: CMD_A focuses FW_A, CMD_B FW_B; prints "p50 p95" in ms from the
+# focus command's start to the new app's cpu.weight reading 300 (bash builtins only in the wait),
+# then, with EVENTS (a file a listener appends $EPOCHREALTIME to at each of the compositor's focus
+# events), "p50 p95" from the event to the weight
+latency () {
+  local runs=$1 cmd_a=$2 cmd_b=$3 events=${4:-} i t0 t1 te v unit cmd want out=() ev=()
+  for ((i = 0; i < runs; i++)); do
+    if ((i % 2)); then unit=$FW_B; cmd=$cmd_b; else unit=$FW_A; cmd=$cmd_a; fi
+    want=$(cg "$unit")/cpu.weight   # before the clock starts: cg may ask systemctl
+    t0=$EPOCHREALTIME
+    eval "$cmd" > /dev/null 2>&1
+    for ((v = 0; v < 2000; v++)); do
+      read -r t1 < "$want"; [ "$t1" = 300 ] && break
+      nap 0.002
+    done
+    t1=$EPOCHREALTIME
+    if [ "$v" -lt 2000 ]; then
+      out+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", (b - a) * 1000 }')")
+      # the first event after the command started
+      if [ -n "$events" ]; then
+        te=$(awk -v a="$t0" '$1 >= a { print; exit }' "$events")
+        [ -n "$te" ] && ev+=("$(awk -v a="$te" -v b="$t1" 'BEGIN { printf "%.0f", (b - a) * 1000 }')")
+      fi
+    fi
+    nap 0.3
+  done
+  percentiles "${out[@]}"
+  [ -n "$events" ] && { echo -n " | from the event: "; percentiles "${ev[@]}"; }
+  echo
+}
+percentiles () {
+  [ $# -eq 0 ] && { echo -n "none none"; return; }
+  printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { p95 = v[int(NR * 0.95 + 0.999)]; if (p95 == "") p95 = v[NR]; printf "%s %s", v[int((NR + 1) / 2)], p95 }'
+}
+net () { awk -v a="${1%% *}" -v c="$2" 'BEGIN { if (a + 0 == a) print a - c; else print "none" }'; }
+# the floor: the same focus commands when nobody follows them (the command's own cost)
+command_cost () { # command_cost RUNS CMD: median ms of CMD alone
+  local i t0 out=()
+  for ((i = 0; i < $1; i++)); do t0=$EPOCHREALTIME; eval "$2" > /dev/null 2>&1
+    out+=("$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", (b - a) * 1000 }')"); done
+  printf '%s\n' "${out[@]}" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
+
+# The system test runs the daemon with every debug message on (sec_install); each goes to journald,
+# which the emulated VM drains slowly. Timed parts run it as installed: debug off (quiet_daemon on),
+# then back (quiet_daemon off).
+quiet_daemon () {
+  local f=/etc/systemd/user/resource-control.service.d/95-focus-timing.conf
+  if [ "$1" = on ]; then printf '[Service]\nEnvironment=G_MESSAGES_DEBUG=\n' > "$f"; else rm -f "$f"; fi
+  usc daemon-reload
+  usc restart resource-control.service
+  wait_for 15 all_active resource-control.service
+  DAEMON_PID=$(usc show -P MainPID resource-control.service)
+}
+
+# ---------------------------------------------------------------------------------------------------
+# the daemon starts with the session: no call needed
+
+sec_autostart () {
+  login_session
+  usc stop resource-control.service
+  check "daemon stopped before the session starts" inactive "$(usc is-active resource-control.service)"
+  check "installed: graphical-session.target wants the daemon" ../resource-control.service \
+    "$(readlink /usr/lib/systemd/user/graphical-session.target.wants/resource-control.service)"
+  check "XDG autostart entry installed, skipped by systemd's generator" X-systemd-skip=true \
+    "$(grep -x X-systemd-skip=true /etc/xdg/autostart/resource-control.desktop)"
+  printf '[org.example.First]\nCPUWeight=44\n' > "$SYS_RULES/50-first.conf"
+  # a desktop session's target, as GNOME's, Plasma's and uwsm's are
+  printf '[Unit]\nDescription=resource-control test session\nBindsTo=graphical-session.target\nBefore=graphical-session.target\n' \
+    > /etc/systemd/user/rc-test-session.target
+  usc daemon-reload
+  local t0=$EPOCHREALTIME
+  usc start rc-test-session.target
+  start_scope "$FIRST" sleep infinity
+  wait_for 30 all_active "$FIRST"
+  wait_for 30 file_is "$(cg "$FIRST")/cpu.weight" 44
+  check "session started: the first app has its rule with no call" 44 "$(cat "$(cg "$FIRST")/cpu.weight")"
+  note "session target started -> first app at cpu.weight 44: $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }') s"
+  check "daemon started by the session" active "$(usc is-active resource-control.service)"
+  check "graphical-session.target active" active "$(usc is-active graphical-session.target)"
+  # the autostart entry where it runs outside systemd: only a ping, never a second instance
+  local pid_before exec_line
+  pid_before=$(usc show -P MainPID resource-control.service)
+  exec_line=$(sed -n 's/^Exec=//p' /etc/xdg/autostart/resource-control.desktop)
+  cl sh -c "$exec_line" > /dev/null 2>&1
+  check "autostart entry's command: the same daemon" "$pid_before" "$(usc show -P MainPID resource-control.service)"
+  # the session ends: the daemon goes with it (PartOf), and D-Bus activation still works
+  usc stop rc-test-session.target
+  wait_for 15 sh -c "! systemctl --user -q is-active resource-control.service" 2>/dev/null
+  usc stop -- "$FIRST"
+  rm -f "$SYS_RULES/50-first.conf" /etc/systemd/user/rc-test-session.target
+  usc daemon-reload
+  call "D-Bus activation after the session" OK ListApps
+  DAEMON_PID=$(usc show -P MainPID resource-control.service)
+}
+
+# ---------------------------------------------------------------------------------------------------
+# sway: the daemon hears its IPC socket, which Debian's config.d imports into the user manager
+
+# the timed part of focus_sway (--focus-figures): SOCK PID_A PID_B
+focus_figures_sway () {
+  local sock=$1 pa=$2 pb=$3 lat base cost
+  quiet_daemon on
+  wait_for 15 focus_source_is sway
+  local sm="$AU env SWAYSOCK=$sock swaymsg" events=/tmp/rc-sway-events
+  : > "$events"; chmod 666 "$events"
+  "$AU" env SWAYSOCK="$sock" bash -c 'swaymsg -t subscribe -m "[\"window\"]" | while read -r l; do case "$l" in *\"focus\"*) echo "$EPOCHREALTIME" >> '"$events"' ;; esac; done' \
+    > /dev/null 2>&1 < /dev/null &
+  local listener=$!
+  nap 1
+  lat=$(latency "$FOCUS_RUNS" "$sm '[pid=$pa] focus'" "$sm '[pid=$pb] focus'" "$events")
+  cost=$(command_cost 5 "$sm '[pid=$pa] focus'")
+  # idle with sway connected and nothing happening: the daemon's context switches over 20 s
+  local sw0 sw1
+  nap 1; sw0=$(daemon_switches); nap 20; sw1=$(daemon_switches)
+  note "FIGURES idle with sway's socket connected: $((sw1 - sw0)) daemon wake-ups in 20 s (goal 0)"
+  # the shell bridge, with the daemon's own source off (SWAYSOCK taken from the user manager)
+  session_env unset-environment SWAYSOCK DISPLAY
+  wait_for 15 focus_source_is none
+  check "sway's socket gone from the session: FocusSource" none "$(focus_source)"
+  cl env SWAYSOCK="$sock" sh -c 'swaymsg -t subscribe -m "[\"window\"]" | jq --unbuffered -r "select(.change == \"focus\") | .container.pid" | while read -r p; do gdbus call --session --dest org.example.ResourceControl --object-path /org/example/ResourceControl --method org.example.ResourceControl.SetForegroundProcess "$p" > /dev/null; done' \
+    > /dev/null 2>&1 < /dev/null &
+  local bridge=$!
+  nap 2
+  base=$(latency "$FOCUS_RUNS" "$sm '[pid=$pa] focus'" "$sm '[pid=$pb] focus'" "$events")
+  pkill -P "$bridge" 2>/dev/null; kill "$bridge" 2>/dev/null
+  pkill -P "$listener" 2>/dev/null; kill "$listener" 2>/dev/null
+  quiet_daemon off
+  note "FIGURES sway, focus command -> cpu.weight, ms (p50 p95, $FOCUS_RUNS changes): daemon $lat, shell bridge $base; swaymsg alone $cost (p50 net of it: daemon $(net "$lat" "$cost"), bridge $(net "$base" "$cost"))"
+}
+
+sec_focus_sway () {
+  login_session
+  focus_window_script
+  local t0=$EPOCHREALTIME wl sock pa pb lat base cost
+  printf 'include /etc/sway/config.d/*\n' > /tmp/rc-sway.conf
+  chmod 644 /tmp/rc-sway.conf
+  "$AU" systemd-run --user --scope --quiet -u rc-test-sway.scope env WLR_BACKENDS=headless \
+    WLR_RENDERER=pixman WLR_LIBINPUT_NO_DEVICES=1 sway -c /tmp/rc-sway.conf \
+    > "$OUT/sway.log" 2>&1 < /dev/null &
+  wait_for 60 sh -c "$AU systemctl --user show-environment | grep -q ^SWAYSOCK="
+  sock=$(session_env show-environment | sed -n 's/^SWAYSOCK=//p')
+  wl=$(session_env show-environment | sed -n 's/^WAYLAND_DISPLAY=//p')
+  note "sway up, its environment imported: $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s (SWAYSOCK=$sock)"
+  wait_for 15 focus_source_is sway
+  check "FocusSource after sway imported its environment" sway "$(focus_source)"
+  start_window "$FW_A" FocA WAYLAND_DISPLAY="$wl"
+  wait_for 30 all_active "$FW_A"
+  wait_for 60 weights_are "300" "$FW_A"
+  start_window "$FW_B" FocB WAYLAND_DISPLAY="$wl"
+  wait_for 30 all_active "$FW_B"
+  wait_for 60 weights_are "100 300" "$FW_A" "$FW_B"
+  check "sway: a new window is focused and boosted (A B)" "100 300" "$(weights "$FW_A" "$FW_B")"
+  pa=$(pid_of "$FW_A"); pb=$(pid_of "$FW_B")
+  "$AU" env SWAYSOCK="$sock" swaymsg "[pid=$pa] focus" > /dev/null
+  wait_for 10 weights_are "300 100" "$FW_A" "$FW_B"
+  check "sway: focus moved to A with swaymsg" "300 100" "$(weights "$FW_A" "$FW_B")"
+  if [ "$FOCUS_FIGURES" = 1 ]; then
+    focus_figures_sway "$sock" "$pa" "$pb"
+  else
+    session_env unset-environment SWAYSOCK DISPLAY
+    wait_for 15 focus_source_is none
+    check "sway's socket gone from the session: FocusSource" none "$(focus_source)"
+  fi
+  # sway goes away, comes back: the daemon follows the new socket
+  usc stop rc-test-sway.scope
+  session_env unset-environment WAYLAND_DISPLAY DISPLAY
+  check "daemon still active after sway went away" active "$(usc is-active resource-control.service)"
+  usc stop -- "$FW_A" "$FW_B"
+  note "section focus_sway: sway started once; $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s"
+}
+
+# ---------------------------------------------------------------------------------------------------
+# i3 on Xvfb: EWMH (_NET_ACTIVE_WINDOW, _NET_WM_PID); DISPLAY arrives as Xsession.d's script sends it
+
+# the timed part of focus_i3 (--focus-figures)
+focus_figures_i3 () {
+  local lat base cost
+  quiet_daemon on
+  wait_for 15 focus_source_is i3
+  local im="$AU env DISPLAY=:7 i3-msg" events=/tmp/rc-x11-events
+  : > "$events"; chmod 666 "$events"
+  "$AU" env DISPLAY=:7 bash -c 'xprop -root -spy _NET_ACTIVE_WINDOW | while read -r l; do echo "$EPOCHREALTIME" >> '"$events"'; done' \
+    > /dev/null 2>&1 < /dev/null &
+  local listener=$!
+  nap 1
+  eval "$im '[title=\"^FocA\$\"] focus'" > /dev/null
+  wait_for 10 weights_are "300 100" "$FW_A" "$FW_B"
+  check "i3: focus moved to A with i3-msg" "300 100" "$(weights "$FW_A" "$FW_B")"
+  lat=$(latency "$FOCUS_RUNS" "$im '[title=\"^FocA\$\"] focus'" "$im '[title=\"^FocB\$\"] focus'" "$events")
+  cost=$(command_cost 5 "$im '[title=\"^FocA\$\"] focus'")
+  session_env unset-environment DISPLAY
+  wait_for 15 focus_source_is none
+  # the shell bridge: xprop's events -> the window's pid -> gdbus call
+  cl env DISPLAY=:7 sh -c 'xprop -root -spy _NET_ACTIVE_WINDOW | while read -r _ _ _ _ w; do p=$(xprop -id "$w" _NET_WM_PID 2>/dev/null | sed -n "s/.* = //p"); [ -n "$p" ] && gdbus call --session --dest org.example.ResourceControl --object-path /org/example/ResourceControl --method org.example.ResourceControl.SetForegroundProcess "$p" > /dev/null; done' \
+    > /dev/null 2>&1 < /dev/null &
+  local bridge=$!
+  nap 2
+  base=$(latency "$FOCUS_RUNS" "$im '[title=\"^FocA\$\"] focus'" "$im '[title=\"^FocB\$\"] focus'" "$events")
+  pkill -P "$bridge" 2>/dev/null; kill "$bridge" 2>/dev/null
+  pkill -P "$listener" 2>/dev/null; kill "$listener" 2>/dev/null
+  quiet_daemon off
+  note "FIGURES i3 (X11, EWMH), focus command -> cpu.weight, ms (p50 p95, $FOCUS_RUNS changes): daemon $lat, shell bridge $base; i3-msg alone $cost (p50 net of it: daemon $(net "$lat" "$cost"), bridge $(net "$base" "$cost"))"
+}
+
+sec_focus_i3 () {
+  login_session
+  focus_window_script
+  local t0=$EPOCHREALTIME pa pb lat base cost
+  "$AU" systemd-run --user --scope --quiet -u rc-test-xvfb.scope Xvfb :7 -nolisten tcp -screen 0 640x480x24 \
+    > "$OUT/xvfb.log" 2>&1 < /dev/null &
+  wait_for 30 test -S /tmp/.X11-unix/X7
+  printf 'font pango:monospace 8\nfocus_on_window_activation focus\n' > /tmp/rc-i3.conf
+  chmod 644 /tmp/rc-i3.conf
+  "$AU" systemd-run --user --scope --quiet -u rc-test-i3.scope env DISPLAY=:7 i3 -c /tmp/rc-i3.conf \
+    > "$OUT/i3.log" 2>&1 < /dev/null &
+  # what /etc/X11/Xsession.d/95dbus_update-activation-env does at an X session's start
+  "$AU" env DISPLAY=:7 dbus-update-activation-environment --systemd DISPLAY
+  wait_for 30 focus_source_is i3
+  check "FocusSource after DISPLAY reached the user manager" i3 "$(focus_source)"
+  start_window "$FW_A" FocA DISPLAY=:7
+  wait_for 30 all_active "$FW_A"
+  wait_for 60 weights_are "300" "$FW_A"
+  start_window "$FW_B" FocB DISPLAY=:7
+  wait_for 30 all_active "$FW_B"
+  wait_for 60 weights_are "100 300" "$FW_A" "$FW_B"
+  check "i3: a new window is focused and boosted (A B)" "100 300" "$(weights "$FW_A" "$FW_B")"
+  if [ "$FOCUS_FIGURES" = 1 ]; then focus_figures_i3; else session_env unset-environment DISPLAY; fi
+  usc stop -- "$FW_A" "$FW_B" rc-test-i3.scope rc-test-xvfb.scope
+  check "daemon still active after the X server went away" active "$(usc is-active resource-control.service)"
+  note "section focus_i3: Xvfb and i3 started once; $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s"
+}
+
+# ---------------------------------------------------------------------------------------------------
+# KWin 5.27 (kwin_wayland --virtual): the shipped script calls SetForegroundWindowProcess
+
+sec_focus_kwin () {
+  login_session
+  gtk_window_script
+  local t0=$EPOCHREALTIME sig
+  session_env set-environment XDG_CURRENT_DESKTOP=KDE
+  wait_for 15 focus_source_is kwin
+  check "FocusSource on a KDE session" kwin "$(focus_source)"
+  # what KWin's callDBus really sends
+  "$AU" dbus-monitor --session "interface='$RC_IFACE',member='SetForegroundWindowProcess'" \
+    > "$OUT/kwin-dbus-monitor.log" 2>&1 < /dev/null &
+  local monitor=$!
+  "$AU" systemd-run --user --scope --quiet -u rc-test-kwin.scope env KWIN_COMPOSE=Q \
+    kwin_wayland --virtual --no-lockscreen --no-global-shortcuts --socket rc-kwin --width 640 --height 480 \
+    > "$OUT/kwin.log" 2>&1 < /dev/null &
+  wait_for 120 test -S "/run/user/$U/rc-kwin"
+  note "kwin_wayland up: $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s"
+  start_gtk_window "$FW_A" FocA WAYLAND_DISPLAY=rc-kwin
+  wait_for 30 all_active "$FW_A"
+  wait_for 90 weights_are "300" "$FW_A"
+  check "KWin: the first window is focused and boosted through the script" 300 "$(weights "$FW_A")"
+  start_gtk_window "$FW_B" FocB WAYLAND_DISPLAY=rc-kwin
+  wait_for 30 all_active "$FW_B"
+  wait_for 60 weights_are "100 300" "$FW_A" "$FW_B"
+  check "KWin: a new window is focused and boosted (A B)" "100 300" "$(weights "$FW_A" "$FW_B")"
+  # B closes: KWin gives the focus back to A, and the script says so
+  usc stop -- "$FW_B"
+  wait_for 30 weights_are "300" "$FW_A"
+  check "KWin: B closed, the focus back on A" 300 "$(weights "$FW_A")"
+  kill "$monitor" 2>/dev/null
+  sig=$(grep -m1 -A1 'member=SetForegroundWindowProcess' "$OUT/kwin-dbus-monitor.log" | tail -1 | awk '{ print $1 }')
+  check "KWin's callDBus sends the pid as" int32 "$sig"
+  usc stop -- "$FW_A" "$FW_B" rc-test-kwin.scope
+  session_env unset-environment XDG_CURRENT_DESKTOP
+  check "daemon still active after KWin went away" active "$(usc is-active resource-control.service)"
+  note "section focus_kwin: KWin started once; $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s"
+}
