@@ -18,6 +18,13 @@
 /* How long a started unit may take to show up in the registry before the
  * reply goes out anyway (it is active: systemd said so). */
 #define LISTED_TIMEOUT_SEC 5
+/* Caps on what a caller may hand in before polkit is asked: each is far
+ * above what a launcher or task manager sends, and bounds the daemon's work
+ * for a caller that is not one. */
+#define RC_LAUNCH_MAX_ENVIRONMENT 64
+#define RC_LAUNCH_MAX_URIS        256
+#define RC_LAUNCH_MAX_ARGUMENT    4096
+#define RC_ADOPT_MAX_PIDS         1024
 /* Rounds of moving the rest of an adopted tree, level by level. */
 #define ADOPT_SWEEPS 16
 
@@ -130,13 +137,47 @@ is_launcher_name (const char *s)
   return TRUE;
 }
 
+/* What a launcher legitimately hands to the app it starts: the display,
+ * the activation token, the locale. Anything else (LD_PRELOAD,
+ * LD_LIBRARY_PATH, GTK_MODULES, GIO_EXTRA_MODULES, ...) would let the
+ * caller choose code the app runs, which the launch action does not grant:
+ * behind a D-Bus proxy a sandboxed app is a caller in the active session. */
+static const char * const environment_allowed[] = {
+  "DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY", "XDG_ACTIVATION_TOKEN", "DESKTOP_STARTUP_ID",
+  "XDG_CURRENT_DESKTOP", "XDG_SESSION_TYPE", "XDG_SESSION_DESKTOP", "LANG", "LANGUAGE",
+  "LC_*", "TZ",
+};
+
+static gboolean
+is_environment_key_allowed (const char *key)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (environment_allowed); i++)
+    {
+      const char *allowed = environment_allowed[i];
+      gsize n = strlen (allowed);
+
+      if (allowed[n - 1] == '*' ? strncmp (key, allowed, n - 1) == 0 && key[n - 1] != '\0'
+                                : g_str_equal (key, allowed))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 static gboolean
 parse_environment (Request  *request,
                    GVariant *value,
                    GError  **error)
 {
   g_autofree const char **vars = g_variant_get_strv (value, NULL);
+  gsize n = g_strv_length ((char **) vars);
 
+  if (n > RC_LAUNCH_MAX_ENVIRONMENT)
+    {
+      g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                   "Option Environment has %" G_GSIZE_FORMAT " entries: at most %d are allowed",
+                   n, RC_LAUNCH_MAX_ENVIRONMENT);
+      return FALSE;
+    }
   for (guint i = 0; vars[i] != NULL; i++)
     {
       const char *eq = strchr (vars[i], '=');
@@ -148,8 +189,24 @@ parse_environment (Request  *request,
       if (!valid)
         {
           g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
-                       "Option Environment: \"%s\" is not KEY=VALUE with KEY made of "
+                       "Option Environment: \"%.64s\" is not KEY=VALUE with KEY made of "
                        "letters, digits and '_'", vars[i]);
+          return FALSE;
+        }
+      if (strlen (vars[i]) > RC_LAUNCH_MAX_ARGUMENT)
+        {
+          g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                       "Option Environment: the value of %s is longer than %d bytes", key,
+                       RC_LAUNCH_MAX_ARGUMENT);
+          return FALSE;
+        }
+      if (!is_environment_key_allowed (key))
+        {
+          g_autofree char *allowed = g_strjoinv (" ", (char **) environment_allowed);
+
+          g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                       "Option Environment: %s may not be passed to an app (it could make the "
+                       "app run other code); allowed are %s", key, allowed);
           return FALSE;
         }
     }
@@ -683,6 +740,28 @@ load_desktop_file (Request            *request,
   return TRUE;
 }
 
+static gboolean
+check_uris (const char * const *uris,
+            GError            **error)
+{
+  guint n = g_strv_length ((char **) uris);
+
+  if (n > RC_LAUNCH_MAX_URIS)
+    {
+      g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                   "%u files or URIs given: at most %d are allowed", n, RC_LAUNCH_MAX_URIS);
+      return FALSE;
+    }
+  for (guint i = 0; i < n; i++)
+    if (strlen (uris[i]) > RC_LAUNCH_MAX_ARGUMENT)
+      {
+        g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                     "File or URI %u is longer than %d bytes", i + 1, RC_LAUNCH_MAX_ARGUMENT);
+        return FALSE;
+      }
+  return TRUE;
+}
+
 void
 rc_launch_submit (const RcChangeServices *svc,
                   GDBusMethodInvocation  *invocation,
@@ -699,7 +778,7 @@ rc_launch_submit (const RcChangeServices *svc,
       return;
     }
   request->app_id = g_strdup (app_id);
-  if (!load_desktop_file (request, uris, &error))
+  if (!check_uris (uris, &error) || !load_desktop_file (request, uris, &error))
     {
       request_fail (request, error);
       return;
@@ -979,6 +1058,14 @@ rc_adopt_submit (const RcChangeServices *svc,
       request_fail (request, g_error_new_literal (RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
                                                   "No process given: pass the pids of the "
                                                   "app's processes"));
+      return;
+    }
+  if (n > RC_ADOPT_MAX_PIDS)
+    {
+      request_fail (request, g_error_new (RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                                          "%" G_GSIZE_FORMAT " processes given: at most %d "
+                                          "are allowed (the app's own processes follow "
+                                          "the ones named)", n, RC_ADOPT_MAX_PIDS));
       return;
     }
   request->roots = g_array_new (FALSE, FALSE, sizeof (guint32));

@@ -465,10 +465,11 @@ unit_by_pid_cb (GObject      *source,
   /* A process outside the apps (the shell, a terminal in the login
    * session's scope, which the user's manager does not even know) leaves
    * no app in the foreground. */
-  apps = g_ptr_array_new ();
+  /* The apps are held across the polkit check: one may stop meanwhile. */
+  apps = g_ptr_array_new_with_free_func ((GDestroyNotify) rc_app_unref);
   app = path != NULL ? rc_registry_lookup_path (self->svc.registry, path) : NULL;
   if (app != NULL && rc_app_is_controllable_slice (app->slice))
-    g_ptr_array_add (apps, app);
+    g_ptr_array_add (apps, rc_app_ref (app));
   authorize_then (self, invocation, foreground_authorized, apps,
                   (GDestroyNotify) g_ptr_array_unref);
 }

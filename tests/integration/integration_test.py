@@ -1718,6 +1718,23 @@ class ForegroundTest(Base):
         self.rc_call('SetForegroundProcess', (os.getpid(),), '(u)')
         self.wait_weights([100, 100, 100])
 
+    def test_app_stops_while_its_foreground_call_is_authorized(self):
+        # the daemon holds the app across the polkit check; under ASan a
+        # borrowed pointer read after the app was freed crashes it here
+        self.pause_polkitd()
+        pending = self.call_async('SetForegroundProcess', (5001,), '(u)')
+        self.iterate(0.5)
+        self.stop_app(self.APPS[1])
+        self.wait_signal('AppRemoved', self.APPS[1])
+        self.resume_polkitd()
+        self.wait_pending(pending)
+        self.assertIsNone(pending.error)
+        self.assertIsNone(self.daemon.poll())
+        self.assertEqual(sorted(a['Unit'] for a in self.list_apps()),
+                         [self.APPS[0], self.APPS[2]])
+        self.assertEqual([self.cgroup_file(u, 'cpu.weight') for u in (self.APPS[0], self.APPS[2])],
+                         ['100', '100'])
+
     def test_bad_foreground_app_changes_nothing(self):
         self.foreground(self.APPS[0])
         self.wait_weights([300, 100, 100])

@@ -29,12 +29,12 @@ PAINTER = 'org.example.Painter'
 LA = '(sasa{sv})'
 AD = '(aua{sv})'
 
-# Writes its pid, arguments and display into $RC_TEST_OUT, then stays.
+# Writes its pid, arguments and display into @OUT@, then stays.
 APP_SCRIPT = '''#!/bin/sh
 { echo "pid=$$"; echo "cwd=$(pwd)"; echo "WAYLAND_DISPLAY=$WAYLAND_DISPLAY";
   echo "G_SLICE=${G_SLICE-unset}"; echo "GLIBC_TUNABLES=${GLIBC_TUNABLES-unset}";
-  for a in "$@"; do echo "arg=$a"; done; } > "$RC_TEST_OUT.tmp"
-mv "$RC_TEST_OUT.tmp" "$RC_TEST_OUT"
+  for a in "$@"; do echo "arg=$a"; done; } > "@OUT@.tmp"
+mv "@OUT@.tmp" "@OUT@"
 exec sleep 30
 '''
 
@@ -55,7 +55,8 @@ class LaunchBase(RcTestCase):
         self.bin_dir = os.path.join(self.workdir, 'bin')
         os.makedirs(self.bin_dir)
         self.app_script = os.path.join(self.bin_dir, 'launched-app')
-        h._write(self.app_script, APP_SCRIPT)
+        self.out = os.path.join(self.workdir, 'app-out')
+        h._write(self.app_script, APP_SCRIPT.replace('@OUT@', self.out))
         os.chmod(self.app_script, 0o755)
         # a copy of sleep that only org.example.Painter's desktop file names
         self.painter = os.path.join(self.bin_dir, 'painter')
@@ -68,7 +69,6 @@ class LaunchBase(RcTestCase):
         self.desktop('org.example.BusOnly', 'Bus Only', None, DBusActivatable='true')
         self.desktop('org.example.Missing', 'Missing Program', 'no-such-program-here %U')
         self.desktop(PAINTER, 'Painter', f'{self.painter} 300')
-        self.out = os.path.join(self.workdir, 'app-out')
         self.start_daemon()
 
     def desktop(self, app_id, name, exec_line, **keys):
@@ -81,7 +81,7 @@ class LaunchBase(RcTestCase):
         return path
 
     def launch(self, app_id, uris=(), **options):
-        opts = {'Environment': strv([f'RC_TEST_OUT={self.out}', 'WAYLAND_DISPLAY=wayland-test'])}
+        opts = {'Environment': strv(['WAYLAND_DISPLAY=wayland-test'])}
         opts.update(options)
         return self.rc_call('Launch', (app_id, list(uris), opts), LA)[0]
 
@@ -202,7 +202,7 @@ class LaunchTest(LaunchBase):
     def test_scope_start_that_fails_kills_the_held_process(self):
         self.mock('SetUnitJobResult', ('*.scope', 'failed'), '(ss)')
         message = self.assert_rc_error('Failed', 'Launch', (LAUNCHED, [], {
-            'Kind': s('scope'), 'Environment': strv([f'RC_TEST_OUT={self.out}'])}), LA)
+            'Kind': s('scope')}), LA)
         # the helper's reason reaches the caller
         self.assertIn('its start job ended "failed"', message)
         _, props = self.scope_calls()
@@ -253,6 +253,17 @@ class LaunchTest(LaunchBase):
             ((LAUNCHED, [], {'Launcher': s('a-b')}), 'InvalidArgument'),
             ((LAUNCHED, [], {'Slice': s('session.slice')}), 'InvalidArgument'),
             ((LAUNCHED, [], {'Environment': strv(['NOEQUALS'])}), 'InvalidArgument'),
+            # code the app would run, chosen by the caller
+            ((LAUNCHED, [], {'Environment': strv(['LD_PRELOAD=/tmp/x.so'])}), 'InvalidArgument'),
+            ((LAUNCHED, [], {'Environment': strv(['GTK_MODULES=evil'])}), 'InvalidArgument'),
+            ((LAUNCHED, [], {'Environment': strv(['GIO_EXTRA_MODULES=/tmp'])}), 'InvalidArgument'),
+            ((LAUNCHED, [], {'Environment': strv(['LD_LIBRARY_PATH=/tmp'])}), 'InvalidArgument'),
+            # caps, checked before polkit
+            ((LAUNCHED, [], {'Environment': strv([f'LC_X{i}=C' for i in range(65)])}),
+             'InvalidArgument'),
+            ((LAUNCHED, [], {'Environment': strv(['LANG=' + 'x' * 5000])}), 'InvalidArgument'),
+            ((LAUNCHED, ['/tmp/f'] * 257, {}), 'InvalidArgument'),
+            ((LAUNCHED, ['/tmp/' + 'f' * 5000], {}), 'InvalidArgument'),
             ((LAUNCHED, [], {'Environment': strv(['=x'])}), 'InvalidArgument'),
             ((LAUNCHED, [], {'Environment': s('A=b')}), 'InvalidArgument'),
             ((LAUNCHED, [], {'WorkingDirectory': s('relative')}), 'InvalidArgument'),
@@ -277,6 +288,17 @@ class LaunchTest(LaunchBase):
                         self.assertIn(key, message)
         self.assertEqual(self.systemd_calls('StartTransientUnit'), [])
         self.assertEqual(self.list_apps(), [])
+
+    def test_environment_names_the_refused_key(self):
+        message = self.assert_rc_error('InvalidArgument', 'Launch', (LAUNCHED, [], {
+            'Environment': strv(['DISPLAY=:0', 'LD_PRELOAD=/tmp/x.so'])}), LA)
+        self.assertIn('LD_PRELOAD', message)
+        self.assertIn('WAYLAND_DISPLAY', message)   # what is allowed
+        # the allowed keys reach the app
+        unit = self.launch(LAUNCHED, Environment=strv(['WAYLAND_DISPLAY=wl-9', 'LC_TIME=C',
+                                                       'XDG_ACTIVATION_TOKEN=tok']))
+        self.assertIn('WAYLAND_DISPLAY=wl-9', self.app_output())
+        self.assertTrue(unit.startswith('app-rc-org.example.Launched@'))
 
     def test_denied_by_polkit_starts_nothing(self):
         self.set_rules(body=f'''
@@ -401,9 +423,11 @@ class AdoptTest(LaunchBase):
             (([editor.pid], {'AppId': t(1)}), 'InvalidArgument', 'AppId'),
             (([editor.pid], {'Launcher': s('X')}), 'InvalidArgument', 'Launcher'),
             (([editor.pid], {'Kind': s('scope')}), 'InvalidArgument', 'Kind'),
+            # a cap before any /proc read: a million pids is refused at once
+            (([editor.pid] * 1000000, {}), 'InvalidArgument', 'at most 1024'),
         ]
         for args, error, words in table:
-            with self.subTest(args=args):
+            with self.subTest(args=args if len(args[0]) < 10 else 'many pids'):
                 message = self.assert_rc_error(error, 'Adopt', args, AD)
                 self.assertIn(words, message)
         self.assertEqual(self.systemd_calls('StartTransientUnit'), [])
