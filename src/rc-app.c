@@ -2,6 +2,8 @@
 #include "rc-app.h"
 #include "rc-common.h"
 #include "rc-cgroup.h"
+#include "rc-safe-file.h"
+#include "rc-unit-name.h"
 
 #include <gio/gdesktopappinfo.h>
 #include <string.h>
@@ -62,6 +64,19 @@ rc_app_set (RcApp       *app,
 
 #define set_string(field, value) rc_app_set (app, field, value)
 
+static void
+set_icon (RcApp           *app,
+          GDesktopAppInfo *info)
+{
+  GIcon *icon = g_app_info_get_icon (G_APP_INFO (info));
+
+  if (icon != NULL)
+    {
+      g_autofree char *icon_name = g_icon_to_string (icon);
+      set_string (&app->icon, icon_name);
+    }
+}
+
 /* Name and Icon come from the desktop file, found by GDesktopAppInfo (which
  * keeps its own index of the XDG data folders). A unit whose SourcePath is a
  * .desktop file names it directly, and that wins over the parsed AppID. */
@@ -71,16 +86,29 @@ rc_app_load_desktop_info (RcApp      *app,
 {
   g_autoptr(GDesktopAppInfo) info = NULL;
   g_autofree char *desktop_id = NULL;
-  GIcon *icon;
 
   if (source_path != NULL && g_str_has_suffix (source_path, ".desktop"))
     {
       g_autofree char *base = g_path_get_basename (source_path);
+      g_autoptr(GKeyFile) file = g_key_file_new ();
+      g_autoptr(GError) error = NULL;
 
       base[strlen (base) - strlen (".desktop")] = '\0';
-      if (*base != '\0')
+      if (rc_app_id_is_valid (base))
         set_string (&app->app_id, base);
-      info = g_desktop_app_info_new_from_filename (source_path);
+      /* Any process of the user may name any file as a unit's SourcePath:
+       * a FIFO must not stall the daemon, nor /dev/zero fill its memory. */
+      if (rc_safe_key_file_load (file, source_path, G_KEY_FILE_NONE, &error))
+        info = g_desktop_app_info_new_from_keyfile (file);
+      else
+        g_message ("%s: its SourcePath is not read: %s", app->unit, error->message);
+      if (info != NULL)
+        {
+          set_string (&app->name, g_app_info_get_name (G_APP_INFO (info)));
+          set_string (&app->desktop_file, source_path);
+          set_icon (app, info);
+          return;
+        }
     }
   if (info == NULL)
     {
@@ -95,12 +123,7 @@ rc_app_load_desktop_info (RcApp      *app,
 
   set_string (&app->name, g_app_info_get_name (G_APP_INFO (info)));
   set_string (&app->desktop_file, g_desktop_app_info_get_filename (info));
-  icon = g_app_info_get_icon (G_APP_INFO (info));
-  if (icon != NULL)
-    {
-      g_autofree char *icon_name = g_icon_to_string (icon);
-      set_string (&app->icon, icon_name);
-    }
+  set_icon (app, info);
 }
 
 /* app.slice, background.slice and their children (systemd names a child of

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-policy.h"
+#include "rc-safe-file.h"
 #include "rc-cgroup.h"
 #include "rc-error.h"
 #include "rc-request-queue.h"
@@ -118,7 +119,11 @@ load_state (RcPolicy *self)
 {
   g_autoptr(GKeyFile) file = g_key_file_new ();
 
-  g_key_file_load_from_file (file, self->state_file, G_KEY_FILE_NONE, NULL);
+  g_autoptr(GError) error = NULL;
+
+  if (!rc_safe_key_file_load (file, self->state_file, G_KEY_FILE_NONE, &error) &&
+      !g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+    g_message ("State file not read: %s", error->message);
   self->restored_boosted = load_state_list (file, "Boosted");
   self->restored_frozen = load_state_list (file, "Frozen");
 }

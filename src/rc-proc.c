@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-proc.h"
+#include "rc-safe-file.h"
+#include "rc-unit-name.h"
 
 #include <gio/gdesktopappinfo.h>
 #include <stdio.h>
@@ -221,9 +223,13 @@ from_flatpak_info (guint32 pid)
   g_autofree char *path = g_strdup_printf ("/proc/%u/root/.flatpak-info", pid);
   g_autoptr(GKeyFile) info = g_key_file_new ();
 
-  if (!g_key_file_load_from_file (info, path, G_KEY_FILE_NONE, NULL))
+  g_autofree char *name = NULL;
+
+  /* The process chose that file: read without waiting, a regular file only. */
+  if (!rc_safe_key_file_load (info, path, G_KEY_FILE_NONE, NULL))
     return NULL;
-  return g_key_file_get_string (info, "Application", "name", NULL);
+  name = g_key_file_get_string (info, "Application", "name", NULL);
+  return name != NULL && rc_app_id_is_valid (name) ? g_steal_pointer (&name) : NULL;
 }
 
 /* A value that marks an executable several desktop files name. */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-rules.h"
+#include "rc-safe-file.h"
 #include "rc-common.h"
 #include "rc-error.h"
 #include "rc-names.h"
@@ -241,7 +242,7 @@ read_file (RcRules    *self,
   g_autoptr(GError) error = NULL;
   g_auto(GStrv) groups = NULL;
 
-  if (!g_key_file_load_from_file (file, path, G_KEY_FILE_NONE, &error))
+  if (!rc_safe_key_file_load (file, path, G_KEY_FILE_NONE, &error))
     {
       report (self, reported, "%s: %s", path, error->message);
       return;
@@ -464,7 +465,7 @@ load_for_edit (const char *path,
   g_autoptr(GKeyFile) file = g_key_file_new ();
   g_autoptr(GError) local = NULL;
 
-  if (!g_key_file_load_from_file (file, path, G_KEY_FILE_KEEP_COMMENTS, &local) &&
+  if (!rc_safe_key_file_load (file, path, G_KEY_FILE_KEEP_COMMENTS, &local) &&
       !g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
     {
       g_set_error (error, RC_ERROR, RC_ERROR_FAILED, "Cannot edit %s: %s", path,
@@ -480,7 +481,7 @@ file_has_group (const char *path,
 {
   g_autoptr(GKeyFile) file = g_key_file_new ();
 
-  return g_key_file_load_from_file (file, path, G_KEY_FILE_NONE, NULL) &&
+  return rc_safe_key_file_load (file, path, G_KEY_FILE_NONE, NULL) &&
          g_key_file_has_group (file, group);
 }
 
