@@ -8,11 +8,13 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 
+#include "rc-audio-watch.h"
 #include "rc-authority.h"
 #include "rc-focus-watch.h"
 #include "rc-manager.h"
 #include "rc-names.h"
 #include "rc-policy.h"
+#include "rc-power-watch.h"
 #include "rc-registry.h"
 #include "rc-rules.h"
 #include "rc-systemd.h"
@@ -25,6 +27,8 @@ typedef struct {
   RcAuthority     *authority;
   RcRules         *rules;
   RcFocusWatch    *focus_watch;
+  RcAudioWatch    *audio_watch;
+  RcPowerWatch    *power_watch;
   RcPolicy        *policy;
   RcRequestQueue  *queue;
   RcManager       *manager;
@@ -127,8 +131,11 @@ start_policy (Daemon *daemon)
 
   daemon->rules = rc_rules_new (system_dir, user_dir);
   daemon->focus_watch = rc_focus_watch_new ();
+  daemon->audio_watch = rc_audio_watch_new (daemon->connection);
+  daemon->power_watch = rc_power_watch_new ();
   daemon->policy = rc_policy_new (daemon->registry, daemon->systemd, daemon->queue, daemon->rules,
-                                  daemon->focus_watch, state_file);
+                                  daemon->focus_watch, daemon->audio_watch, daemon->power_watch,
+                                  state_file);
 }
 
 static gboolean
@@ -147,7 +154,8 @@ start (Daemon  *daemon,
   daemon->queue = rc_request_queue_new ();
   start_policy (daemon);
   daemon->manager = rc_manager_new (daemon->registry, daemon->systemd, daemon->authority,
-                                    daemon->rules, daemon->policy, daemon->queue);
+                                    daemon->rules, daemon->policy, daemon->queue,
+                                    daemon->power_watch);
   if (!g_dbus_interface_skeleton_export (G_DBUS_INTERFACE_SKELETON (daemon->manager),
                                          daemon->connection, RC_DBUS_PATH, error))
     return FALSE;
@@ -167,6 +175,13 @@ stop (Daemon *daemon)
   g_clear_object (&daemon->policy);
   g_clear_object (&daemon->queue);
   g_clear_object (&daemon->focus_watch);
+  /* cancels their calls, which hold them */
+  if (daemon->audio_watch != NULL)
+    g_object_run_dispose (G_OBJECT (daemon->audio_watch));
+  g_clear_object (&daemon->audio_watch);
+  if (daemon->power_watch != NULL)
+    g_object_run_dispose (G_OBJECT (daemon->power_watch));
+  g_clear_object (&daemon->power_watch);
   g_clear_object (&daemon->rules);
   g_clear_object (&daemon->authority);
   g_clear_object (&daemon->registry);

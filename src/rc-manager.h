@@ -24,6 +24,7 @@ RcManager *rc_manager_new (RcRegistry     *registry,
                            RcAuthority    *authority,
                            RcRules        *rules,
                            RcPolicy       *policy,
-                           RcRequestQueue *queue);
+                           RcRequestQueue *queue,
+                           RcPowerWatch   *power_watch);
 
 G_END_DECLS
