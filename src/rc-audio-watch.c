@@ -476,7 +476,7 @@ take_object (RcAudioWatch *self,
 gboolean
 rc_audio_watch_parse_pipewire (RcAudioWatch *self,
                                const char   *json,
-                               gsize         length,
+                               gssize        length,
                                GError      **error)
 {
   g_autoptr(JsonParser) parser = json_parser_new_immutable ();

@@ -29,7 +29,7 @@ GArray       *rc_audio_watch_get_pids (RcAudioWatch *self);
 /* Takes in one JSON array of pw-dump's output; exposed for the unit tests. */
 gboolean      rc_audio_watch_parse_pipewire (RcAudioWatch *self,
                                              const char   *json,
-                                             gsize         length,
+                                             gssize        length,
                                              GError      **error);
 
 G_END_DECLS
