@@ -1747,8 +1747,8 @@ sec_audio_power () {
   wait_for 10 file_is "$(cg "$quiet")/cpu.weight" 20
   check "the quiet app has its rule's cpu.weight" 20 "$(cat "$(cg "$quiet")/cpu.weight")"
   check "the player keeps the default cpu.weight while it plays (rule says 20)" 100 "$(cat "$(cg "$play")/cpu.weight")"
-  for u in "$play" "$rec" "$quiet"; do rc SetForegroundApp "s" "$u" > /dev/null; done
-  rc SetForegroundApp s '' > /dev/null
+  for u in "$play" "$rec" "$quiet"; do call "SetForegroundApp $u" OK SetForegroundApp "$u"; done
+  call "SetForegroundApp none: all three in the background" OK SetForegroundApp "''"
   wait_for 10 frozen_is "$quiet" 1
   nap 2
   check "the quiet app is frozen in the background (cgroup.events)" 1 "$(frozen_of "$quiet")"
