@@ -111,7 +111,7 @@ update (RcAudioWatch *self)
     }
   g_array_sort (pids, compare_pids);
   if (pids->len == self->pids->len &&
-      memcmp (pids->data, self->pids->data, pids->len * sizeof (guint32)) == 0)
+      (pids->len == 0 || memcmp (pids->data, self->pids->data, pids->len * sizeof (guint32)) == 0))
     return;
   g_array_unref (self->pids);
   self->pids = g_steal_pointer (&pids);
