@@ -1772,7 +1772,7 @@ sec_audio_power () {
   systemctl stop power-profiles-daemon.service
 }
 
-SECTIONS="install apps activate list getapp signals cli polkit_default fair weight freeze_effect demo knobs errors faults rules boost launch adopt processes slices audio_power oomd oom polkit_down health io settings scale"
+SECTIONS="install apps activate list getapp signals cli polkit_default fair weight freeze_effect demo knobs errors faults rules boost launch adopt processes audio_power slices oomd oom polkit_down health io settings scale"
 ALWAYS="install apps activate"
 NO_DAEMON="install apps activate fair"
 SECTIONS="$SECTIONS panel"
