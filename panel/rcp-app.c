@@ -193,6 +193,20 @@ rcp_app_get_cpu_quota (RcpApp *self)
 }
 
 gboolean
+rcp_app_get_audio (RcpApp *self)
+{
+  for (guint i = 0; i < self->instances->len; i++)
+    {
+      Instance *inst = g_ptr_array_index (self->instances, i);
+      gboolean audio = FALSE;
+
+      if (g_variant_lookup (inst->record, "Audio", "b", &audio) && audio)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+gboolean
 rcp_app_get_frozen (RcpApp *self)
 {
   if (self->instances->len == 0)

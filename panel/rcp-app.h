@@ -33,6 +33,8 @@ guint64      rcp_app_get_memory_current (RcpApp *self);
 guint32      rcp_app_get_cpu_quota (RcpApp *self);
 /* TRUE when every instance is frozen (or freezing). */
 gboolean     rcp_app_get_frozen (RcpApp *self);
+/* Some instance plays or records sound (its record's Audio key). */
+gboolean     rcp_app_get_audio (RcpApp *self);
 /* The last CPU use in percent of one CPU, or -1 before two samples. */
 double       rcp_app_get_cpu_percent (RcpApp *self);
 /* @out_len samples, oldest first; -1 for "no sample". */

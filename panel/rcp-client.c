@@ -28,7 +28,7 @@ G_DEFINE_TYPE (RcpClient, rcp_client, G_TYPE_OBJECT)
 enum { PROP_0, PROP_AVAILABLE, N_PROPS };
 static GParamSpec *properties[N_PROPS];
 
-enum { SIGNAL_REFRESHED, N_SIGNALS };
+enum { SIGNAL_REFRESHED, SIGNAL_STATUS_CHANGED, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 static gint
@@ -139,6 +139,7 @@ apply_listing (RcpClient *self,
   for (guint i = 0; i < gone->len; i++)
     remove_app (self, g_ptr_array_index (gone, i));
   g_signal_emit (self, signals[SIGNAL_REFRESHED], 0);
+  g_signal_emit (self, signals[SIGNAL_STATUS_CHANGED], 0);
 }
 
 static void
@@ -182,6 +183,7 @@ app_added_cb (RcDBusResourceControl *proxy,
 
   if (app_id != NULL)
     rcp_app_update_instance (ensure_app (self, app_id), record);
+  g_signal_emit (self, signals[SIGNAL_STATUS_CHANGED], 0);
 }
 
 static void
@@ -196,6 +198,7 @@ app_removed_cb (RcDBusResourceControl *proxy,
   rcp_app_remove_instance (app, unit);
   if (rcp_app_get_n_instances (app) == 0)
     remove_app (self, app);
+  g_signal_emit (self, signals[SIGNAL_STATUS_CHANGED], 0);
 }
 
 static void
@@ -205,9 +208,18 @@ app_changed_cb (RcDBusResourceControl *proxy,
                 RcpClient             *self)
 {
   RcpApp *app = app_for_unit (self, unit);
+  g_autoptr(GVariant) audio = g_variant_lookup_value (changed, "Audio", NULL);
 
   if (app != NULL)
     rcp_app_apply_changes (app, unit, changed);
+  if (audio != NULL)
+    g_signal_emit (self, signals[SIGNAL_STATUS_CHANGED], 0);
+}
+
+static void
+properties_changed_cb (RcpClient *self)
+{
+  g_signal_emit (self, signals[SIGNAL_STATUS_CHANGED], 0);
 }
 
 static void
@@ -231,6 +243,8 @@ proxy_ready_cb (GObject      *source,
   g_signal_connect_object (proxy, "app-added", G_CALLBACK (app_added_cb), self, 0);
   g_signal_connect_object (proxy, "app-removed", G_CALLBACK (app_removed_cb), self, 0);
   g_signal_connect_object (proxy, "app-changed", G_CALLBACK (app_changed_cb), self, 0);
+  g_signal_connect_object (proxy, "g-properties-changed", G_CALLBACK (properties_changed_cb), self,
+                           G_CONNECT_SWAPPED);
   rcp_client_refresh (self);
 }
 
@@ -288,6 +302,50 @@ gboolean
 rcp_client_get_freeze_supported (RcpClient *self)
 {
   return self->proxy == NULL || rc_dbus_resource_control_get_freeze_supported (self->proxy);
+}
+
+/* A property an older daemon may not have: NULL. */
+static char *
+dup_string_property (RcpClient  *self,
+                     const char *name)
+{
+  g_autoptr(GVariant) value = NULL;
+
+  if (self->proxy == NULL)
+    return NULL;
+  value = g_dbus_proxy_get_cached_property (G_DBUS_PROXY (self->proxy), name);
+  if (value == NULL || !g_variant_is_of_type (value, G_VARIANT_TYPE_STRING))
+    return NULL;
+  return g_variant_dup_string (value, NULL);
+}
+
+char *
+rcp_client_dup_status (RcpClient *self)
+{
+  g_autofree char *focus = dup_string_property (self, "FocusSource");
+  g_autofree char *profile = dup_string_property (self, "PowerProfile");
+  g_autoptr(GVariant) battery = NULL;
+  GString *text = g_string_new (NULL);
+  guint held = 0;
+
+  if (self->proxy != NULL)
+    battery = g_dbus_proxy_get_cached_property (G_DBUS_PROXY (self->proxy), "OnBattery");
+  g_string_append_printf (text, "Focus: %s", focus != NULL && *focus != '\0' ? focus : "unknown");
+  g_string_append_printf (text, " · Power profile: %s",
+                          profile == NULL ? "unknown" : *profile != '\0' ? profile : "none");
+  if (battery != NULL && g_variant_is_of_type (battery, G_VARIANT_TYPE_BOOLEAN))
+    g_string_append (text, g_variant_get_boolean (battery) ? ", on battery" : ", on mains power");
+  g_string_append (text, " · Held for audio: ");
+  for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (self->apps)); i++)
+    {
+      g_autoptr(RcpApp) app = g_list_model_get_item (G_LIST_MODEL (self->apps), i);
+
+      if (rcp_app_get_audio (app))
+        g_string_append_printf (text, "%s%s", held++ > 0 ? ", " : "", rcp_app_get_name (app));
+    }
+  if (held == 0)
+    g_string_append (text, "none");
+  return g_string_free (text, FALSE);
 }
 
 GListModel *
@@ -426,6 +484,9 @@ rcp_client_class_init (RcpClientClass *klass)
   signals[SIGNAL_REFRESHED] = g_signal_new ("refreshed", G_TYPE_FROM_CLASS (klass),
                                             G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                             G_TYPE_NONE, 0);
+  signals[SIGNAL_STATUS_CHANGED] = g_signal_new ("status-changed", G_TYPE_FROM_CLASS (klass),
+                                                 G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                                 G_TYPE_NONE, 0);
 }
 
 static void

@@ -11,7 +11,8 @@ G_BEGIN_DECLS
  * GListModel of RcpApp (one per AppID) current from ListApps and the
  * AppAdded, AppRemoved and AppChanged signals, and makes the calls.
  * Property "available": the daemon owns its name and answered ListApps.
- * Signal "refreshed": a refresh (ListApps) was applied. */
+ * Signal "refreshed": a refresh (ListApps) was applied.
+ * Signal "status-changed": what rcp_client_dup_status says may differ. */
 #define RCP_TYPE_CLIENT (rcp_client_get_type ())
 G_DECLARE_FINAL_TYPE (RcpClient, rcp_client, RCP, CLIENT, GObject);
 
@@ -19,6 +20,9 @@ RcpClient  *rcp_client_new (GBusType bus_type);
 
 gboolean    rcp_client_get_available (RcpClient *self);
 gboolean    rcp_client_get_freeze_supported (RcpClient *self);
+/* One line for the user: the focus source, the power state and the apps
+ * held for audio, as the daemon says them. */
+char       *rcp_client_dup_status (RcpClient *self);
 /* RcpApp items, sorted by AppID. */
 GListModel *rcp_client_get_apps (RcpClient *self);
 RcpApp     *rcp_client_lookup_app (RcpClient  *self,

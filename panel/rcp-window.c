@@ -33,6 +33,7 @@ struct _RcpWindow
   GtkWidget            *sort_box;
   GtkWidget            *sort_cpu;
   GtkWidget            *list_box;
+  GtkWidget            *status_label;
   RcpAppPage           *app_page;
   RcpSlicesPage        *slices_page;
   RcpRulesPage         *rules_page;
@@ -346,6 +347,7 @@ static GtkWidget *
 build_apps_view (RcpWindow *self)
 {
   GtkWidget *placeholder = gtk_label_new ("No apps are running");
+  GtkWidget *box, *list;
 
   gtk_widget_add_css_class (placeholder, "dim-label");
   gtk_widget_set_margin_top (placeholder, 24);
@@ -359,7 +361,29 @@ build_apps_view (RcpWindow *self)
                                   "Running apps", -1);
   gtk_list_box_bind_model (GTK_LIST_BOX (self->list_box), G_LIST_MODEL (self->sorted),
                            create_row, self, NULL);
-  return scrolled (self->list_box);
+  self->status_label = gtk_label_new (NULL);
+  gtk_label_set_wrap (GTK_LABEL (self->status_label), TRUE);
+  gtk_label_set_xalign (GTK_LABEL (self->status_label), 0);
+  gtk_widget_add_css_class (self->status_label, "dim-label");
+  gtk_widget_add_css_class (self->status_label, "caption");
+  gtk_widget_set_margin_start (self->status_label, 12);
+  gtk_widget_set_margin_end (self->status_label, 12);
+  gtk_widget_set_margin_top (self->status_label, 6);
+  gtk_widget_set_margin_bottom (self->status_label, 6);
+  box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  list = scrolled (self->list_box);
+  gtk_widget_set_vexpand (list, TRUE);
+  gtk_box_append (GTK_BOX (box), list);
+  gtk_box_append (GTK_BOX (box), self->status_label);
+  return box;
+}
+
+static void
+status_changed_cb (RcpWindow *self)
+{
+  g_autofree char *text = rcp_client_dup_status (self->client);
+
+  gtk_label_set_text (GTK_LABEL (self->status_label), text);
 }
 
 static GtkWidget *
@@ -477,6 +501,7 @@ build (RcpWindow *self)
 
   g_signal_connect_swapped (self->client, "notify::available", G_CALLBACK (available_cb), self);
   g_signal_connect_swapped (self->client, "refreshed", G_CALLBACK (refreshed_cb), self);
+  g_signal_connect_swapped (self->client, "status-changed", G_CALLBACK (status_changed_cb), self);
   g_signal_connect (rcp_client_get_apps (self->client), "items-changed", G_CALLBACK (apps_changed_cb), self);
   if (rcp_client_get_available (self->client))
     available_cb (self);

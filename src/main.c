@@ -8,12 +8,14 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 
+#include "rc-audio-watch.h"
 #include "rc-authority.h"
 #include "rc-focus-tracker.h"
 #include "rc-focus-watch.h"
 #include "rc-manager.h"
 #include "rc-names.h"
 #include "rc-policy.h"
+#include "rc-power-watch.h"
 #include "rc-registry.h"
 #include "rc-rules.h"
 #include "rc-systemd.h"
@@ -27,6 +29,8 @@ typedef struct {
   RcRules         *rules;
   RcFocusWatch    *focus_watch;
   RcFocusTracker  *focus;
+  RcAudioWatch    *audio_watch;
+  RcPowerWatch    *power_watch;
   RcPolicy        *policy;
   RcRequestQueue  *queue;
   RcManager       *manager;
@@ -129,8 +133,11 @@ start_policy (Daemon *daemon)
 
   daemon->rules = rc_rules_new (system_dir, user_dir);
   daemon->focus_watch = rc_focus_watch_new ();
+  daemon->audio_watch = rc_audio_watch_new (daemon->connection);
+  daemon->power_watch = rc_power_watch_new ();
   daemon->policy = rc_policy_new (daemon->registry, daemon->systemd, daemon->queue, daemon->rules,
-                                  daemon->focus_watch, state_file);
+                                  daemon->focus_watch, daemon->audio_watch, daemon->power_watch,
+                                  state_file);
 }
 
 static gboolean
@@ -149,7 +156,8 @@ start (Daemon  *daemon,
   daemon->queue = rc_request_queue_new ();
   start_policy (daemon);
   daemon->manager = rc_manager_new (daemon->registry, daemon->systemd, daemon->authority,
-                                    daemon->rules, daemon->policy, daemon->queue);
+                                    daemon->rules, daemon->policy, daemon->queue,
+                                    daemon->power_watch);
   daemon->focus = rc_focus_tracker_new (daemon->connection, daemon->registry, daemon->systemd,
                                         daemon->policy);
   rc_manager_set_focus (daemon->manager, daemon->focus);
@@ -175,6 +183,13 @@ stop (Daemon *daemon)
   g_clear_object (&daemon->policy);
   g_clear_object (&daemon->queue);
   g_clear_object (&daemon->focus_watch);
+  /* cancels their calls, which hold them */
+  if (daemon->audio_watch != NULL)
+    g_object_run_dispose (G_OBJECT (daemon->audio_watch));
+  g_clear_object (&daemon->audio_watch);
+  if (daemon->power_watch != NULL)
+    g_object_run_dispose (G_OBJECT (daemon->power_watch));
+  g_clear_object (&daemon->power_watch);
   g_clear_object (&daemon->rules);
   g_clear_object (&daemon->authority);
   g_clear_object (&daemon->registry);

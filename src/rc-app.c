@@ -201,7 +201,7 @@ read_usage (RcApp         *app,
 /* The keys of a record: what the registry knows, the limits, the usage. */
 enum {
   KEY_UNIT, KEY_APP_ID, KEY_LAUNCHER, KEY_NAME, KEY_ICON, KEY_DESKTOP_FILE, KEY_SLICE,
-  KEY_ACTIVE_STATE, KEY_FREEZER_STATE, KEY_CPU_WEIGHT, KEY_IO_WEIGHT, KEY_CPU_QUOTA,
+  KEY_ACTIVE_STATE, KEY_FREEZER_STATE, KEY_AUDIO, KEY_CPU_WEIGHT, KEY_IO_WEIGHT, KEY_CPU_QUOTA,
   KEY_MEMORY_LOW, KEY_MEMORY_HIGH, KEY_MEMORY_MAX, KEY_TASKS_MAX, KEY_MEMORY_MIN,
   KEY_MEMORY_SWAP_MAX, KEY_PIDS, KEY_MEMORY_CURRENT, KEY_CPU_USAGE_NSEC, KEY_TASKS_CURRENT,
   N_KEYS
@@ -214,7 +214,8 @@ record_keys (void)
 {
   static const char * const names[N_KEYS] = {
     RC_KEY_UNIT, RC_KEY_APP_ID, RC_KEY_LAUNCHER, RC_KEY_NAME, RC_KEY_ICON, RC_KEY_DESKTOP_FILE,
-    RC_KEY_SLICE, RC_KEY_ACTIVE_STATE, RC_KEY_FREEZER_STATE, RC_KEY_CPU_WEIGHT, RC_KEY_IO_WEIGHT,
+    RC_KEY_SLICE, RC_KEY_ACTIVE_STATE, RC_KEY_FREEZER_STATE, RC_KEY_AUDIO, RC_KEY_CPU_WEIGHT,
+    RC_KEY_IO_WEIGHT,
     RC_KEY_CPU_QUOTA, RC_KEY_MEMORY_LOW, RC_KEY_MEMORY_HIGH, RC_KEY_MEMORY_MAX, RC_KEY_TASKS_MAX,
     RC_KEY_MEMORY_MIN, RC_KEY_MEMORY_SWAP_MAX,
     RC_KEY_PIDS, RC_KEY_MEMORY_CURRENT, RC_KEY_CPU_USAGE_NSEC, RC_KEY_TASKS_CURRENT,
@@ -326,6 +327,21 @@ u32_entry (guint   key,
   return shared_entry (key, &wide, make_u32, &wide);
 }
 
+static GVariant *
+make_boolean (gconstpointer value)
+{
+  return g_variant_new_boolean (*(const guint64 *) value != 0);
+}
+
+static GVariant *
+boolean_entry (guint    key,
+               gboolean value)
+{
+  guint64 wide = value != FALSE;
+
+  return shared_entry (key, &wide, make_boolean, &wide);
+}
+
 /* The record of @app, whose folder open_cgroup () has seen. */
 static GVariant *
 build_record (RcApp *app)
@@ -345,6 +361,7 @@ build_record (RcApp *app)
   entries[KEY_SLICE] = string_entry (KEY_SLICE, app->slice);
   entries[KEY_ACTIVE_STATE] = string_entry (KEY_ACTIVE_STATE, app->active_state);
   entries[KEY_FREEZER_STATE] = string_entry (KEY_FREEZER_STATE, app->freezer_state);
+  entries[KEY_AUDIO] = boolean_entry (KEY_AUDIO, app->audio);
   entries[KEY_CPU_WEIGHT] = u64_entry (KEY_CPU_WEIGHT, stats.cpu_weight);
   entries[KEY_IO_WEIGHT] = u64_entry (KEY_IO_WEIGHT, stats.io_weight);
   entries[KEY_CPU_QUOTA] = u32_entry (KEY_CPU_QUOTA, stats.cpu_quota);

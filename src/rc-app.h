@@ -28,6 +28,7 @@ typedef struct {
   const char *active_state;
   const char *freezer_state;
 
+  gboolean        audio;        /* held for audio (set by the policy) */
   RcCgroupHandle *cgroup;       /* NULL until the first record, or without a folder */
   RcCgroupStats   limits;       /* the limit fields, when limits_known */
   gboolean        limits_known;

@@ -15,6 +15,8 @@
 #define RC_KEY_SLICE                    "Slice"
 #define RC_KEY_ACTIVE_STATE             "ActiveState"
 #define RC_KEY_FREEZER_STATE            "FreezerState"
+/* it plays or records sound: never frozen in the background */
+#define RC_KEY_AUDIO                    "Audio"
 #define RC_KEY_PIDS                     "Pids"
 /* the limits: record keys, SetLimits keys and rule keys */
 #define RC_KEY_CPU_WEIGHT               "CPUWeight"

@@ -18,6 +18,7 @@ struct _RcManager {
   RcChangeServices              svc;          /* what change requests use; cleared at finalize */
   RcRules                      *rules;
   RcSlices                     *slices;
+  RcPowerWatch                 *power_watch;
   GPtrArray                    *early_calls;  /* EarlyCall: held until the first listing is read */
   RcFocusTracker               *focus;
 };
@@ -871,13 +872,24 @@ app_changed_cb (RcRegistry *registry,
   rc_dbus_resource_control_emit_app_changed (RC_DBUS_RESOURCE_CONTROL (self), app->unit, changed);
 }
 
+static void
+power_changed_cb (RcPowerWatch *watch,
+                  RcManager    *self)
+{
+  RcDBusResourceControl *object = RC_DBUS_RESOURCE_CONTROL (self);
+
+  rc_dbus_resource_control_set_power_profile (object, rc_power_watch_get_profile (watch));
+  rc_dbus_resource_control_set_on_battery (object, rc_power_watch_get_on_battery (watch));
+}
+
 RcManager *
 rc_manager_new (RcRegistry     *registry,
                 RcSystemd      *systemd,
                 RcAuthority    *authority,
                 RcRules        *rules,
                 RcPolicy       *policy,
-                RcRequestQueue *queue)
+                RcRequestQueue *queue,
+                RcPowerWatch   *power_watch)
 {
   RcManager *self = g_object_new (RC_TYPE_MANAGER, NULL);
 
@@ -889,6 +901,9 @@ rc_manager_new (RcRegistry     *registry,
   self->svc.policy = g_object_ref (policy);
   self->svc.queue = g_object_ref (queue);
   self->slices = rc_slices_new (systemd, queue, rules);
+  self->power_watch = g_object_ref (power_watch);
+  g_signal_connect_object (power_watch, "changed", G_CALLBACK (power_changed_cb), self, 0);
+  power_changed_cb (power_watch, self);
   g_signal_connect_object (policy, "limits-applied", G_CALLBACK (limits_applied_cb), self, 0);
   g_signal_connect_object (registry, "app-added", G_CALLBACK (app_added_cb), self, 0);
   g_signal_connect_object (registry, "app-removed", G_CALLBACK (app_removed_cb), self, 0);
@@ -918,6 +933,7 @@ rc_manager_dispose (GObject *object)
   if (self->slices != NULL)
     g_object_run_dispose (G_OBJECT (self->slices));
   g_clear_object (&self->slices);
+  g_clear_object (&self->power_watch);
   g_clear_pointer (&self->early_calls, g_ptr_array_unref);
   g_clear_object (&self->focus);
   rc_heap_trim_cancel ();

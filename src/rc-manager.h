@@ -25,7 +25,8 @@ RcManager *rc_manager_new (RcRegistry     *registry,
                            RcAuthority    *authority,
                            RcRules        *rules,
                            RcPolicy       *policy,
-                           RcRequestQueue *queue);
+                           RcRequestQueue *queue,
+                           RcPowerWatch   *power_watch);
 /* FocusSource follows @focus; SetForegroundWindowProcess reports to it. */
 void       rc_manager_set_focus (RcManager      *self,
                                  RcFocusTracker *focus);

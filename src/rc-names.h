@@ -31,6 +31,14 @@
 #define SYSTEMD_SCOPE_INTERFACE     "org.freedesktop.systemd1.Scope"
 #define SYSTEMD_SERVICE_INTERFACE   "org.freedesktop.systemd1.Service"
 
+#define PPD_DBUS_NAME               "net.hadess.PowerProfiles"
+#define PPD_DBUS_PATH               "/net/hadess/PowerProfiles"
+#define UPOWER_DBUS_NAME            "org.freedesktop.UPower"
+#define UPOWER_DBUS_PATH            "/org/freedesktop/UPower"
+#define MPRIS_NAME_PREFIX           "org.mpris.MediaPlayer2."
+#define MPRIS_PATH                  "/org/mpris/MediaPlayer2"
+#define MPRIS_PLAYER_INTERFACE      "org.mpris.MediaPlayer2.Player"
+
 #define DBUS_PROPERTIES_INTERFACE   "org.freedesktop.DBus.Properties"
 #define DBUS_NAME                   "org.freedesktop.DBus"
 #define DBUS_PATH                   "/org/freedesktop/DBus"

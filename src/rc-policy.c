@@ -2,7 +2,9 @@
 #include "rc-policy.h"
 #include "rc-safe-file.h"
 #include "rc-cgroup.h"
+#include "rc-common.h"
 #include "rc-error.h"
+#include "rc-proc.h"
 #include "rc-request-queue.h"
 
 #include <errno.h>
@@ -21,6 +23,7 @@ typedef struct {
   gboolean  foreground;
   gboolean  inactive;      /* lost the focus and has not had it back */
   gboolean  frozen_by_us;  /* FreezeWhenInactiveSec froze it */
+  gboolean  audio;         /* plays or records: held */
   gboolean  write_queued;  /* a limits write waits for its turn */
   guint     freeze_id;
 } Unit;
@@ -32,6 +35,8 @@ struct _RcPolicy {
   RcRequestQueue *queue;
   RcRules        *rules;
   RcFocusWatch   *focus_watch;
+  RcAudioWatch   *audio_watch;
+  RcPowerWatch   *power_watch;
   char           *state_file;
   char           *state_written;
   GHashTable     *units;           /* unit name -> Unit */
@@ -178,6 +183,14 @@ effective_limits (RcPolicy *self,
   rc_policy_resolve_limits (unit->foreground && boost->enabled ? &boost->limits : NULL,
                             &unit->api, rule != NULL ? &rule->limits : NULL, &unit->applied,
                             &defaults, out);
+  /* Sound keeps at least its normal share: a rule (a power-saver one,
+   * say) neither lowers its weight below the default nor caps it. */
+  if (unit->audio && !rc_limits_has (&unit->api, RC_LIMIT_CPU_WEIGHT) &&
+      rc_limits_has (out, RC_LIMIT_CPU_WEIGHT) && out->values[RC_LIMIT_CPU_WEIGHT] < RC_WEIGHT_DEFAULT)
+    out->values[RC_LIMIT_CPU_WEIGHT] = RC_WEIGHT_DEFAULT;
+  if (unit->audio && !rc_limits_has (&unit->api, RC_LIMIT_CPU_QUOTA) &&
+      rc_limits_has (out, RC_LIMIT_CPU_QUOTA))
+    out->values[RC_LIMIT_CPU_QUOTA] = 0;
   /* IOWeight means nothing where io is not delegated (and SetLimits would
    * say NotSupported): leave it out there. */
   if (rc_limits_has (out, RC_LIMIT_IO_WEIGHT) &&
@@ -452,7 +465,7 @@ freeze_cb (gpointer user_data)
   RcPolicy *self = unit->policy;
 
   unit->freeze_id = 0;
-  if (!unit->foreground && freeze_delay (self, unit) > 0 && !unit->frozen_by_us)
+  if (!unit->foreground && !unit->audio && freeze_delay (self, unit) > 0 && !unit->frozen_by_us)
     set_frozen (self, unit, TRUE);
   return G_SOURCE_REMOVE;
 }
@@ -463,7 +476,8 @@ start_freeze_timer (RcPolicy *self,
 {
   guint delay = freeze_delay (self, unit);
 
-  if (delay == 0 || unit->freeze_id != 0 || unit->frozen_by_us || !is_controllable (unit) ||
+  if (delay == 0 || unit->freeze_id != 0 || unit->frozen_by_us || unit->audio ||
+      !is_controllable (unit) ||
       g_strcmp0 (unit->app->freezer_state, "frozen") == 0 ||
       !rc_cgroup_freeze_supported ())
     return;
@@ -561,6 +575,83 @@ rc_policy_note_freezer (RcPolicy *self,
   save_state (self);
 }
 
+/* ---- audio and power --------------------------------------------------- */
+
+/* @notify: FALSE for an instance just added, whose record (AppAdded,
+ * sent after this) says it already. */
+static void
+set_unit_audio (RcPolicy *self,
+                Unit     *unit,
+                gboolean  audio,
+                gboolean  notify)
+{
+  g_auto(GVariantBuilder) changes = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE_VARDICT);
+
+  if (unit->audio == audio)
+    return;
+  g_debug ("Policy: %s %s", unit->app->unit, audio ? "plays or records: held" : "is silent");
+  unit->audio = audio;
+  unit->app->audio = audio;
+  g_variant_builder_add (&changes, "{sv}", RC_KEY_AUDIO, g_variant_new_boolean (audio));
+  if (notify)
+    g_signal_emit (self, signals[SIGNAL_LIMITS_APPLIED], 0, unit->app,
+                   g_variant_builder_end (&changes));
+  if (audio)
+    {
+      g_clear_handle_id (&unit->freeze_id, g_source_remove);
+      if (unit->frozen_by_us)
+        set_frozen (self, unit, FALSE);
+    }
+  else if (unit->inactive && !unit->foreground)
+    start_freeze_timer (self, unit);
+  sync_unit (self, unit);
+}
+
+/* Which instances hold a process that plays or records: the process's
+ * cgroup names its app, as for GetAppByPid; a process in no app counts
+ * for nothing. */
+static void
+update_audio (RcPolicy *self,
+              Unit     *added)
+{
+  g_autoptr(GArray) pids = rc_audio_watch_get_pids (self->audio_watch);
+  g_autoptr(GHashTable) held = g_hash_table_new (g_str_hash, g_str_equal);
+  GHashTableIter iter;
+  Unit *unit;
+
+  for (guint i = 0; i < pids->len; i++)
+    {
+      g_autofree char *cgroup = rc_proc_cgroup (g_array_index (pids, guint32, i));
+      RcApp *app = cgroup != NULL ? rc_registry_lookup_cgroup (self->registry, cgroup) : NULL;
+
+      if (app != NULL)
+        g_hash_table_add (held, app->unit);
+    }
+  g_hash_table_iter_init (&iter, self->units);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &unit))
+    set_unit_audio (self, unit, g_hash_table_contains (held, unit->app->unit), unit != added);
+}
+
+static void
+audio_changed_cb (RcAudioWatch *watch,
+                  RcPolicy     *self)
+{
+  update_audio (self, NULL);
+}
+
+static void
+power_changed_cb (RcPowerWatch *watch,
+                  RcPolicy     *self)
+{
+  RcConditions conditions = 0;
+
+  if (g_strcmp0 (rc_power_watch_get_profile (watch), "power-saver") == 0)
+    conditions |= RC_CONDITION_POWER_SAVER;
+  if (rc_power_watch_get_on_battery (watch))
+    conditions |= RC_CONDITION_BATTERY;
+  rc_rules_set_conditions (self->rules, conditions);
+}
+
 /* ---- events ------------------------------------------------------------ */
 
 static void
@@ -618,6 +709,12 @@ app_added_cb (RcRegistry *registry,
         }
       sync_unit (self, unit);
     }
+  {
+    g_autoptr(GArray) pids = rc_audio_watch_get_pids (self->audio_watch);
+
+    if (pids->len > 0)
+      update_audio (self, unit);
+  }
   /* A new instance is neither boosted nor frozen by us unless it was
    * focused (rc_policy_set_foreground saved that) or restored. */
   if (restored)
@@ -688,6 +785,8 @@ rc_policy_new (RcRegistry     *registry,
                RcRequestQueue *queue,
                RcRules        *rules,
                RcFocusWatch   *focus_watch,
+               RcAudioWatch   *audio_watch,
+               RcPowerWatch   *power_watch,
                const char     *state_file)
 {
   RcPolicy *self = g_object_new (RC_TYPE_POLICY, NULL);
@@ -697,6 +796,8 @@ rc_policy_new (RcRegistry     *registry,
   self->queue = g_object_ref (queue);
   self->rules = g_object_ref (rules);
   self->focus_watch = g_object_ref (focus_watch);
+  self->audio_watch = g_object_ref (audio_watch);
+  self->power_watch = g_object_ref (power_watch);
   self->state_file = g_strdup (state_file);
   load_state (self);
   g_signal_connect_object (registry, "app-added", G_CALLBACK (app_added_cb), self, 0);
@@ -704,6 +805,9 @@ rc_policy_new (RcRegistry     *registry,
   g_signal_connect_object (rules, "changed", G_CALLBACK (rules_changed_cb), self, 0);
   g_signal_connect_object (focus_watch, "focus-changed", G_CALLBACK (focus_changed_cb), self, 0);
   g_signal_connect_object (systemd, "appeared", G_CALLBACK (systemd_appeared_cb), self, 0);
+  g_signal_connect_object (audio_watch, "changed", G_CALLBACK (audio_changed_cb), self, 0);
+  g_signal_connect_object (power_watch, "changed", G_CALLBACK (power_changed_cb), self, 0);
+  power_changed_cb (power_watch, self);
   if (rc_systemd_is_present (systemd))
     systemd_appeared_cb (systemd, self);
   return self;
@@ -720,6 +824,8 @@ rc_policy_dispose (GObject *object)
   g_clear_object (&self->systemd);
   g_clear_object (&self->rules);
   g_clear_object (&self->focus_watch);
+  g_clear_object (&self->audio_watch);
+  g_clear_object (&self->power_watch);
   G_OBJECT_CLASS (rc_policy_parent_class)->dispose (object);
 }
 

@@ -3,8 +3,10 @@
 
 #include <gio/gio.h>
 
+#include "rc-audio-watch.h"
 #include "rc-focus-watch.h"
 #include "rc-limits.h"
+#include "rc-power-watch.h"
 #include "rc-registry.h"
 #include "rc-request-queue.h"
 #include "rc-rules.h"
@@ -19,7 +21,11 @@ G_BEGIN_DECLS
  * instance when it becomes active and whenever they change; the boost
  * follows SetForeground* calls and Mutter's focus marks; an instance whose
  * rule has FreezeWhenInactiveSec is frozen that long after it lost the
- * focus and thawed when it gets it back.
+ * focus and thawed when it gets it back. An instance that plays or records
+ * sound (@audio_watch) is never frozen that way, and no rule takes its CPU
+ * weight below the default or caps its CPU time while it does. The power
+ * state (@power_watch) says which rules groups apply (@battery,
+ * @power-saver).
  *
  * What it boosted or froze is remembered in @state_file (in
  * $XDG_RUNTIME_DIR), so a restarted daemon undoes a boost it no longer
@@ -29,7 +35,8 @@ G_BEGIN_DECLS
  *
  * Signals:
  *   "limits-applied" (RcApp*, GVariant* a{sv})   the daemon changed these
- *                                                limits of the app */
+ *                                                limits of the app, or
+ *                                                its Audio key */
 #define RC_TYPE_POLICY (rc_policy_get_type ())
 G_DECLARE_FINAL_TYPE (RcPolicy, rc_policy, RC, POLICY, GObject);
 
@@ -38,6 +45,8 @@ RcPolicy *rc_policy_new (RcRegistry     *registry,
                          RcRequestQueue *queue,
                          RcRules        *rules,
                          RcFocusWatch   *focus_watch,
+                         RcAudioWatch   *audio_watch,
+                         RcPowerWatch   *power_watch,
                          const char     *state_file);
 
 /* Which value each limit should have, first found: @boost (NULL unless the

@@ -14,12 +14,28 @@
 #define ENABLED_KEY "Enabled"
 #define SLICE_GROUP_PREFIX "Slice "
 
+/* The groups of the files by condition: none, @battery, @power-saver (in
+ * the order they apply). */
+enum { LAYER_BASE, LAYER_BATTERY, LAYER_POWER_SAVER, N_LAYERS };
+
+static const struct {
+  const char  *suffix;
+  RcConditions condition;
+} layers[N_LAYERS] = {
+  [LAYER_BASE] = { NULL, 0 },
+  [LAYER_BATTERY] = { " @battery", RC_CONDITION_BATTERY },
+  [LAYER_POWER_SAVER] = { " @power-saver", RC_CONDITION_POWER_SAVER },
+};
+
 struct _RcRules {
   GObject       parent_instance;
   char         *system_dir;
   char         *user_dir;
-  GHashTable   *rules;       /* AppID -> RcRule */
-  GHashTable   *slices;      /* slice unit name -> RcLimits */
+  GHashTable   *file_rules[N_LAYERS];   /* AppID -> RcRule, as the files say */
+  GHashTable   *file_slices[N_LAYERS];  /* slice unit name -> RcLimits */
+  RcConditions  conditions;
+  GHashTable   *rules;       /* AppID -> RcRule, under the conditions */
+  GHashTable   *slices;      /* slice unit name -> RcLimits, the same */
   RcBoost       boost;
   GHashTable   *reported;    /* problems logged at the last reading */
   GFileMonitor *monitors[2];
@@ -190,7 +206,7 @@ read_rule_group (RcRules    *self,
 
       g_strstrip (text);
       if (g_str_equal (keys[i], FREEZE_KEY))
-        parse_freeze_sec (text, &rule->freeze_when_inactive_sec, &error);
+        rule->has_freeze = parse_freeze_sec (text, &rule->freeze_when_inactive_sec, &error);
       else
         parse_limit_key (&rule->limits, keys[i], text, &error);
       if (error != NULL)
@@ -230,13 +246,45 @@ read_slice_group (RcRules    *self,
   return limits;
 }
 
+gboolean
+rc_rules_split_group (const char   *group,
+                      char        **out_base,
+                      RcConditions *out_condition)
+{
+  const char *at = strstr (group, " @");
+
+  if (at == NULL)
+    {
+      *out_base = g_strdup (group);
+      *out_condition = 0;
+      return TRUE;
+    }
+  for (guint i = LAYER_BASE + 1; i < N_LAYERS; i++)
+    if (g_str_equal (at, layers[i].suffix))
+      {
+        *out_base = g_strndup (group, at - group);
+        *out_condition = layers[i].condition;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+static guint
+layer_of_condition (RcConditions condition)
+{
+  for (guint i = 0; i < N_LAYERS; i++)
+    if (layers[i].condition == condition)
+      return i;
+  g_assert_not_reached ();
+}
+
 static void
-read_file (RcRules    *self,
-           GHashTable *reported,
-           const char *path,
-           GHashTable *rules,
-           GHashTable *slices,
-           RcBoost    *boost)
+read_file (RcRules     *self,
+           GHashTable  *reported,
+           const char  *path,
+           GHashTable **rules,
+           GHashTable **slices,
+           RcBoost     *boost)
 {
   g_autoptr(GKeyFile) file = g_key_file_new ();
   g_autoptr(GError) error = NULL;
@@ -250,23 +298,105 @@ read_file (RcRules    *self,
   groups = g_key_file_get_groups (file, NULL);
   for (guint i = 0; groups[i] != NULL; i++)
     {
-      g_autofree char *slice = slice_of_group (groups[i]);
+      g_autofree char *base = NULL;
+      g_autofree char *slice = NULL;
+      RcConditions condition;
+      guint layer;
 
-      if (g_str_equal (groups[i], BOOST_GROUP))
+      if (!rc_rules_split_group (groups[i], &base, &condition))
+        {
+          report (self, reported, "%s, [%s]: a group name may end in \" @battery\" or "
+                  "\" @power-saver\" only", path, groups[i]);
+          continue;
+        }
+      layer = layer_of_condition (condition);
+      slice = slice_of_group (base);
+      if (g_str_equal (base, BOOST_GROUP) && layer == LAYER_BASE)
         read_boost_group (self, reported, file, path, boost);
+      else if (g_str_equal (base, BOOST_GROUP))
+        report (self, reported, "%s, [%s]: the boost has no power conditions", path, groups[i]);
       else if (slice != NULL)
-        g_hash_table_replace (slices, g_steal_pointer (&slice),
+        g_hash_table_replace (slices[layer], g_steal_pointer (&slice),
                               read_slice_group (self, reported, file, path, groups[i]));
-      else if (g_str_has_prefix (groups[i], SLICE_GROUP_PREFIX))
+      else if (g_str_has_prefix (base, SLICE_GROUP_PREFIX))
         report (self, reported, "%s, [%s]: the slices are [Slice session], [Slice app] and "
                 "[Slice background]", path, groups[i]);
-      else if (!rc_app_id_is_valid (groups[i]))
+      else if (!rc_app_id_is_valid (base))
         report (self, reported, "%s, [%s]: not a desktop AppID (e.g. org.gnome.Calculator)",
                 path, groups[i]);
       else
-        g_hash_table_replace (rules, g_strdup (groups[i]),
+        g_hash_table_replace (rules[layer], g_steal_pointer (&base),
                               read_rule_group (self, reported, file, path, groups[i]));
     }
+}
+
+/* Every limit @over sets, set in @limits. */
+static void
+overlay_limits (RcLimits       *limits,
+                const RcLimits *over)
+{
+  for (RcLimit limit = 0; limit < RC_N_LIMITS; limit++)
+    if (rc_limits_has (over, limit))
+      rc_limits_set (limits, limit, over->values[limit]);
+}
+
+/* The rules and slices as they are under the conditions that hold: each
+ * layer that holds over the ones before it, key by key. */
+static void
+merge_layers (RcRules *self)
+{
+  GHashTable *rules = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  GHashTable *slices = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+
+  for (guint i = 0; i < N_LAYERS; i++)
+    {
+      GHashTableIter iter;
+      const char *name;
+      RcRule *rule;
+      RcLimits *limits;
+
+      if ((self->conditions & layers[i].condition) != layers[i].condition)
+        continue;
+      g_hash_table_iter_init (&iter, self->file_rules[i]);
+      while (g_hash_table_iter_next (&iter, (gpointer *) &name, (gpointer *) &rule))
+        {
+          RcRule *merged = g_hash_table_lookup (rules, name);
+
+          if (merged == NULL)
+            {
+              merged = g_new0 (RcRule, 1);
+              g_hash_table_insert (rules, g_strdup (name), merged);
+            }
+          overlay_limits (&merged->limits, &rule->limits);
+          if (rule->has_freeze)
+            {
+              merged->has_freeze = TRUE;
+              merged->freeze_when_inactive_sec = rule->freeze_when_inactive_sec;
+            }
+        }
+      g_hash_table_iter_init (&iter, self->file_slices[i]);
+      while (g_hash_table_iter_next (&iter, (gpointer *) &name, (gpointer *) &limits))
+        {
+          RcLimits *merged = g_hash_table_lookup (slices, name);
+
+          if (merged == NULL)
+            {
+              merged = g_new0 (RcLimits, 1);
+              g_hash_table_insert (slices, g_strdup (name), merged);
+            }
+          overlay_limits (merged, limits);
+        }
+    }
+  g_clear_pointer (&self->rules, g_hash_table_unref);
+  self->rules = rules;
+  g_clear_pointer (&self->slices, g_hash_table_unref);
+  self->slices = slices;
+}
+
+static GHashTable *
+new_table (void)
+{
+  return g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
 }
 
 static void
@@ -274,10 +404,14 @@ rc_rules_reload (RcRules *self)
 {
   const char *dirs[] = { self->system_dir, self->user_dir };
   g_autoptr(GHashTable) reported = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  GHashTable *rules = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  GHashTable *slices = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  GHashTable *rules[N_LAYERS], *slices[N_LAYERS];
   RcBoost boost = { .enabled = TRUE };
 
+  for (guint i = 0; i < N_LAYERS; i++)
+    {
+      rules[i] = new_table ();
+      slices[i] = new_table ();
+    }
   rc_limits_set (&boost.limits, RC_LIMIT_CPU_WEIGHT, RC_BOOST_WEIGHT_DEFAULT);
   rc_limits_set (&boost.limits, RC_LIMIT_IO_WEIGHT, RC_BOOST_WEIGHT_DEFAULT);
   for (guint d = 0; d < G_N_ELEMENTS (dirs); d++)
@@ -287,16 +421,40 @@ rc_rules_reload (RcRules *self)
       for (guint i = 0; i < files->len; i++)
         read_file (self, reported, g_ptr_array_index (files, i), rules, slices, &boost);
     }
-  g_hash_table_unref (self->rules);
-  self->rules = rules;
-  g_clear_pointer (&self->slices, g_hash_table_unref);
-  self->slices = slices;
+  for (guint i = 0; i < N_LAYERS; i++)
+    {
+      g_hash_table_unref (self->file_rules[i]);
+      self->file_rules[i] = rules[i];
+      g_hash_table_unref (self->file_slices[i]);
+      self->file_slices[i] = slices[i];
+    }
+  merge_layers (self);
   self->boost = boost;
   g_hash_table_unref (self->reported);
   self->reported = g_steal_pointer (&reported);
-  g_debug ("Rules: %u AppIDs, boost %s", g_hash_table_size (rules),
+  g_debug ("Rules: %u AppIDs, boost %s", g_hash_table_size (rules[LAYER_BASE]),
            boost.enabled ? "on" : "off");
   g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
+}
+
+void
+rc_rules_set_conditions (RcRules     *self,
+                         RcConditions conditions)
+{
+  gboolean matters = FALSE;
+
+  if (conditions == self->conditions)
+    return;
+  for (guint i = 0; i < N_LAYERS; i++)
+    if ((conditions & layers[i].condition) != (self->conditions & layers[i].condition) &&
+        (g_hash_table_size (self->file_rules[i]) > 0 ||
+         g_hash_table_size (self->file_slices[i]) > 0))
+      matters = TRUE;
+  self->conditions = conditions;
+  merge_layers (self);
+  g_debug ("Rules: conditions now %x", conditions);
+  if (matters)
+    g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
 }
 
 static gboolean
@@ -369,11 +527,13 @@ rc_rules_to_variant (RcRules *self)
   g_autofree const char **app_ids = NULL;
   guint n;
 
-  app_ids = (const char **) g_hash_table_get_keys_as_array (self->rules, &n);
+  GHashTable *rules = self->file_rules[LAYER_BASE];
+
+  app_ids = (const char **) g_hash_table_get_keys_as_array (rules, &n);
   g_qsort_with_data (app_ids, n, sizeof (char *), compare_paths_with_data, NULL);
   for (guint i = 0; i < n; i++)
     g_variant_builder_add (&builder, "{s@a{sv}}", app_ids[i],
-                           rule_to_variant (g_hash_table_lookup (self->rules, app_ids[i])));
+                           rule_to_variant (g_hash_table_lookup (rules, app_ids[i])));
   return g_variant_builder_end (&builder);
 }
 
@@ -707,6 +867,11 @@ rc_rules_finalize (GObject *object)
   g_clear_handle_id (&self->reload_id, g_source_remove);
   for (guint i = 0; i < G_N_ELEMENTS (self->monitors); i++)
     g_clear_object (&self->monitors[i]);
+  for (guint i = 0; i < N_LAYERS; i++)
+    {
+      g_clear_pointer (&self->file_rules[i], g_hash_table_unref);
+      g_clear_pointer (&self->file_slices[i], g_hash_table_unref);
+    }
   g_clear_pointer (&self->rules, g_hash_table_unref);
   g_clear_pointer (&self->slices, g_hash_table_unref);
   g_clear_pointer (&self->reported, g_hash_table_unref);
@@ -727,7 +892,12 @@ rc_rules_class_init (RcRulesClass *klass)
 static void
 rc_rules_init (RcRules *self)
 {
-  self->rules = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  self->slices = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  for (guint i = 0; i < N_LAYERS; i++)
+    {
+      self->file_rules[i] = new_table ();
+      self->file_slices[i] = new_table ();
+    }
+  self->rules = new_table ();
+  self->slices = new_table ();
   self->reported = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 }

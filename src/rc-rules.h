@@ -25,7 +25,18 @@ G_DECLARE_FINAL_TYPE (RcRules, rc_rules, RC, RULES, GObject);
 typedef struct {
   RcLimits limits;
   guint    freeze_when_inactive_sec;   /* 0: never */
+  gboolean has_freeze;                 /* the group gave FreezeWhenInactiveSec */
 } RcRule;
+
+/* The power conditions a rule group may be for: its name ends in
+ * " @battery" (UPower says the system runs on battery) or " @power-saver"
+ * (power-profiles-daemon's active profile is power-saver). While a
+ * condition holds, the keys of its groups apply over those of the group
+ * without the suffix; @power-saver over @battery when both hold. */
+typedef enum {
+  RC_CONDITION_BATTERY     = 1 << 0,
+  RC_CONDITION_POWER_SAVER = 1 << 1,
+} RcConditions;
 
 typedef struct {
   gboolean enabled;
@@ -36,14 +47,25 @@ typedef struct {
  * missing, so that it can be watched without polling. */
 RcRules       *rc_rules_new (const char *system_dir,
                              const char *user_dir);
+/* The rule of @app_id as it is under the conditions that hold now. */
 const RcRule  *rc_rules_lookup (RcRules    *self,
                                 const char *app_id);
+/* The conditions that hold now; "changed" is emitted when that changes
+ * what a rule says. */
+void           rc_rules_set_conditions (RcRules     *self,
+                                        RcConditions conditions);
+/* "org.example.App @battery" -> "org.example.App", RC_CONDITION_BATTERY;
+ * a name without a suffix gives 0. FALSE for an unknown suffix. */
+gboolean       rc_rules_split_group (const char   *group,
+                                     char        **out_base,
+                                     RcConditions *out_condition);
 const RcBoost *rc_rules_get_boost (RcRules *self);
 /* The limits of a [Slice session], [Slice app] or [Slice background]
  * group, by the slice's unit name ("session.slice"); NULL for none. */
 const RcLimits *rc_rules_lookup_slice (RcRules    *self,
                                        const char *slice);
-/* a{sa{sv}}: AppID -> SetLimits keys, plus FreezeWhenInactiveSec u. */
+/* a{sa{sv}}: AppID -> SetLimits keys, plus FreezeWhenInactiveSec u; the
+ * groups without a condition. */
 GVariant      *rc_rules_to_variant (RcRules *self);
 
 /* Checks what a SetRule caller sent: SetLimits keys and FreezeWhenInactiveSec. */

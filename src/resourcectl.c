@@ -153,6 +153,12 @@ static const Command commands[] = {
     "rules file). polkit asks for your password by default.\n\n"
     LIMIT_KEYS_HELP, force_options, 2, G_MAXUINT,
     "SetSliceLimits", TRUE, rcctl_parse_set, NULL, NULL },
+  { "status", "", "Show the focus source, the power state and the apps held for audio",
+    "What the daemon follows: its version, whether freezing works here, where it\n"
+    "learns which app has the focus, power-profiles-daemon's profile and UPower's\n"
+    "battery state (which pick the \" @power-saver\" and \" @battery\" rules), and the\n"
+    "apps that play or record sound, which are never frozen in the background.",
+    NULL, 0, 0, NULL, FALSE, rcctl_parse_nothing, NULL, rcctl_run_status },
   { "monitor", "", "Print app events until interrupted", NULL, NULL, 0, 0,
     NULL, FALSE, rcctl_parse_nothing, NULL, rcctl_run_monitor },
   { "rule list", "", "List the rules (limits kept for an AppID)",

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* resourcectl's commands: what the command files share with the table and
  * dispatch in resourcectl.c. Each command family lives in a file of its own
- * (resourcectl-list.c, -limits.c, -rules.c, -foreground.c, -launch.c, -processes.c); how values are
+ * (resourcectl-list.c, -limits.c, -rules.c, -foreground.c, -launch.c, -processes.c, -status.c); how values are
  * shown is in resourcectl-output.c. */
 #pragma once
 
@@ -120,3 +120,4 @@ int      rcctl_finish_ps (GVariant *procs);
 int      rcctl_finish_slices (GVariant *slices);
 int      rcctl_run_monitor (RcDBusResourceControl *proxy);
 int      rcctl_run_adopt (RcDBusResourceControl *proxy);
+int      rcctl_run_status (RcDBusResourceControl *proxy);

@@ -37,6 +37,9 @@ packages=(
   attr
   # the VM oomd section: systemd-oomd acting on the ManagedOOM keys (the VM starts it only there)
   systemd-oomd
+  # the audio hold (pw-dump at run time; the VM audio_power section: a real PipeWire with
+  # WirePlumber, pw-play/pw-record) and the power conditions (a real power-profiles-daemon)
+  pipewire pipewire-bin wireplumber power-profiles-daemon
 )
 
 missing=()

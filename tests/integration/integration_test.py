@@ -271,7 +271,7 @@ class ListAppsTest(Base):
             'Icon': 'accessories-text-editor',
             'DesktopFile': os.path.join(self.applications_dir, 'org.example.Editor.desktop'),
             'Slice': 'app.slice', 'ActiveState': 'active', 'FreezerState': 'running',
-            'Pids': [4242, 4243], 'CPUWeight': 100,
+            'Audio': False, 'Pids': [4242, 4243], 'CPUWeight': 100,
             'IOWeight': UINT64_MAX,  # no io controller: no io.weight file
             'CPUQuota': 0, 'MemoryLow': 0, 'MemoryHigh': UINT64_MAX, 'MemoryMax': UINT64_MAX,
             'TasksMax': 4915, 'MemoryMin': 0, 'MemorySwapMax': UINT64_MAX,

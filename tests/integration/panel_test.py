@@ -424,6 +424,9 @@ class PanelTest(PanelTestCase):
         self.assertEqual(set(want), {APP_NAME, 'The Real App', 'Multi Window'})
         for name, units in want.items():
             self.wait_shown(name, 'LABEL')
+        # the status line: focus source, power state, apps held for audio (none here)
+        self.wait_shown(re.compile(r'^Focus: \w+ · Power profile: none, on mains power · '
+                                   r'Held for audio: none$'), 'LABEL')
         # one row per app, with its instance count
         self.wait_shown(re.compile(r'^2 instances · '), 'LABEL')
         self.assertEqual(len([n for n in self.names('LABEL') if re.match(r'^\d+ instances? · ', n)]), 3)

@@ -38,7 +38,8 @@ USAGE_KEYS = {'MemoryCurrent': 't', 'CPUUsageNSec': 't', 'TasksCurrent': 't'}
 # an app record (ListApps, GetApp, AppAdded), in the order the daemon gives them
 APP_KEYS = {
     'Unit': 's', 'AppId': 's', 'Launcher': 's', 'Name': 's', 'Icon': 's',
-    'DesktopFile': 's', 'Slice': 's', 'ActiveState': 's', 'FreezerState': 's', 'Pids': 'au',
+    'DesktopFile': 's', 'Slice': 's', 'ActiveState': 's', 'FreezerState': 's', 'Audio': 'b',
+    'Pids': 'au',
     **LIMIT_KEYS,
     **USAGE_KEYS,
 }

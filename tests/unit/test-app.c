@@ -71,6 +71,7 @@ reference_record (RcApp *app)
   g_variant_builder_add (&b, "{sv}", "Slice", g_variant_new_string (app->slice));
   g_variant_builder_add (&b, "{sv}", "ActiveState", g_variant_new_string (app->active_state));
   g_variant_builder_add (&b, "{sv}", "FreezerState", g_variant_new_string (app->freezer_state));
+  g_variant_builder_add (&b, "{sv}", "Audio", g_variant_new_boolean (app->audio));
   g_variant_builder_add (&b, "{sv}", "CPUWeight", g_variant_new_uint64 (st.cpu_weight));
   g_variant_builder_add (&b, "{sv}", "IOWeight", g_variant_new_uint64 (st.io_weight));
   g_variant_builder_add (&b, "{sv}", "CPUQuota", g_variant_new_uint32 (st.cpu_quota));

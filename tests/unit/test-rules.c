@@ -207,6 +207,144 @@ test_defaults_without_files (void)
 }
 
 static void
+test_split_group (void)
+{
+  static const struct {
+    const char  *group;
+    gboolean     ok;
+    const char  *base;
+    RcConditions condition;
+  } cases[] = {
+    { "org.example.App", TRUE, "org.example.App", 0 },
+    { "org.example.App @battery", TRUE, "org.example.App", RC_CONDITION_BATTERY },
+    { "org.example.App @power-saver", TRUE, "org.example.App", RC_CONDITION_POWER_SAVER },
+    { "Slice background @power-saver", TRUE, "Slice background", RC_CONDITION_POWER_SAVER },
+    { "Slice app @battery", TRUE, "Slice app", RC_CONDITION_BATTERY },
+    { "org.example.App @ac", FALSE, NULL, 0 },
+    { "org.example.App @battery @power-saver", FALSE, NULL, 0 },
+    { "org.example.App @Battery", FALSE, NULL, 0 },
+    { "org.example.App  @battery", TRUE, "org.example.App ", RC_CONDITION_BATTERY },
+    { "org.example.App@battery", TRUE, "org.example.App@battery", 0 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *base = NULL;
+      RcConditions condition = 0;
+      gboolean ok = rc_rules_split_group (cases[i].group, &base, &condition);
+
+      g_test_message ("[%s]", cases[i].group);
+      g_assert_cmpint (ok, ==, cases[i].ok);
+      if (!ok)
+        continue;
+      g_assert_cmpstr (base, ==, cases[i].base);
+      g_assert_cmpint (condition, ==, cases[i].condition);
+    }
+}
+
+/* Which keys apply under which conditions: the suffixed groups over the
+ * plain one, @power-saver over @battery, all taken back when the condition
+ * ends; a group with a bad suffix (or a suffixed [Boost]) is skipped. */
+static void
+test_condition_precedence (void)
+{
+  static const struct {
+    RcConditions conditions;
+    const char  *app_id;
+    guint64      cpu_weight;     /* 0: no CPUWeight in the rule */
+    guint64      cpu_quota;      /* 0: none */
+    guint        freeze_sec;
+    guint64      background_weight;  /* [Slice background], 0: no group */
+  } cases[] = {
+    { 0, "org.example.Both", 50, 20, 0, 0 },
+    { RC_CONDITION_BATTERY, "org.example.Both", 30, 20, 60, 0 },
+    { RC_CONDITION_POWER_SAVER, "org.example.Both", 10, 20, 0, 7 },
+    { RC_CONDITION_BATTERY | RC_CONDITION_POWER_SAVER, "org.example.Both", 10, 20, 60, 7 },
+    { 0, "org.example.OnlyBattery", 0, 0, 0, 0 },
+    { RC_CONDITION_BATTERY, "org.example.OnlyBattery", 0, 0, 30, 0 },
+    { RC_CONDITION_POWER_SAVER, "org.example.OnlyBattery", 0, 0, 0, 7 },
+    { 0, "org.example.Bad", 0, 0, 0, 0 },
+    { RC_CONDITION_BATTERY | RC_CONDITION_POWER_SAVER, "org.example.Bad", 0, 0, 0, 7 },
+    /* back to none: everything taken back */
+    { 0, "org.example.Both", 50, 20, 0, 0 },
+  };
+  g_autofree char *root = g_dir_make_tmp ("rc-rules-XXXXXX", NULL);
+  g_autofree char *system_dir = g_build_filename (root, "system", NULL);
+  g_autofree char *user_dir = g_build_filename (root, "user", "rules.d", NULL);
+  g_autoptr(RcRules) rules = NULL;
+  guint changes = 0;
+
+  write_file (system_dir, "10-a.conf",
+              "[org.example.Both]\nCPUWeight=50\nCPUQuota=20%\n"
+              "[org.example.Both @power-saver]\nCPUWeight=10\n"
+              "[Slice background @power-saver]\nCPUWeight=7\n"
+              "[org.example.Bad @sometimes]\nCPUWeight=1\n"
+              "[Boost @battery]\nCPUWeight=1\n");
+  write_file (user_dir, "00-mine.conf",
+              "[org.example.Both @battery]\nCPUWeight=30\nFreezeWhenInactiveSec=60\n"
+              "[org.example.OnlyBattery @battery]\nFreezeWhenInactiveSec=30\n");
+  if (!g_test_subprocess ())
+    {
+      /* The bad groups are reported (a warning, fatal in a test): run the
+       * rest in a child that may warn. */
+      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+      g_test_trap_assert_passed ();
+      g_test_trap_assert_stderr ("*[org.example.Bad @sometimes]: a group name may end in*"
+                                 "*[Boost @battery]: the boost has no power conditions*");
+      remove_tree (root);
+      return;
+    }
+  g_log_set_always_fatal (G_LOG_FATAL_MASK | G_LOG_LEVEL_CRITICAL);
+  rules = rc_rules_new (system_dir, user_dir);
+  g_signal_connect_swapped (rules, "changed", G_CALLBACK (g_atomic_int_inc), &changes);
+  /* ListRules shows the groups without a condition. */
+  {
+    g_autoptr(GVariant) listed = g_variant_ref_sink (rc_rules_to_variant (rules));
+
+    g_assert_cmpuint (g_variant_n_children (listed), ==, 1);
+  }
+  g_assert_cmpuint (rc_rules_get_boost (rules)->limits.values[RC_LIMIT_CPU_WEIGHT], ==,
+                    RC_BOOST_WEIGHT_DEFAULT);
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      const RcRule *rule;
+      const RcLimits *slice;
+
+      g_test_message ("conditions %x, %s", cases[i].conditions, cases[i].app_id);
+      rc_rules_set_conditions (rules, cases[i].conditions);
+      rule = rc_rules_lookup (rules, cases[i].app_id);
+      if (cases[i].cpu_weight == 0 && cases[i].cpu_quota == 0 && cases[i].freeze_sec == 0)
+        g_assert_null (rule);
+      else
+        {
+          g_assert_nonnull (rule);
+          g_assert_cmpint (rc_limits_has (&rule->limits, RC_LIMIT_CPU_WEIGHT), ==,
+                           cases[i].cpu_weight != 0);
+          if (cases[i].cpu_weight != 0)
+            g_assert_cmpuint (rule->limits.values[RC_LIMIT_CPU_WEIGHT], ==, cases[i].cpu_weight);
+          g_assert_cmpint (rc_limits_has (&rule->limits, RC_LIMIT_CPU_QUOTA), ==,
+                           cases[i].cpu_quota != 0);
+          if (cases[i].cpu_quota != 0)
+            g_assert_cmpuint (rule->limits.values[RC_LIMIT_CPU_QUOTA], ==, cases[i].cpu_quota);
+          g_assert_cmpuint (rule->freeze_when_inactive_sec, ==, cases[i].freeze_sec);
+        }
+      slice = rc_rules_lookup_slice (rules, "background.slice");
+      if (cases[i].background_weight == 0)
+        g_assert_null (slice);
+      else
+        g_assert_cmpuint (slice->values[RC_LIMIT_CPU_WEIGHT], ==, cases[i].background_weight);
+    }
+  /* "changed" came for each change of conditions, none for the same again. */
+  g_assert_cmpuint (changes, ==, 9);
+  rc_rules_set_conditions (rules, 0);
+  g_assert_cmpuint (changes, ==, 9);
+
+  g_clear_object (&rules);
+  remove_tree (root);
+}
+
+static void
 test_focus_parse (void)
 {
   g_assert_cmpint (rc_focus_parse ("-1", 2), ==, RC_FOCUS_FOCUSED);
@@ -229,6 +367,8 @@ main (int   argc,
   g_test_add_func ("/rules/parse-variant", test_parse_variant);
   g_test_add_func ("/rules/load-order", test_load_order);
   g_test_add_func ("/rules/defaults-without-files", test_defaults_without_files);
+  g_test_add_func ("/rules/split-group", test_split_group);
+  g_test_add_func ("/rules/condition-precedence", test_condition_precedence);
   g_test_add_func ("/rules/focus-parse", test_focus_parse);
   return g_test_run ();
 }

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* resourcectl status: what the daemon follows (focus, power) and which apps
+ * it holds for audio, as it says. */
+#include "resourcectl.h"
+#include "rc-common.h"
+
+#define STATUS_CALL_TIMEOUT_MS 25000
+
+/* A property the daemon may not have (an older daemon): NULL then. */
+static GVariant *
+cached (RcDBusResourceControl *proxy,
+        const char            *name,
+        const GVariantType    *type)
+{
+  g_autoptr(GVariant) value = g_dbus_proxy_get_cached_property (G_DBUS_PROXY (proxy), name);
+
+  if (value == NULL || !g_variant_is_of_type (value, type))
+    return NULL;
+  return g_steal_pointer (&value);
+}
+
+static const char *
+cached_string (RcDBusResourceControl *proxy,
+               const char            *name,
+               char                 **out_owned)
+{
+  g_autoptr(GVariant) value = cached (proxy, name, G_VARIANT_TYPE_STRING);
+
+  *out_owned = value != NULL ? g_variant_dup_string (value, NULL) : NULL;
+  return *out_owned;
+}
+
+static const char *
+cached_boolean (RcDBusResourceControl *proxy,
+                const char            *name,
+                const char            *yes,
+                const char            *no)
+{
+  g_autoptr(GVariant) value = cached (proxy, name, G_VARIANT_TYPE_BOOLEAN);
+
+  if (value == NULL)
+    return "unknown";
+  return g_variant_get_boolean (value) ? yes : no;
+}
+
+int
+rcctl_run_status (RcDBusResourceControl *proxy)
+{
+  g_autoptr(GVariant) reply = NULL;
+  g_autoptr(GVariant) apps = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) sorted = NULL;
+  g_autofree char *version = NULL;
+  g_autofree char *focus = NULL;
+  g_autofree char *profile = NULL;
+  guint held = 0;
+
+  reply = g_dbus_proxy_call_sync (G_DBUS_PROXY (proxy), "ListApps", NULL,
+                                  G_DBUS_CALL_FLAGS_NONE, STATUS_CALL_TIMEOUT_MS, NULL, &error);
+  if (reply == NULL)
+    {
+      g_dbus_error_strip_remote_error (error);
+      g_printerr ("resourcectl: %s\n", error->message);
+      return EXIT_FAILURE;
+    }
+  g_variant_get (reply, "(@aa{sv})", &apps);
+
+  g_print ("Daemon version:   %s\n",
+           cached_string (proxy, "Version", &version) != NULL ? version : "unknown");
+  g_print ("Freezing:         %s\n",
+           cached_boolean (proxy, "FreezeSupported", "supported",
+                           "not supported (cgroup v1 or hybrid)"));
+  cached_string (proxy, "FocusSource", &focus);
+  g_print ("Focus source:     %s\n", focus != NULL && *focus != '\0' ? focus : "unknown");
+  cached_string (proxy, "PowerProfile", &profile);
+  g_print ("Power profile:    %s\n",
+           profile == NULL ? "unknown"
+           : *profile != '\0' ? profile : "none (power-profiles-daemon does not run)");
+  g_print ("On battery:       %s\n", cached_boolean (proxy, "OnBattery", "yes", "no"));
+
+  sorted = rcctl_sorted_apps (apps);
+  for (guint i = 0; i < sorted->len; i++)
+    {
+      GVariant *app = g_ptr_array_index (sorted, i);
+      gboolean audio = FALSE;
+      g_autofree char *name = NULL;
+      g_autofree char *unit = NULL;
+
+      if (!g_variant_lookup (app, RC_KEY_AUDIO, "b", &audio) || !audio)
+        continue;
+      name = rcctl_printable (rcctl_lookup_string (app, RC_KEY_NAME));
+      unit = rcctl_printable (rcctl_lookup_string (app, RC_KEY_UNIT));
+      g_print ("%s %s (%s)\n", held++ == 0 ? "Held for audio:  " : "                ", name, unit);
+    }
+  if (held == 0)
+    g_print ("Held for audio:   none\n");
+  return EXIT_SUCCESS;
+}

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The PipeWire side of the audio watch: pw-dump's JSON batches, as PipeWire
+ * 0.3.65 prints them, to the pids that play or record. */
+#include "rc-audio-watch.h"
+
+/* One batch and the pids that play or record after it (in order). */
+typedef struct {
+  const char *what;
+  const char *json;
+  const char *pids;     /* "" for none */
+} Batch;
+
+static const Batch batches[] = {
+  { "a client with its pid, and the driver nodes",
+    "[{ \"id\": 30, \"type\": \"PipeWire:Interface:Client\", \"info\": { \"props\": "
+    "{ \"application.process.id\": 4242, \"application.name\": \"pw-play\" } } },"
+    " { \"id\": 27, \"type\": \"PipeWire:Interface:Node\", \"info\": { \"state\": \"running\", "
+    "\"props\": { \"node.name\": \"Dummy-Driver\" } } }]", "" },
+  { "its stream node, suspended",
+    "[{ \"id\": 41, \"type\": \"PipeWire:Interface:Node\", \"info\": { \"state\": \"suspended\", "
+    "\"props\": { \"media.class\": \"Stream/Output/Audio\", \"client.id\": 30 } } }]", "" },
+  { "the sink runs: not a stream",
+    "[{ \"id\": 32, \"type\": \"PipeWire:Interface:Node\", \"info\": { \"state\": \"running\", "
+    "\"props\": { \"media.class\": \"Audio/Sink\" } } }]", "" },
+  { "the stream runs: its client's pid",
+    "[{ \"id\": 41, \"type\": \"PipeWire:Interface:Node\", \"info\": { \"state\": \"running\", "
+    "\"props\": { \"media.class\": \"Stream/Output/Audio\", \"client.id\": 30 } } }]", "4242" },
+  { "a change without the state keeps it",
+    "[{ \"id\": 41, \"type\": \"PipeWire:Interface:Node\", \"info\": { \"change-mask\": "
+    "[ \"params\" ], \"props\": { \"media.class\": \"Stream/Output/Audio\", \"client.id\": 30 } } }]",
+    "4242" },
+  { "a capture stream with its own pid, as a string",
+    "[{ \"id\": 50, \"type\": \"PipeWire:Interface:Node\", \"info\": { \"state\": \"running\", "
+    "\"props\": { \"media.class\": \"Stream/Input/Audio\", \"application.process.id\": \"17\" } } }]",
+    "17,4242" },
+  { "a video stream does not count",
+    "[{ \"id\": 51, \"type\": \"PipeWire:Interface:Node\", \"info\": { \"state\": \"running\", "
+    "\"props\": { \"media.class\": \"Stream/Input/Video\", \"application.process.id\": 99 } } }]",
+    "17,4242" },
+  { "the playback stream goes idle",
+    "[{ \"id\": 41, \"type\": \"PipeWire:Interface:Node\", \"info\": { \"state\": \"idle\" } }]",
+    "17" },
+  { "it runs again, then is removed with its client",
+    "[{ \"id\": 41, \"type\": \"PipeWire:Interface:Node\", \"info\": { \"state\": \"running\" } },"
+    " { \"id\": 41, \"info\": null }, { \"id\": 30, \"info\": null }]", "17" },
+  { "the capture stream is removed",
+    "[{ \"id\": 50, \"info\": null }]", "" },
+};
+
+static char *
+pids_text (RcAudioWatch *watch)
+{
+  g_autoptr(GArray) pids = rc_audio_watch_get_pids (watch);
+  GString *text = g_string_new (NULL);
+
+  for (guint i = 0; i < pids->len; i++)
+    g_string_append_printf (text, "%s%u", i > 0 ? "," : "", g_array_index (pids, guint32, i));
+  return g_string_free (text, FALSE);
+}
+
+static void
+count_cb (RcAudioWatch *watch,
+          guint        *count)
+{
+  (*count)++;
+}
+
+static void
+test_pipewire_batches (void)
+{
+  g_autoptr(RcAudioWatch) watch = rc_audio_watch_new (NULL);
+  guint changes = 0;
+  guint expected_changes = 0;
+  g_autofree char *last = g_strdup ("");
+
+  g_signal_connect (watch, "changed", G_CALLBACK (count_cb), &changes);
+  for (guint i = 0; i < G_N_ELEMENTS (batches); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autofree char *pids = NULL;
+
+      g_test_message ("%s", batches[i].what);
+      g_assert_true (rc_audio_watch_parse_pipewire (watch, batches[i].json, -1, &error));
+      g_assert_no_error (error);
+      pids = pids_text (watch);
+      g_assert_cmpstr (pids, ==, batches[i].pids);
+      /* "changed" only when the pids change */
+      if (g_strcmp0 (pids, last) != 0)
+        expected_changes++;
+      g_assert_cmpuint (changes, ==, expected_changes);
+      g_free (last);
+      last = g_steal_pointer (&pids);
+    }
+}
+
+static void
+test_pipewire_nonsense (void)
+{
+  g_autoptr(RcAudioWatch) watch = rc_audio_watch_new (NULL);
+  static const char * const bad[] = { "[{ \"id\": ", "{ \"id\": 1 }", "" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr(GError) error = NULL;
+
+      g_assert_false (rc_audio_watch_parse_pipewire (watch, bad[i], -1, &error));
+      g_assert_nonnull (error);
+    }
+  /* objects without an id or of other kinds are passed over */
+  g_assert_true (rc_audio_watch_parse_pipewire (watch, "[1, \"x\", { \"type\": \"Node\" }]", -1,
+                                                NULL));
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/audio-watch/pipewire-batches", test_pipewire_batches);
+  g_test_add_func ("/audio-watch/pipewire-nonsense", test_pipewire_nonsense);
+  return g_test_run ();
+}
