@@ -204,6 +204,7 @@ enum {
   KEY_ACTIVE_STATE, KEY_FREEZER_STATE, KEY_AUDIO, KEY_CPU_WEIGHT, KEY_IO_WEIGHT, KEY_CPU_QUOTA,
   KEY_MEMORY_LOW, KEY_MEMORY_HIGH, KEY_MEMORY_MAX, KEY_TASKS_MAX, KEY_MEMORY_MIN,
   KEY_MEMORY_SWAP_MAX, KEY_PIDS, KEY_MEMORY_CURRENT, KEY_CPU_USAGE_NSEC, KEY_TASKS_CURRENT,
+  KEY_CPU_THROTTLED_USEC,
   N_KEYS
 };
 
@@ -219,6 +220,7 @@ record_keys (void)
     RC_KEY_CPU_QUOTA, RC_KEY_MEMORY_LOW, RC_KEY_MEMORY_HIGH, RC_KEY_MEMORY_MAX, RC_KEY_TASKS_MAX,
     RC_KEY_MEMORY_MIN, RC_KEY_MEMORY_SWAP_MAX,
     RC_KEY_PIDS, RC_KEY_MEMORY_CURRENT, RC_KEY_CPU_USAGE_NSEC, RC_KEY_TASKS_CURRENT,
+    RC_KEY_CPU_THROTTLED_USEC,
   };
   static GVariant *keys[N_KEYS];
   static gsize made = 0;
@@ -382,6 +384,8 @@ build_record (RcApp *app)
                                                            g_variant_new_uint64 (stats.cpu_usage_nsec)));
   entries[KEY_TASKS_CURRENT] = g_variant_ref_sink (entry (KEY_TASKS_CURRENT,
                                                           g_variant_new_uint64 (stats.tasks_current)));
+  entries[KEY_CPU_THROTTLED_USEC] = g_variant_ref_sink (entry (KEY_CPU_THROTTLED_USEC,
+                                                               g_variant_new_uint64 (stats.cpu_throttled_usec)));
   record = g_variant_new_array (G_VARIANT_TYPE ("{sv}"), entries, N_KEYS);
   for (guint i = 0; i < N_KEYS; i++)
     g_variant_unref (entries[i]);

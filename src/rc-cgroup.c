@@ -257,7 +257,7 @@ static void
 read_usage (const RcCgroupHandle *handle,
             RcCgroupStats        *out_stats)
 {
-  char buf[SMALL_FILE_MAX];
+  char buf[SMALL_FILE_MAX] = "";
   guint64 usage_usec;
 
   out_stats->memory_current = usage_u64_or_max (handle, USAGE_MEMORY_CURRENT);
@@ -267,6 +267,9 @@ read_usage (const RcCgroupHandle *handle,
     out_stats->cpu_usage_nsec = usage_usec * 1000;
   else
     out_stats->cpu_usage_nsec = G_MAXUINT64;
+  /* From the same read of cpu.stat: no file more per record. */
+  if (!(buf[0] != '\0' && parse_keyed_u64 (buf, "throttled_usec", &out_stats->cpu_throttled_usec)))
+    out_stats->cpu_throttled_usec = G_MAXUINT64;
 }
 
 /* Appends the pids of one chunk of cgroup.procs ("<pid>\n" lines) to @pids.

@@ -20,6 +20,7 @@ typedef struct {
   guint64 memory_swap_max;
   guint64 memory_current;
   guint64 cpu_usage_nsec;
+  guint64 cpu_throttled_usec; /* cpu.stat throttled_usec: time held back by CPUQuota */
   guint64 tasks_current;
 } RcCgroupStats;
 

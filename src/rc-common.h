@@ -37,6 +37,7 @@
 #define RC_KEY_MEMORY_CURRENT           "MemoryCurrent"
 #define RC_KEY_CPU_USAGE_NSEC           "CPUUsageNSec"
 #define RC_KEY_TASKS_CURRENT            "TasksCurrent"
+#define RC_KEY_CPU_THROTTLED_USEC       "CPUThrottledUSec"
 /* SetLimits only: MemoryMax and MemoryHigh as SetMemoryLimit sets them */
 #define RC_KEY_MEMORY_LIMIT             "MemoryLimit"
 /* rules only */

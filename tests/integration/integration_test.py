@@ -276,6 +276,7 @@ class ListAppsTest(Base):
             'CPUQuota': 0, 'MemoryLow': 0, 'MemoryHigh': UINT64_MAX, 'MemoryMax': UINT64_MAX,
             'TasksMax': 4915, 'MemoryMin': 0, 'MemorySwapMax': UINT64_MAX,
             'MemoryCurrent': 50 * MIB, 'CPUUsageNSec': 1234567000, 'TasksCurrent': 2,
+            'CPUThrottledUSec': 0,
         }
         self.assertEqual(rec, expected)
         self.assertEqual(self.list_apps(), [expected])
@@ -298,7 +299,7 @@ class ListAppsTest(Base):
             ('cpu.max', '25000 100000'), ('memory.low', str(64 * MIB)),
             ('memory.high', str(448 * MIB)), ('memory.max', str(512 * MIB)),
             ('pids.max', 'max'), ('memory.current', str(99 * MIB)),
-            ('cpu.stat', 'usage_usec 5\nuser_usec 3\nsystem_usec 2'),
+            ('cpu.stat', 'usage_usec 5\nuser_usec 3\nsystem_usec 2\nthrottled_usec 4'),
             ('pids.current', '7'), ('memory.min', str(32 * MIB)),
             ('memory.swap.max', '0')])
         rec = self.get_one(APP)
@@ -307,7 +308,7 @@ class ListAppsTest(Base):
                                'MemoryLow': 64 * MIB, 'MemoryHigh': 448 * MIB,
                                'MemoryMax': 512 * MIB, 'TasksMax': UINT64_MAX,
                                'MemoryMin': 32 * MIB, 'MemorySwapMax': 0,
-                               'MemoryCurrent': 99 * MIB, 'CPUUsageNSec': 5000,
+                               'MemoryCurrent': 99 * MIB, 'CPUUsageNSec': 5000, 'CPUThrottledUSec': 4,
                                'TasksCurrent': 7})
 
     def test_open_file_limit_is_kept_to(self):

@@ -34,7 +34,8 @@ LIMIT_KEYS = {
     'MemoryMax': 't', 'TasksMax': 't', 'MemoryMin': 't', 'MemorySwapMax': 't',
 }
 # the usage, in records only
-USAGE_KEYS = {'MemoryCurrent': 't', 'CPUUsageNSec': 't', 'TasksCurrent': 't'}
+USAGE_KEYS = {'MemoryCurrent': 't', 'CPUUsageNSec': 't', 'TasksCurrent': 't',
+              'CPUThrottledUSec': 't'}
 # an app record (ListApps, GetApp, AppAdded), in the order the daemon gives them
 APP_KEYS = {
     'Unit': 's', 'AppId': 's', 'Launcher': 's', 'Name': 's', 'Icon': 's',

@@ -87,6 +87,7 @@ reference_record (RcApp *app)
   g_variant_builder_add (&b, "{sv}", "MemoryCurrent", g_variant_new_uint64 (st.memory_current));
   g_variant_builder_add (&b, "{sv}", "CPUUsageNSec", g_variant_new_uint64 (st.cpu_usage_nsec));
   g_variant_builder_add (&b, "{sv}", "TasksCurrent", g_variant_new_uint64 (st.tasks_current));
+  g_variant_builder_add (&b, "{sv}", "CPUThrottledUSec", g_variant_new_uint64 (st.cpu_throttled_usec));
   return g_variant_ref_sink (g_variant_builder_end (&b));
 }
 

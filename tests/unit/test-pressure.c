@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "rc-pressure.h"
+
+static void
+test_psi_some (void)
+{
+  double percent = -1;
+
+  g_assert_true (rc_pressure_parse_some_avg10 ("some avg10=12.34 avg60=1.00 avg300=0.00 total=5\n"
+                                               "full avg10=3.00 avg60=0.00 avg300=0.00 total=1\n",
+                                               &percent));
+  g_assert_cmpfloat_with_epsilon (percent, 12.34, 1e-9);
+  /* cpu.pressure of older kernels has only the "some" line. */
+  g_assert_true (rc_pressure_parse_some_avg10 ("some avg10=0.00 avg60=0.00 avg300=0.00 total=0",
+                                               &percent));
+  g_assert_cmpfloat (percent, ==, 0.0);
+  percent = 7;
+  g_assert_false (rc_pressure_parse_some_avg10 ("full avg10=3.00 avg60=0.00\n", &percent));
+  g_assert_false (rc_pressure_parse_some_avg10 ("some avg10=x\n", &percent));
+  g_assert_false (rc_pressure_parse_some_avg10 ("", &percent));
+  g_assert_cmpfloat (percent, ==, 7.0);
+}
+
+static void
+test_memory_events (void)
+{
+  g_autoptr(GVariant) events = g_variant_ref_sink (
+    rc_pressure_parse_memory_events ("low 0\nhigh 12\nmax 3\noom 1\noom_kill 1\nbad\nworse x\n"));
+  guint64 value = 0;
+
+  g_assert_cmpstr (g_variant_get_type_string (events), ==, "a{st}");
+  g_assert_cmpuint (g_variant_n_children (events), ==, 5);
+  g_assert_true (g_variant_lookup (events, "high", "t", &value));
+  g_assert_cmpuint (value, ==, 12);
+  g_assert_true (g_variant_lookup (events, "oom_kill", "t", &value));
+  g_assert_cmpuint (value, ==, 1);
+  g_assert_false (g_variant_lookup (events, "worse", "t", &value));
+
+  g_autoptr(GVariant) empty = g_variant_ref_sink (rc_pressure_parse_memory_events (""));
+  g_assert_cmpuint (g_variant_n_children (empty), ==, 0);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/pressure/psi-some", test_psi_some);
+  g_test_add_func ("/pressure/memory-events", test_memory_events);
+  return g_test_run ();
+}
