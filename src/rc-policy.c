@@ -594,8 +594,11 @@ set_unit_audio (RcPolicy *self,
   unit->app->audio = audio;
   g_variant_builder_add (&changes, "{sv}", RC_KEY_AUDIO, g_variant_new_boolean (audio));
   if (notify)
-    g_signal_emit (self, signals[SIGNAL_LIMITS_APPLIED], 0, unit->app,
-                   g_variant_builder_end (&changes));
+    {
+      g_autoptr(GVariant) changed = g_variant_ref_sink (g_variant_builder_end (&changes));
+
+      g_signal_emit (self, signals[SIGNAL_LIMITS_APPLIED], 0, unit->app, changed);
+    }
   if (audio)
     {
       g_clear_handle_id (&unit->freeze_id, g_source_remove);

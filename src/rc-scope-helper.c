@@ -46,7 +46,9 @@ typedef struct {
 static int status_fd = -1;
 
 /* The one answer line to the daemon; it may be gone (SIGPIPE is ignored). */
-G_GNUC_PRINTF (1, 2)
+static void answer (const char *format,
+                    ...) G_GNUC_PRINTF (1, 2);
+
 static void
 answer (const char *format,
         ...)
@@ -202,7 +204,10 @@ app_environment (const Request *request,
   return env;
 }
 
-G_GNUC_NORETURN G_GNUC_PRINTF (2, 3)
+static void child_fail (int         report_fd,
+                        const char *format,
+                        ...) G_GNUC_NORETURN G_GNUC_PRINTF (2, 3);
+
 static void
 child_fail (int         report_fd,
             const char *format,
