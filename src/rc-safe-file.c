@@ -15,6 +15,7 @@ rc_safe_file_read (const char *path,
 {
   g_autofree char *contents = NULL;
   struct stat st;
+  gsize size;
   gsize done = 0;
   int fd;
 
@@ -42,11 +43,12 @@ rc_safe_file_read (const char *path,
                    " bytes are not read", path, (guint64) st.st_size, max_size);
       return FALSE;
     }
-  /* One byte more than the cap tells a file that grew meanwhile. */
-  contents = g_malloc (max_size + 2);
-  while (done <= max_size)
+  /* One byte more than fstat said tells a file that grew meanwhile. */
+  size = (gsize) st.st_size;
+  contents = g_malloc (size + 2);
+  while (done <= size)
     {
-      ssize_t n = read (fd, contents + done, max_size + 1 - done);
+      ssize_t n = read (fd, contents + done, size + 1 - done);
 
       if (n < 0 && errno == EINTR)
         continue;
@@ -64,16 +66,16 @@ rc_safe_file_read (const char *path,
       done += n;
     }
   close (fd);
-  if (done > max_size)
+  if (done > size)
     {
       g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
-                   "%s is over %" G_GSIZE_FORMAT " bytes: it is not read", path, max_size);
+                   "%s grew while it was read: it is not read", path);
       return FALSE;
     }
   contents[done] = '\0';
   if (out_length != NULL)
     *out_length = done;
-  *out_contents = g_realloc (g_steal_pointer (&contents), done + 1);
+  *out_contents = g_steal_pointer (&contents);
   return TRUE;
 }
 

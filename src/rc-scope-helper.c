@@ -71,6 +71,7 @@ static GVariant *
 read_request (GError **error)
 {
   g_autoptr(GByteArray) data = g_byte_array_new ();
+  g_autoptr(GBytes) bytes = NULL;
   guint8 buffer[65536];
   GVariant *request;
 
@@ -96,8 +97,8 @@ read_request (GError **error)
         }
       g_byte_array_append (data, buffer, n);
     }
-  request = g_variant_new_from_bytes (G_VARIANT_TYPE (RC_SCOPE_HELPER_REQUEST_TYPE),
-                                      g_byte_array_free_to_bytes (g_steal_pointer (&data)),
+  bytes = g_byte_array_free_to_bytes (g_steal_pointer (&data));
+  request = g_variant_new_from_bytes (G_VARIANT_TYPE (RC_SCOPE_HELPER_REQUEST_TYPE), bytes,
                                       FALSE);
   g_variant_ref_sink (request);
   if (!g_variant_is_normal_form (request))
@@ -551,7 +552,8 @@ main (int   argc,
   variant = read_request (&error);
   if (variant == NULL)
     {
-      answer ("The launch helper got no valid request: %s", error->message);
+      answer ("The launch helper got no valid request: %s",
+              error != NULL ? error->message : "unreadable");
       return 1;
     }
   null_fd = open ("/dev/null", O_RDONLY | O_CLOEXEC);
