@@ -20,8 +20,9 @@ packages=(
   python3 python3-gi python3-dbusmock libxml2-utils desktop-file-utils
   # focus_test.py plays an X11 window manager on Xvfb
   python3-xlib
-  # the VM focus sections: the cheapest Wayland window to start under emulation
-  foot
+  # the VM focus sections: the real compositors (sway with Debian's config.d, i3 on Xvfb, KWin 5.27,
+  # which pulls in Xwayland), xprop, and foot, the cheapest Wayland window to start under emulation
+  sway i3-wm kwin-wayland x11-utils foot
   # memory checking
   valgrind clang libclang-rt-14-dev
   # fuzzing and static analysis
