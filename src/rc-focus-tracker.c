@@ -4,10 +4,8 @@
 #include "rc-focus-sway.h"
 #include "rc-focus-x11.h"
 #include "rc-names.h"
-#include "rc-proc.h"
 
 #include <string.h>
-#include <systemd/sd-login.h>
 
 /* A source that closes is tried again this often, waiting 1, 2, 4 … s. */
 #define MAX_RETRIES 5
@@ -139,16 +137,11 @@ static void
 focus_app (RcFocusTracker *self,
            guint32         pid)
 {
-  g_autofree char *unit = NULL;
-  g_autofree char *cgroup = NULL;
-  RcApp *app = NULL;
+  RcApp *app;
   Lookup *lookup;
 
   self->serial++;
-  if (sd_pid_get_user_unit (pid, &unit) >= 0)
-    app = rc_registry_lookup_unit (self->registry, unit);
-  if (app == NULL && (cgroup = rc_proc_cgroup (pid)) != NULL)
-    app = rc_registry_lookup_cgroup (self->registry, cgroup);
+  app = rc_registry_lookup_pid (self->registry, pid);
   if (app != NULL && rc_app_is_controllable_slice (app->slice))
     {
       boost (self, app, pid);

@@ -4,7 +4,6 @@
 #include "rc-cgroup.h"
 #include "rc-common.h"
 #include "rc-error.h"
-#include "rc-proc.h"
 #include "rc-request-queue.h"
 
 #include <errno.h>
@@ -624,8 +623,7 @@ update_audio (RcPolicy *self,
 
   for (guint i = 0; i < pids->len; i++)
     {
-      g_autofree char *cgroup = rc_proc_cgroup (g_array_index (pids, guint32, i));
-      RcApp *app = cgroup != NULL ? rc_registry_lookup_cgroup (self->registry, cgroup) : NULL;
+      RcApp *app = rc_registry_lookup_pid (self->registry, g_array_index (pids, guint32, i));
 
       if (app != NULL)
         g_hash_table_add (held, app->unit);

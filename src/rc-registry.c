@@ -4,11 +4,13 @@
 #include "rc-common.h"
 #include "rc-error.h"
 #include "rc-names.h"
+#include "rc-proc.h"
 #include "rc-settings-watch.h"
 #include "rc-unit-name.h"
 #include "rc-unit-tracker.h"
 
 #include <string.h>
+#include <systemd/sd-login.h>
 
 /* The app registry: an RcApp for each unit the tracker reads as active. */
 struct _RcRegistry {
@@ -349,6 +351,21 @@ rc_registry_lookup_cgroup (RcRegistry *self,
         rc_cgroup_path_contains (app->control_group, cgroup))
       return app;
   return NULL;
+}
+
+RcApp *
+rc_registry_lookup_pid (RcRegistry *self,
+                        guint32     pid)
+{
+  g_autofree char *unit = NULL;
+  g_autofree char *cgroup = NULL;
+  RcApp *app = NULL;
+
+  if (sd_pid_get_user_unit ((pid_t) pid, &unit) >= 0)
+    app = rc_registry_lookup_unit (self, unit);
+  if (app == NULL && (cgroup = rc_proc_cgroup (pid)) != NULL)
+    app = rc_registry_lookup_cgroup (self, cgroup);
+  return app;
 }
 
 static GPtrArray *

@@ -39,6 +39,12 @@ RcApp      *rc_registry_lookup_path (RcRegistry *self,
 /* The running app whose cgroup is @cgroup or holds it, or NULL. */
 RcApp      *rc_registry_lookup_cgroup (RcRegistry *self,
                                        const char *cgroup);
+/* The running app process @pid is in, from its cgroup (no systemd round
+ * trip): the unit libsystemd names, else the app whose cgroup holds the
+ * process's (a unit known by an alias, a cgroup below the unit's). NULL for
+ * a process in no listed app, or gone. */
+RcApp      *rc_registry_lookup_pid (RcRegistry *self,
+                                    guint32     pid);
 
 /* Resolves @app (a unit name or an AppID) to its running instances.
  * Errors: InvalidArgument (neither a unit name nor an AppID), NoSuchApp (no
