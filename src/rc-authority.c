@@ -11,6 +11,18 @@
 #define CHECK_TIMEOUT_SEC 10
 #define INTERACTIVE_CHECK_TIMEOUT_SEC 300
 
+/* Bounds on the work callers can leave with polkitd (docs/design.md,
+ * "Authorization and safety"). At most POLKIT_SLOTS non-interactive checks
+ * are with polkitd at once; the others wait their turn, in order, for at
+ * most QUEUE_TIMEOUT_SEC, so a burst is answered a few at a time instead of
+ * timing out together. One caller may have MAX_CHECKS_PER_CALLER checks in
+ * flight (an interactive check waits for a person, so it counts here but
+ * takes no slot), all callers together MAX_CHECKS. */
+#define POLKIT_SLOTS 8
+#define QUEUE_TIMEOUT_SEC 20
+#define MAX_CHECKS_PER_CALLER 16
+#define MAX_CHECKS 256
+
 static const struct {
   const char *method;
   const char *action;   /* NULL: reading, no authorization needed */
@@ -39,7 +51,25 @@ static const struct {
 struct _RcAuthority {
   GObject          parent_instance;
   PolkitAuthority *polkit;
+  GHashTable      *callers;         /* unique bus name -> Caller */
+  guint            n_checks;        /* in flight, all callers */
+  guint            n_with_polkit;   /* non-interactive checks holding a slot */
+  GQueue           waiting;         /* GTask references, waiting for a slot */
+  GDBusConnection *bus;             /* watched for callers leaving, while checks are in flight */
+  guint            name_owner_id;
 };
+
+/* The checks of one caller, so they end when it leaves the bus. */
+typedef struct {
+  GPtrArray *tasks;                 /* borrowed: a task leaves before it is freed */
+} Caller;
+
+static void
+caller_free (Caller *caller)
+{
+  g_ptr_array_unref (caller->tasks);
+  g_free (caller);
+}
 
 G_DEFINE_TYPE (RcAuthority, rc_authority, G_TYPE_OBJECT);
 
@@ -52,7 +82,10 @@ typedef struct {
   GCancellable *check_cancellable;    /* cancelled by the caller's or by the timeout */
   gulong        cancelled_id;
   guint         timeout_id;
-  gboolean      timed_out;
+  gboolean      answered;             /* a late answer from polkitd must not count */
+  gboolean      counted;              /* in the caller's and the global count */
+  gboolean      with_polkit;          /* holds one of the POLKIT_SLOTS */
+  gboolean      queued;               /* in RcAuthority.waiting */
   GTask        *task;                 /* not a reference: the task owns this data */
 } CheckData;
 
@@ -82,20 +115,104 @@ lookup_action (const char *method,
   return NULL;
 }
 
+static void start_check (RcAuthority *self,
+                         GTask       *task);
+
+static void
+arm_timeout (CheckData   *data,
+             guint        seconds,
+             GSourceFunc  func)
+{
+  g_clear_handle_id (&data->timeout_id, g_source_remove);
+  data->timeout_id = g_timeout_add_seconds (seconds, func, data);
+}
+
+/* Hands free slots to the checks waiting longest. */
+static void
+dispatch_waiting (RcAuthority *self)
+{
+  while (self->n_with_polkit < POLKIT_SLOTS && !g_queue_is_empty (&self->waiting))
+    {
+      g_autoptr(GTask) task = g_queue_pop_head (&self->waiting);
+      CheckData *data = g_task_get_task_data (task);
+
+      data->queued = FALSE;
+      start_check (self, task);
+    }
+}
+
+static void
+name_owner_changed_cb (GDBusConnection *connection,
+                       const char      *sender_name,
+                       const char      *object_path,
+                       const char      *interface_name,
+                       const char      *signal_name,
+                       GVariant        *parameters,
+                       gpointer         user_data);
+
+/* Takes the check out of every count, once, when it is answered. */
+static void
+release (CheckData *data)
+{
+  RcAuthority *self = g_task_get_source_object (data->task);
+
+  g_clear_handle_id (&data->timeout_id, g_source_remove);
+  if (data->queued)
+    {
+      data->queued = FALSE;
+      g_queue_remove (&self->waiting, data->task);
+      g_object_unref (data->task);
+    }
+  if (data->counted)
+    {
+      Caller *caller = g_hash_table_lookup (self->callers, data->sender);
+
+      data->counted = FALSE;
+      g_ptr_array_remove_fast (caller->tasks, data->task);
+      if (caller->tasks->len == 0)
+        g_hash_table_remove (self->callers, data->sender);
+      if (--self->n_checks == 0 && self->bus != NULL)
+        {
+          g_dbus_connection_signal_unsubscribe (self->bus, self->name_owner_id);
+          self->name_owner_id = 0;
+          g_clear_object (&self->bus);
+        }
+    }
+  if (data->with_polkit)
+    {
+      data->with_polkit = FALSE;
+      self->n_with_polkit--;
+      dispatch_waiting (self);
+    }
+}
+
+static void
+succeed (GTask *task)
+{
+  g_autoptr(GTask) hold = g_object_ref (task);   /* release() may drop the queue's reference */
+  CheckData *data = g_task_get_task_data (task);
+
+  data->answered = TRUE;
+  release (data);
+  g_task_return_boolean (task, TRUE);
+}
+
 static void fail (GTask      *task,
                   const char *format,
                   ...) G_GNUC_PRINTF (2, 3);
 
-/* Every refusal ends the check's deadline with it. */
+/* Every refusal ends the check's deadline and its counts with it. */
 static void
 fail (GTask      *task,
       const char *format,
       ...)
 {
+  g_autoptr(GTask) hold = g_object_ref (task);   /* release() may drop the queue's reference */
   CheckData *data = g_task_get_task_data (task);
   va_list args;
 
-  g_clear_handle_id (&data->timeout_id, g_source_remove);
+  data->answered = TRUE;
+  release (data);
   va_start (args, format);
   g_task_return_error (task, g_error_new_valist (RC_ERROR, RC_ERROR_NOT_AUTHORIZED, format, args));
   va_end (args);
@@ -131,13 +248,17 @@ check_authorization_cb (GObject      *source,
   g_autoptr(PolkitAuthorizationResult) auth = NULL;
 
   auth = polkit_authority_check_authorization_finish (POLKIT_AUTHORITY (source), result, &error);
-  /* Answered already, with the timeout's error: a late yes must not count. */
-  if (data->timed_out)
+  /* Answered already (the timeout, the caller left): a late yes must not count. */
+  if (data->answered)
     return;
-  g_clear_handle_id (&data->timeout_id, g_source_remove);
   if (auth == NULL)
     {
-      if (!g_task_return_error_if_cancelled (task))
+      if (g_task_return_error_if_cancelled (task))
+        {
+          data->answered = TRUE;
+          release (data);
+        }
+      else
         return_unavailable (task, error);
       return;
     }
@@ -145,7 +266,7 @@ check_authorization_cb (GObject      *source,
   if (polkit_authorization_result_get_is_authorized (auth))
     {
       g_debug ("polkit: %s authorized for pid %u", data->action, data->pid);
-      g_task_return_boolean (task, TRUE);
+      succeed (task);
     }
   else if (polkit_authorization_result_get_is_challenge (auth))
     fail (task,
@@ -162,7 +283,6 @@ check_timeout_cb (gpointer user_data)
   CheckData *data = user_data;
 
   data->timeout_id = 0;
-  data->timed_out = TRUE;
   /* Cancelling asks polkitd to stop, but a hung polkitd never answers: the
    * caller gets its error now. */
   fail (data->task,
@@ -173,9 +293,22 @@ check_timeout_cb (gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
+static gboolean
+queue_timeout_cb (gpointer user_data)
+{
+  CheckData *data = user_data;
+
+  data->timeout_id = 0;
+  fail (data->task,
+        "Not authorized: the authorization service is busy; this check waited "
+        "%d seconds behind %d others and was not sent. Try again later",
+        QUEUE_TIMEOUT_SEC, POLKIT_SLOTS);
+  return G_SOURCE_REMOVE;
+}
+
 static void
-start_check (RcAuthority *self,
-             GTask       *task)
+send_check (RcAuthority *self,
+            GTask       *task)
 {
   CheckData *data = g_task_get_task_data (task);
   g_autoptr(PolkitSubject) subject = NULL;
@@ -203,7 +336,7 @@ authority_ready_cb (GObject      *source,
   CheckData *data = g_task_get_task_data (task);
   PolkitAuthority *polkit = polkit_authority_get_finish (result, &error);
 
-  if (data->timed_out)
+  if (data->answered)
     {
       g_clear_object (&polkit);
       return;
@@ -217,7 +350,36 @@ authority_ready_cb (GObject      *source,
     self->polkit = polkit;
   else
     g_object_unref (polkit);
-  start_check (self, task);
+  send_check (self, task);
+}
+
+/* Takes a slot (an interactive check needs none) or waits for one. The
+ * check's deadline starts when it is sent to polkitd. */
+static void
+start_check (RcAuthority *self,
+             GTask       *task)
+{
+  CheckData *data = g_task_get_task_data (task);
+
+  if (!data->interactive)
+    {
+      if (self->n_with_polkit >= POLKIT_SLOTS)
+        {
+          data->queued = TRUE;
+          g_queue_push_tail (&self->waiting, g_object_ref (task));
+          arm_timeout (data, QUEUE_TIMEOUT_SEC, queue_timeout_cb);
+          return;
+        }
+      data->with_polkit = TRUE;
+      self->n_with_polkit++;
+    }
+  arm_timeout (data, data->interactive ? INTERACTIVE_CHECK_TIMEOUT_SEC : CHECK_TIMEOUT_SEC,
+               check_timeout_cb);
+  if (self->polkit != NULL)
+    send_check (self, task);
+  else
+    polkit_authority_get_async (data->check_cancellable, authority_ready_cb,
+                                g_object_ref (task));
 }
 
 static void
@@ -233,7 +395,7 @@ credentials_cb (GObject      *source,
   g_autoptr(GVariant) creds = NULL;
 
   reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &error);
-  if (data->timed_out)
+  if (data->answered)
     return;
   if (reply == NULL)
     {
@@ -262,22 +424,121 @@ credentials_cb (GObject      *source,
     }
 
   if (data->action == NULL)
-    {
-      g_clear_handle_id (&data->timeout_id, g_source_remove);
-      g_task_return_boolean (task, TRUE);
-    }
-  else if (self->polkit != NULL)
-    start_check (self, task);
+    succeed (task);
   else
-    polkit_authority_get_async (data->check_cancellable, authority_ready_cb,
-                                g_steal_pointer (&task));
+    start_check (self, task);
+}
+
+static void
+name_owner_changed_cb (GDBusConnection *connection,
+                       const char      *sender_name,
+                       const char      *object_path,
+                       const char      *interface_name,
+                       const char      *signal_name,
+                       GVariant        *parameters,
+                       gpointer         user_data)
+{
+  RcAuthority *self = user_data;
+  const char *name, *old_owner, *new_owner;
+  Caller *caller;
+  g_autoptr(GPtrArray) tasks = NULL;
+
+  if (!g_variant_is_of_type (parameters, G_VARIANT_TYPE ("(sss)")))
+    return;
+  g_variant_get (parameters, "(&s&s&s)", &name, &old_owner, &new_owner);
+  if (*new_owner != '\0' || (caller = g_hash_table_lookup (self->callers, name)) == NULL)
+    return;
+  /* A caller that left wants nothing done: its checks end here, and one
+   * polkitd still answers is ignored. */
+  tasks = g_ptr_array_new_with_free_func (g_object_unref);
+  for (guint i = 0; i < caller->tasks->len; i++)
+    g_ptr_array_add (tasks, g_object_ref (g_ptr_array_index (caller->tasks, i)));
+  for (guint i = 0; i < tasks->len; i++)
+    {
+      GTask *task = g_ptr_array_index (tasks, i);
+      CheckData *data = g_task_get_task_data (task);
+
+      g_debug ("%s left the bus: its check for %s ends", name, data->action);
+      fail (task,
+            "Not authorized: the caller left the bus before the check was "
+            "answered; nothing was changed");
+      g_cancellable_cancel (data->check_cancellable);
+    }
+}
+
+/* Counts the check against its caller and all callers, or refuses it. */
+static gboolean
+count_check (RcAuthority     *self,
+             GTask           *task,
+             GDBusConnection *connection)
+{
+  CheckData *data = g_task_get_task_data (task);
+  Caller *caller = g_hash_table_lookup (self->callers, data->sender);
+
+  if (caller != NULL && caller->tasks->len >= MAX_CHECKS_PER_CALLER)
+    {
+      fail (task,
+            "Not authorized: this caller has %u authorization checks in "
+            "flight, at most %d are allowed; wait for their answers",
+            caller->tasks->len, MAX_CHECKS_PER_CALLER);
+      return FALSE;
+    }
+  if (self->n_checks >= MAX_CHECKS)
+    {
+      fail (task,
+            "Not authorized: %u authorization checks are in flight, at most "
+            "%d are allowed; try again later", self->n_checks, MAX_CHECKS);
+      return FALSE;
+    }
+  if (caller == NULL)
+    {
+      caller = g_new0 (Caller, 1);
+      caller->tasks = g_ptr_array_new ();
+      g_hash_table_insert (self->callers, g_strdup (data->sender), caller);
+    }
+  g_ptr_array_add (caller->tasks, task);
+  data->counted = TRUE;
+  if (self->n_checks++ == 0)
+    {
+      /* Before the credentials call: a caller gone before the match is
+       * added fails that call instead. */
+      self->bus = g_object_ref (connection);
+      self->name_owner_id =
+        g_dbus_connection_signal_subscribe (connection, DBUS_NAME, DBUS_INTERFACE,
+                                            "NameOwnerChanged", DBUS_PATH, NULL,
+                                            G_DBUS_SIGNAL_FLAGS_NONE, name_owner_changed_cb,
+                                            self, NULL);
+    }
+  return TRUE;
+}
+
+static gboolean
+fail_cancelled_idle (gpointer user_data)
+{
+  GTask *task = user_data;
+  CheckData *data = g_task_get_task_data (task);
+
+  if (data->queued && !data->answered)
+    {
+      data->answered = TRUE;
+      release (data);
+      g_task_return_error_if_cancelled (task);
+    }
+  return G_SOURCE_REMOVE;
 }
 
 static void
 caller_cancelled_cb (GCancellable *cancellable,
-                     CheckData    *data)
+                     GTask        *task)
 {
+  CheckData *data = g_task_get_task_data (task);
+
   g_cancellable_cancel (data->check_cancellable);
+  /* A waiting check has no call to end: answer it from the main loop, not
+   * inside g_cancellable_cancel(). */
+  if (data->queued)
+    g_idle_add_full (G_PRIORITY_DEFAULT, fail_cancelled_idle, g_object_ref (task),
+                     g_object_unref);
 }
 
 void
@@ -289,6 +550,7 @@ rc_authority_check_async (RcAuthority           *self,
 {
   g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
   GDBusMessage *message = g_dbus_method_invocation_get_message (invocation);
+  GDBusConnection *connection = g_dbus_method_invocation_get_connection (invocation);
   const char *method = g_dbus_method_invocation_get_method_name (invocation);
   CheckData *data = g_new0 (CheckData, 1);
   gboolean known;
@@ -301,9 +563,6 @@ rc_authority_check_async (RcAuthority           *self,
   data->interactive = (g_dbus_message_get_flags (message) &
                        G_DBUS_MESSAGE_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION) != 0;
   data->check_cancellable = g_cancellable_new ();
-  if (cancellable != NULL)
-    data->cancelled_id = g_cancellable_connect (cancellable, G_CALLBACK (caller_cancelled_cb),
-                                                data, NULL);
 
   if (!known)
     {
@@ -318,13 +577,17 @@ rc_authority_check_async (RcAuthority           *self,
             "Not authorized: the caller has no bus name");
       return;
     }
+  if (!count_check (self, task, connection))
+    return;
+  if (cancellable != NULL)
+    data->cancelled_id = g_cancellable_connect (cancellable, G_CALLBACK (caller_cancelled_cb),
+                                                task, NULL);
 
-  /* One deadline for the whole check: credentials, reaching polkitd (its
-   * proxy asks polkitd for properties), and its answer. */
-  data->timeout_id = g_timeout_add_seconds (data->interactive ? INTERACTIVE_CHECK_TIMEOUT_SEC
-                                                              : CHECK_TIMEOUT_SEC,
-                                            check_timeout_cb, data);
-  g_dbus_connection_call (g_dbus_method_invocation_get_connection (invocation),
+  /* Until the check is sent to polkitd, this deadline covers asking the bus
+   * for the caller's credentials. */
+  arm_timeout (data, data->interactive ? INTERACTIVE_CHECK_TIMEOUT_SEC : CHECK_TIMEOUT_SEC,
+               check_timeout_cb);
+  g_dbus_connection_call (connection,
                           DBUS_NAME, DBUS_PATH, DBUS_INTERFACE, "GetConnectionCredentials",
                           g_variant_new ("(s)", data->sender), G_VARIANT_TYPE ("(a{sv})"),
                           G_DBUS_CALL_FLAGS_NONE, -1, data->check_cancellable,
@@ -363,14 +626,28 @@ rc_authority_dispose (GObject *object)
 }
 
 static void
+rc_authority_finalize (GObject *object)
+{
+  RcAuthority *self = RC_AUTHORITY (object);
+
+  /* Every check holds the authority: none is left here. */
+  g_hash_table_unref (self->callers);
+  G_OBJECT_CLASS (rc_authority_parent_class)->finalize (object);
+}
+
+static void
 rc_authority_class_init (RcAuthorityClass *klass)
 {
   G_OBJECT_CLASS (klass)->dispose = rc_authority_dispose;
+  G_OBJECT_CLASS (klass)->finalize = rc_authority_finalize;
 }
 
 static void
 rc_authority_init (RcAuthority *self)
 {
+  self->callers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                         (GDestroyNotify) caller_free);
+  g_queue_init (&self->waiting);
 }
 
 RcAuthority *

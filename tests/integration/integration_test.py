@@ -894,10 +894,15 @@ class FaultsTest(Base):
         self.call_async('SetWeight', (APP, 300), '(st)', conn=conn)
         self.iterate(0.5)
         conn.close_sync(None)
+        self.iterate(0.2)
         self.resume_polkitd()
         self.assertEqual([a['Unit'] for a in self.list_apps()], [APP])
         self.set_weight(APP, 200)
+        # the check of a caller that left ends with it: its change is never made, even after
+        # a later caller's (polkitd answered both)
+        self.iterate(0.5)
         self.assertEqual(self.cgroup_file(APP, 'cpu.weight'), '200')
+        self.assertEqual([c[2]['CPUWeight'] for c in self.unit_property_calls()], [200])
         self.assertIsNone(self.daemon.poll())
 
     def test_two_clients_change_one_app_at_once(self):
@@ -1252,6 +1257,63 @@ class AuthorizationTest(Base):
         self.assertLess(elapsed, h.scaled(15))
         self.resume_polkitd()
         self.assert_no_writes_to_systemd()
+
+    def test_checks_in_flight_are_capped_per_caller(self):
+        self.pause_polkitd()
+        conn = self.other_connection()
+        calls = [self.call_async('SetWeight', (APP, 200 + i), '(st)', conn=conn) for i in range(20)]
+        self.wait_until(lambda: sum(c.done for c in calls) >= 4, h.scaled(5),
+                        'the calls over the cap answered')
+        refused = [c for c in calls if c.done]
+        self.assertEqual(len(refused), 4)
+        for c in refused:
+            self.assertEqual(h.dbus_error_name(c.error), h.RC_ERROR + 'NotAuthorized')
+            self.assertIn('16 authorization checks in flight, at most 16', h.dbus_error_message(c.error))
+        # another caller is not held to this one's count
+        mine = self.call_async('SetWeight', (APP, 500), '(st)')
+        self.iterate(0.5)
+        self.assertFalse(mine.done)
+        self.resume_polkitd()
+        for c in calls + [mine]:
+            self.wait_pending(c, timeout=h.scaled(15))
+        self.assertEqual(sum(c.error is None for c in calls), 16)
+        self.assertIsNone(mine.error)
+        self.assertEqual(len(self.unit_property_calls()), 17)
+
+    def test_a_burst_waits_its_turn_and_is_answered(self):
+        # more checks than polkitd is given at once (8), from three callers, while polkitd
+        # is stopped: the ones waiting are sent as slots free, none times out
+        self.pause_polkitd()
+        conns = [self.other_connection() for _ in range(3)]
+        calls = [self.call_async('SetLimits', (APP, {'CPUWeight': t(200 + i)}, {}), '(sa{sv}a{sv})',
+                                 conn=conns[i % 3]) for i in range(30)]
+        self.iterate(1)
+        self.assertFalse(any(c.done for c in calls))
+        self.resume_polkitd()
+        for c in calls:
+            self.wait_pending(c, timeout=h.scaled(15))
+            self.assertIsNone(c.error)
+        self.assertEqual(len(self.unit_property_calls()), 30)
+
+    def test_flood_under_deny_all_leaves_others_answered(self):
+        self.set_rules('deny-all')
+        flooders = [self.other_connection() for _ in range(4)]
+        flood = [self.call_async('SetWeight', (APP, 300), '(st)', conn=flooders[i % 4])
+                 for i in range(400)]
+        reader = self.other_connection()
+        worst = 0.0
+        while not all(c.done for c in flood):
+            start = time.monotonic()
+            self.rc_call('ListApps', conn=reader)
+            worst = max(worst, time.monotonic() - start)
+            self.iterate(0.05)
+        self.assertLess(worst, 1.0, 'ListApps waited behind the flood')
+        for c in flood:
+            self.assertEqual(h.dbus_error_name(c.error), h.RC_ERROR + 'NotAuthorized')
+        self.assert_no_writes_to_systemd()
+        self.set_rules('allow-all')
+        self.set_weight(APP, 250)
+        self.assertEqual(self.cgroup_file(APP, 'cpu.weight'), '250')
 
     def test_caller_with_another_uid_is_refused(self):
         res = self.run_as_foreign_user(['gdbus', 'call', '--session', '--dest', h.RC_NAME,
