@@ -74,7 +74,8 @@ name_lost_cb (GDBusConnection *connection,
   else
     {
       g_printerr ("resource-controld: could not own %s on the session bus; another instance "
-                  "runs (use --replace to take over)\n", name);
+                  "runs (--replace takes over from one that was started with --replace; "
+                  "stop the service with systemctl --user stop resource-control)\n", name);
       quit (daemon, EXIT_FAILURE);
     }
 }
@@ -85,10 +86,13 @@ name_lost_cb (GDBusConnection *connection,
 static void
 own_name (Daemon *daemon)
 {
-  GBusNameOwnerFlags flags = G_BUS_NAME_OWNER_FLAGS_ALLOW_REPLACEMENT;
+  GBusNameOwnerFlags flags = G_BUS_NAME_OWNER_FLAGS_NONE;
 
+  /* Only an instance started with --replace (by hand, for development)
+   * can be replaced in turn: the service keeps its name, so no other
+   * process of the user can take it over and answer in its place. */
   if (daemon->replace)
-    flags |= G_BUS_NAME_OWNER_FLAGS_REPLACE;
+    flags |= G_BUS_NAME_OWNER_FLAGS_REPLACE | G_BUS_NAME_OWNER_FLAGS_ALLOW_REPLACEMENT;
   daemon->owner_id = g_bus_own_name_on_connection (daemon->connection, RC_DBUS_NAME, flags,
                                                    name_acquired_cb, name_lost_cb,
                                                    daemon, NULL);
@@ -238,7 +242,7 @@ main (int   argc,
   Daemon daemon = { 0, };
   const GOptionEntry entries[] = {
     { "replace", 'r', 0, G_OPTION_ARG_NONE, &daemon.replace,
-      "Replace the running instance", NULL },
+      "Replace an instance started with --replace, and be replaceable in turn", NULL },
     { "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose, "Print debug messages", NULL },
     { "version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the version and exit", NULL },
     { "system", 0, 0, G_OPTION_ARG_NONE, &system_bus,

@@ -55,6 +55,7 @@ struct _RcAuthority {
   guint            n_checks;        /* in flight, all callers */
   guint            n_with_polkit;   /* non-interactive checks holding a slot */
   GQueue           waiting;         /* GTask references, waiting for a slot */
+  GPtrArray       *wanting_polkit;  /* GTask references, waiting for the polkit proxy */
   GDBusConnection *bus;             /* watched for callers leaving, while checks are in flight */
   guint            name_owner_id;
 };
@@ -219,9 +220,10 @@ fail (GTask      *task,
 }
 
 static void
-return_unavailable (GTask  *task,
-                    GError *error)
+return_unavailable (GTask        *task,
+                    const GError *polkit_error)
 {
+  g_autoptr(GError) error = g_error_copy (polkit_error);
   g_autofree char *remote = g_dbus_error_get_remote_error (error);
 
   /* Fail closed: no answer from polkit is a no. */
@@ -330,27 +332,27 @@ authority_ready_cb (GObject      *source,
                     GAsyncResult *result,
                     gpointer      user_data)
 {
-  g_autoptr(GTask) task = user_data;
-  RcAuthority *self = g_task_get_source_object (task);
+  g_autoptr(RcAuthority) self = user_data;
   g_autoptr(GError) error = NULL;
-  CheckData *data = g_task_get_task_data (task);
+  g_autoptr(GPtrArray) wanting = g_steal_pointer (&self->wanting_polkit);
   PolkitAuthority *polkit = polkit_authority_get_finish (result, &error);
 
-  if (data->answered)
-    {
-      g_clear_object (&polkit);
-      return;
-    }
-  if (polkit == NULL)
-    {
-      return_unavailable (task, error);
-      return;
-    }
   if (self->polkit == NULL)
     self->polkit = polkit;
   else
-    g_object_unref (polkit);
-  send_check (self, task);
+    g_clear_object (&polkit);
+  for (guint i = 0; i < wanting->len; i++)
+    {
+      GTask *task = g_ptr_array_index (wanting, i);
+      CheckData *data = g_task_get_task_data (task);
+
+      if (data->answered)
+        continue;
+      if (self->polkit == NULL)
+        return_unavailable (task, error);
+      else
+        send_check (self, task);
+    }
 }
 
 /* Takes a slot (an interactive check needs none) or waits for one. The
@@ -376,10 +378,18 @@ start_check (RcAuthority *self,
   arm_timeout (data, data->interactive ? INTERACTIVE_CHECK_TIMEOUT_SEC : CHECK_TIMEOUT_SEC,
                check_timeout_cb);
   if (self->polkit != NULL)
-    send_check (self, task);
-  else
-    polkit_authority_get_async (data->check_cancellable, authority_ready_cb,
-                                g_object_ref (task));
+    {
+      send_check (self, task);
+      return;
+    }
+  /* One proxy for all: a burst of first checks must not start one each
+   * (each is a thread and a round trip to polkitd). */
+  if (self->wanting_polkit == NULL)
+    {
+      self->wanting_polkit = g_ptr_array_new_with_free_func (g_object_unref);
+      polkit_authority_get_async (NULL, authority_ready_cb, g_object_ref (self));
+    }
+  g_ptr_array_add (self->wanting_polkit, g_object_ref (task));
 }
 
 static void

@@ -224,7 +224,7 @@ class StartupTest(Base):
         self.assertEqual(units, sorted([APP, 'app-org.example.Real@a1b2.service']))
 
     def test_replace(self):
-        first = self.start_daemon()
+        first = self.start_daemon(args=('--verbose', '--replace'))
         self.add_app(APP)
         second = self.start_daemon(args=('--verbose', '--replace'), wait=False)
         try:
@@ -235,6 +235,21 @@ class StartupTest(Base):
         self.wait_for_name(h.RC_NAME, second, 'the replacing daemon')
         self.wait_until(lambda: [a for a in self.list_apps() if a['Unit'] == APP],
                         message='the replacing daemon to list the app')
+
+    def test_the_service_keeps_its_name(self):
+        # started as the service starts it: neither --replace nor another process takes the name
+        first = self.start_daemon()
+        self.add_app(APP)
+        second = self.start_daemon(args=('--verbose', '--replace'), wait=False)
+        self.assertEqual(second.wait(timeout=h.scaled(10)), 1)
+        self.daemon = first      # the one the harness stops at the end
+        reply = self.conn.call_sync('org.freedesktop.DBus', '/org/freedesktop/DBus',
+                                    'org.freedesktop.DBus', 'RequestName',
+                                    GLib.Variant('(su)', (h.RC_NAME, 0x2 | 0x4)), None,
+                                    Gio.DBusCallFlags.NONE, -1, None).unpack()[0]
+        self.assertEqual(reply, 3, 'RequestName(REPLACE_EXISTING) must get EXISTS')   # 3: EXISTS
+        self.assertIsNone(first.poll())
+        self.assertEqual([a['Unit'] for a in self.list_apps()], [APP])
 
     def test_sigterm_exits_cleanly(self):
         proc = self.start_daemon()
