@@ -22,6 +22,7 @@
 #define QUEUE_TIMEOUT_SEC 20
 #define MAX_CHECKS_PER_CALLER 16
 #define MAX_CHECKS 256
+#define SLOW_ANSWER_MS 2000
 
 static const struct {
   const char *method;
@@ -87,6 +88,7 @@ typedef struct {
   gboolean      counted;              /* in the caller's and the global count */
   gboolean      with_polkit;          /* holds one of the POLKIT_SLOTS */
   gboolean      queued;               /* in RcAuthority.waiting */
+  gint64        sent_at;              /* monotonic µs when sent to polkitd */
   GTask        *task;                 /* not a reference: the task owns this data */
 } CheckData;
 
@@ -239,6 +241,22 @@ return_unavailable (GTask        *task,
           error->message);
 }
 
+/* polkitd's answer time is what a slow check is made of: a slow one is
+ * worth a line in the journal, with what else was waiting. */
+static void
+log_answer_time (CheckData *data)
+{
+  RcAuthority *self = g_task_get_source_object (data->task);
+  gint64 ms = (g_get_monotonic_time () - data->sent_at) / 1000;
+
+  if (ms >= SLOW_ANSWER_MS && !data->interactive)
+    g_message ("polkitd took %" G_GINT64_FORMAT " ms to answer a check for %s (%u checks with "
+               "polkitd, %u waiting)", ms, data->action, self->n_with_polkit,
+               g_queue_get_length (&self->waiting));
+  else
+    g_debug ("polkitd answered %s in %" G_GINT64_FORMAT " ms", data->action, ms);
+}
+
 static void
 check_authorization_cb (GObject      *source,
                         GAsyncResult *result,
@@ -250,6 +268,7 @@ check_authorization_cb (GObject      *source,
   g_autoptr(PolkitAuthorizationResult) auth = NULL;
 
   auth = polkit_authority_check_authorization_finish (POLKIT_AUTHORITY (source), result, &error);
+  log_answer_time (data);
   /* Answered already (the timeout, the caller left): a late yes must not count. */
   if (data->answered)
     return;
@@ -320,6 +339,7 @@ send_check (RcAuthority *self,
    * pid is told apart from the caller. No details: polkitd refuses them
    * from callers that are not root. */
   subject = polkit_unix_process_new_for_owner ((gint) data->pid, 0, (gint) data->uid);
+  data->sent_at = g_get_monotonic_time ();
   if (data->interactive)
     flags |= POLKIT_CHECK_AUTHORIZATION_FLAGS_ALLOW_USER_INTERACTION;
   polkit_authority_check_authorization (self->polkit, subject, data->action, NULL, flags,
