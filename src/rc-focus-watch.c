@@ -9,17 +9,26 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+/* Any process of the user can set the mark as fast as it likes, and each
+ * change is a systemd call and a state-file write: marks are read at most
+ * once per MIN_INTERVAL_MS, all at once, and only the last value counts. The
+ * first change after a quiet spell is read at once. */
+#define MIN_INTERVAL_MS 200
+
 typedef struct {
-  char   *unit;
-  char   *path;
-  int     wd;
-  RcFocus focus;
+  char    *unit;
+  char    *path;
+  int      wd;
+  RcFocus  focus;
+  gboolean dirty;         /* changed since it was last read */
 } Watched;
 
 struct _RcFocusWatch {
   GObject     parent_instance;
   int         fd;
   guint       source_id;
+  guint       flush_id;
+  gint64      last_flush; /* monotonic µs */
   GHashTable *by_unit;    /* unit -> Watched */
   GHashTable *by_wd;      /* wd -> Watched (borrowed) */
 };
@@ -64,6 +73,56 @@ read_focus (const char *path)
 }
 
 static gboolean
+flush_cb (gpointer user_data)
+{
+  RcFocusWatch *self = user_data;
+  g_autoptr(GPtrArray) changed = g_ptr_array_new_with_free_func (g_free);
+  GHashTableIter iter;
+  Watched *watched;
+
+  self->flush_id = 0;
+  self->last_flush = g_get_monotonic_time ();
+  /* Read first, emit after: a handler may add or remove units. */
+  g_hash_table_iter_init (&iter, self->by_unit);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &watched))
+    {
+      RcFocus focus;
+
+      if (!watched->dirty)
+        continue;
+      watched->dirty = FALSE;
+      focus = read_focus (watched->path);
+      if (focus == watched->focus || focus == RC_FOCUS_UNKNOWN)
+        continue;
+      watched->focus = focus;
+      g_ptr_array_add (changed, g_strdup (watched->unit));
+    }
+  for (guint i = 0; i < changed->len; i++)
+    {
+      const char *unit = g_ptr_array_index (changed, i);
+      Watched *now = g_hash_table_lookup (self->by_unit, unit);
+
+      if (now == NULL)
+        continue;
+      g_debug ("Focus: %s %s", unit, now->focus == RC_FOCUS_FOCUSED ? "focused" : "inactive");
+      g_signal_emit (self, signals[SIGNAL_FOCUS_CHANGED], 0, unit,
+                     now->focus == RC_FOCUS_FOCUSED);
+    }
+  return G_SOURCE_REMOVE;
+}
+
+static void
+schedule_flush (RcFocusWatch *self)
+{
+  gint64 since_ms = (g_get_monotonic_time () - self->last_flush) / 1000;
+
+  if (self->flush_id != 0)
+    return;
+  self->flush_id = g_timeout_add (since_ms >= MIN_INTERVAL_MS ? 0 : MIN_INTERVAL_MS - (guint) since_ms,
+                                  flush_cb, self);
+}
+
+static gboolean
 inotify_cb (int          fd,
             GIOCondition condition,
             gpointer     user_data)
@@ -90,16 +149,8 @@ inotify_cb (int          fd,
             }
           else if (event->mask & IN_ATTRIB)
             {
-              RcFocus focus = read_focus (watched->path);
-              g_autofree char *unit = NULL;
-
-              if (focus == watched->focus || focus == RC_FOCUS_UNKNOWN)
-                continue;
-              watched->focus = focus;
-              unit = g_strdup (watched->unit);
-              g_debug ("Focus: %s %s", unit, focus == RC_FOCUS_FOCUSED ? "focused" : "inactive");
-              g_signal_emit (self, signals[SIGNAL_FOCUS_CHANGED], 0, unit,
-                             focus == RC_FOCUS_FOCUSED);
+              watched->dirty = TRUE;
+              schedule_flush (self);
             }
         }
     }
@@ -157,6 +208,7 @@ rc_focus_watch_finalize (GObject *object)
   RcFocusWatch *self = RC_FOCUS_WATCH (object);
 
   g_clear_handle_id (&self->source_id, g_source_remove);
+  g_clear_handle_id (&self->flush_id, g_source_remove);
   g_clear_pointer (&self->by_wd, g_hash_table_unref);
   g_clear_pointer (&self->by_unit, g_hash_table_unref);
   if (self->fd >= 0)

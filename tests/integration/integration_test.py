@@ -1857,6 +1857,21 @@ class ForegroundTest(Base):
         os.setxattr(self.cgroup_dir(b), 'user.xdg.inactive-since', b'223456789')
         self.wait_weights([100, 100, 100])
 
+    def test_a_mark_toggled_fast_costs_a_few_writes(self):
+        # any process of the user may set the mark: marks are read at most 5 times a second
+        a = self.APPS[0]
+        self.clear_systemd_calls()
+        start = time.monotonic()
+        for i in range(2000):
+            os.setxattr(self.cgroup_dir(a), 'user.xdg.inactive-since', b'-1' if i % 2 else b'1')
+        elapsed = time.monotonic() - start
+        self.wait_weights([300, 100, 100])       # the last value counts
+        self.iterate(0.5)
+        calls = len(self.unit_property_calls())
+        self.assertLessEqual(calls, 2 * (elapsed / 0.2 + 2),
+                             f'{calls} systemd writes for 2,000 marks in {elapsed:.2f} s')
+        self.assertEqual(self.get_one(a)['CPUWeight'], 300)
+
     def test_a_focused_app_found_at_start_is_boosted(self):
         self.stop_daemon()
         os.setxattr(self.cgroup_dir(self.APPS[2]), 'user.xdg.inactive-since', b'-1')
