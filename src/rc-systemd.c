@@ -495,11 +495,13 @@ typedef struct {
   char      *unit;
   char      *result;    /* the job's result, once JobRemoved came */
   gboolean   replied;   /* StartTransientUnit answered */
+  guint      deadline_id;
 } Start;
 
 static void
 start_free (Start *start)
 {
+  g_clear_handle_id (&start->deadline_id, g_source_remove);
   g_free (start->unit);
   g_free (start->result);
   g_free (start);
@@ -513,6 +515,7 @@ start_finish (GTask *task)
 
   if (!start->replied || start->result == NULL)
     return;
+  g_clear_handle_id (&start->deadline_id, g_source_remove);
   g_hash_table_remove (self->starts, start->unit);   /* drops the table's task ref */
 }
 
@@ -528,6 +531,24 @@ start_return (GTask *task)
                              "systemd could not start %s: its start job ended \"%s\" "
                              "(see journalctl --user -u %s)",
                              start->unit, start->result, start->unit);
+}
+
+/* A job that never ends (a systemd that lost it, or a start that hangs)
+ * must not hold the caller for ever: as long as a call may take. */
+static gboolean
+start_deadline_cb (gpointer user_data)
+{
+  GTask *task = user_data;
+  g_autoptr(GTask) hold = g_object_ref (task);
+  Start *start = g_task_get_task_data (task);
+
+  start->deadline_id = 0;
+  g_hash_table_remove (start->systemd->starts, start->unit);   /* drops the table's task ref */
+  g_task_return_new_error (task, RC_ERROR, RC_ERROR_FAILED,
+                           "systemd did not finish starting %s within %d seconds "
+                           "(see journalctl --user -u %s)",
+                           start->unit, RC_SYSTEMD_TIMEOUT_MSEC / 1000, start->unit);
+  return G_SOURCE_REMOVE;
 }
 
 static void
@@ -563,6 +584,9 @@ start_transient_cb (GObject      *source,
       start_return (task);
       start_finish (task);
     }
+  else
+    start->deadline_id = g_timeout_add_seconds (RC_SYSTEMD_TIMEOUT_MSEC / 1000, start_deadline_cb,
+                                                task);
 }
 
 static void

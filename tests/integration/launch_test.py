@@ -232,6 +232,16 @@ class LaunchTest(LaunchBase):
         self.assertIn('"failed"', message)
         self.assertEqual(self.list_apps(), [])
 
+    def test_start_job_that_never_ends_is_failed_in_time(self):
+        self.mock('SetJobResult', ('never',), '(s)')
+        start = time.monotonic()
+        message = self.assert_rc_error('Failed', 'Launch', (LAUNCHED, [], {}), LA,
+                                       timeout_ms=60000)
+        self.assertGreaterEqual(time.monotonic() - start, 19)
+        self.assertRegex(message, r'did not finish starting app-rc-org\.example\.Launched@.* within 20 seconds')
+        self.mock('SetJobResult', ('done',), '(s)')
+        self.rc_call('Launch', (LAUNCHED, [], {}), LA)
+
     def test_systemd_refusal_is_failed_with_its_message(self):
         self.mock('SetFail', ('StartTransientUnit', 'org.freedesktop.DBus.Error.AccessDenied',
                               'computer says no'), '(sss)')

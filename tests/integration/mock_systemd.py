@@ -731,10 +731,10 @@ def StartTransientUnit(self, name, mode, properties, aux, ok_cb, err_cb, msg=Non
         pids = [int(p) for p in props.get('PIDs', [])]
         result = next((r for pattern, r in self.unit_job_results.items()
                        if fnmatch.fnmatch(unit_name, pattern)), result)
-        if result == 'done' and ('ExecStart' in props or 'ExecStartEx' in props):
+        if result in ('done', 'never') and ('ExecStart' in props or 'ExecStartEx' in props):
             process = _spawn_exec_start(self, props, fds)
             pids = [process.pid]
-        if result == 'done':
+        if result in ('done', 'never'):
             unit = _add_unit(self, unit_name, {
                 'slice': props.get('Slice', 'app.slice'),
                 'source_path': props.get('SourcePath', ''),
@@ -747,7 +747,8 @@ def StartTransientUnit(self, name, mode, properties, aux, ok_cb, err_cb, msg=Non
             self.EmitSignal(MAIN_IFACE, 'JobRemoved', 'uoss',
                             [dbus.UInt32(job_id), job, unit_name, result])
             return False
-        GLib.idle_add(job_removed)
+        if result != 'never':     # a job systemd never ends: no JobRemoved
+            GLib.idle_add(job_removed)
         return job
 
     def action_closing_fds():
