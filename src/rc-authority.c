@@ -122,9 +122,9 @@ static void start_check (RcAuthority *self,
                          GTask       *task);
 
 static void
-arm_timeout (CheckData   *data,
-             guint        seconds,
-             GSourceFunc  func)
+arm_timeout (CheckData  *data,
+             guint       seconds,
+             GSourceFunc func)
 {
   g_clear_handle_id (&data->timeout_id, g_source_remove);
   data->timeout_id = g_timeout_add_seconds (seconds, func, data);

@@ -264,6 +264,22 @@ parse_options (GVariant *options,
 }
 
 gboolean
+rc_limits_check_size (GVariant *limits,
+                      guint     n_other_keys,
+                      GError  **error)
+{
+  /* Counted before anything is read: each key may come once. */
+  gsize n = g_variant_n_children (limits), most = RC_N_LIMITS + 1 + n_other_keys;
+
+  if (n <= most)
+    return TRUE;
+  g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+               "%" G_GSIZE_FORMAT " limits given: there are %" G_GSIZE_FORMAT " keys, and "
+               "each may be given once", n, most);
+  return FALSE;
+}
+
+gboolean
 rc_limits_parse (GVariant *limits,
                  GVariant *options,
                  guint     n_cpus,
@@ -276,6 +292,8 @@ rc_limits_parse (GVariant *limits,
   GVariant *value;
   g_autoptr(GVariant) memory_limit = NULL;
 
+  if (!rc_limits_check_size (limits, 0, error))
+    return FALSE;
   g_variant_iter_init (&iter, limits);
   while (g_variant_iter_next (&iter, "{&sv}", &key, &value))
     {

@@ -65,6 +65,12 @@ gboolean    rc_limits_has (const RcLimits *limits,
 gboolean    rc_limits_validate (const RcLimits *limits,
                                 guint           n_cpus,
                                 GError        **error);
+/* InvalidArgument when @limits (a{sv}) has more entries than there are
+ * limit keys (plus MemoryLimit and @n_other_keys): an O(1) check to make
+ * before reading a caller's dictionary. */
+gboolean    rc_limits_check_size (GVariant *limits,
+                                  guint     n_other_keys,
+                                  GError  **error);
 gboolean    rc_limits_parse (GVariant *limits,
                              GVariant *options,
                              guint     n_cpus,

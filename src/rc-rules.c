@@ -68,7 +68,11 @@ compare_paths_with_data (gconstpointer a,
   return compare_paths (a, b);
 }
 
-/* The *.conf files of @dir, in file-name order; empty if @dir is missing. */
+/* The *.conf files of @dir, in file-name order; empty if @dir is missing.
+ * At most MAX_RULE_FILES of them, each read whole: a folder another program
+ * fills cannot make a reading take for ever. */
+#define MAX_RULE_FILES 256
+
 static GPtrArray *
 list_rule_files (const char *dir)
 {
@@ -82,6 +86,12 @@ list_rule_files (const char *dir)
         g_ptr_array_add (files, g_build_filename (dir, name, NULL));
     }
   g_ptr_array_sort (files, compare_paths);
+  if (files->len > MAX_RULE_FILES)
+    {
+      g_warning ("Rules: %s has %u .conf files; only the first %d (by name) are read",
+                 dir, files->len, MAX_RULE_FILES);
+      g_ptr_array_set_size (files, MAX_RULE_FILES);
+    }
   return files;
 }
 
@@ -552,6 +562,8 @@ rc_rule_parse_variant (GVariant *limits,
   const char *key;
   GVariant *value;
 
+  if (!rc_limits_check_size (limits, 1, error))
+    return FALSE;
   g_variant_iter_init (&iter, limits);
   while (g_variant_iter_next (&iter, "{&sv}", &key, &value))
     {
@@ -609,8 +621,18 @@ save_key_file (GKeyFile   *file,
                GError    **error)
 {
   g_autofree char *data = NULL;
+  g_autofree char *target = g_file_read_link (path, NULL);
   gsize length;
 
+  /* Renaming over a link would replace it with a file, and a link kept in
+   * a dotfiles repository would silently stop being one. */
+  if (target != NULL)
+    {
+      g_set_error (error, RC_ERROR, RC_ERROR_FAILED,
+                   "%s is a symbolic link (to %s); rules are not written through links. "
+                   "Edit the file it points to, or replace the link with a copy", path, target);
+      return FALSE;
+    }
   data = g_key_file_to_data (file, &length, NULL);
   /* Written to a temporary file and renamed over: a reader (the folder
    * monitor, an editor) sees the old file or the new one, never half. */

@@ -1706,6 +1706,48 @@ class RulesTest(Base):
         self.assertFalse(os.listdir(self.user_rules_dir), 'a rejected SetRule wrote a file')
         self.assertEqual(self.list_rules(), {})
 
+    def test_a_huge_rule_is_refused_before_it_is_read(self):
+        entry = GLib.Variant.new_dict_entry(GLib.Variant('s', 'CPUWeight'),
+                                            GLib.Variant('v', t(50)))
+        limits = GLib.Variant.new_array(GLib.VariantType('{sv}'), [entry] * 100000)
+        for method in ('SetRule', 'SetLimits'):
+            with self.subTest(method=method):
+                name = RULED_ID if method == 'SetRule' else RULED
+                args = [GLib.Variant('s', name), limits]
+                if method == 'SetLimits':
+                    args.append(GLib.Variant('a{sv}', {}))
+                with self.assertRaises(GLib.Error) as raised:
+                    self.conn.call_sync(h.RC_NAME, h.RC_PATH, h.RC_IFACE, method,
+                                        GLib.Variant.new_tuple(*args), None,
+                                        Gio.DBusCallFlags.NONE, 10000, None)
+                self.assertEqual(h.dbus_error_name(raised.exception), h.RC_ERROR + 'InvalidArgument')
+                self.assertIn('100000 limits given', h.dbus_error_message(raised.exception))
+        self.assertEqual(self.list_rules(), {})
+
+    def test_a_linked_rules_file_is_not_replaced(self):
+        target = os.path.join(self.home, 'dotfiles-rules.conf')
+        with open(target, 'w', encoding='utf-8') as f:
+            f.write(f'[{RULED_ID}]\nCPUWeight=60\n')
+        os.makedirs(self.user_rules_dir, exist_ok=True)
+        os.symlink(target, os.path.join(self.user_rules_dir, 'mine.conf'))
+        self.wait_until(lambda: RULED_ID in self.list_rules())
+        for method, args, sig in (('SetRule', (RULED_ID, {'CPUWeight': t(70)}), '(sa{sv})'),
+                                  ('RemoveRule', (RULED_ID,), '(s)')):
+            with self.subTest(method=method):
+                message = self.assert_rc_error('Failed', method, args, sig)
+                self.assertIn('is a symbolic link', message)
+        self.assertTrue(os.path.islink(os.path.join(self.user_rules_dir, 'mine.conf')))
+        with open(target, encoding='utf-8') as f:
+            self.assertEqual(f.read(), f'[{RULED_ID}]\nCPUWeight=60\n')
+
+    def test_only_the_first_256_rules_files_are_read(self):
+        for i in range(300):
+            self.write_rules(self.user_rules_dir, f'{i:03d}.conf', f'[org.example.R{i}]\nCPUWeight=60\n')
+        self.wait_until(lambda: 'org.example.R255' in self.list_rules(), h.scaled(10))
+        rules = self.list_rules()
+        self.assertNotIn('org.example.R256', rules)
+        self.assertEqual(len(rules), 256)
+
     def test_set_rule_below_current_use_is_would_kill(self):
         self.add_app(RULED, controllers='cpu memory pids', memory_current=800 * MIB)
         self.clear_systemd_calls()
