@@ -326,6 +326,44 @@ sec_focus_i3 () {
 # ---------------------------------------------------------------------------------------------------
 # KWin 5.27 (kwin_wayland --virtual): the shipped script calls SetForegroundWindowProcess
 
+# kwin_focus TITLE: KWin activates the window TITLE, by a script loaded over its Scripting D-Bus
+# interface (what a test can do to KWin from outside; a person clicks)
+kwin_focus () {
+  local js=/tmp/rc-kwin-focus-$1.js
+  if [ ! -f "$js" ]; then
+    printf 'var cs = workspace.clientList();\nfor (var i = 0; i < cs.length; i++)\n    if (cs[i].caption == "%s") workspace.activeClient = cs[i];\n' "$1" > "$js"
+    chmod 644 "$js"
+  fi
+  local ks="$AU dbus-send --session --print-reply --dest=org.kde.KWin /Scripting org.kde.kwin.Scripting"
+  $ks.unloadScript string:rc-focus > /dev/null 2>&1
+  $ks.loadScript string:"$js" string:rc-focus > /dev/null 2>&1
+  $ks.start > /dev/null 2>&1
+}
+
+# the timed part of focus_kwin (--focus-figures): the focus moved by a KWin script, to the new
+# cpu.weight through the shipped script's SetForegroundWindowProcess. There is no shell bridge on
+# KWin (it has no event stream outside its scripts): the figure stands beside sway's and i3's.
+focus_figures_kwin () {
+  local lat cost events=/tmp/rc-kwin-events
+  quiet_daemon on
+  : > "$events"; chmod 666 "$events"
+  printf '%s\n' "dbus-monitor --session \"interface='$RC_IFACE',member='SetForegroundWindowProcess'\" |" \
+    '  while read -r l; do case "$l" in *member=SetForegroundWindowProcess*) echo "$EPOCHREALTIME" >> '"$events"' ;; esac; done' \
+    > /tmp/rc-kwin-listen.sh
+  chmod 644 /tmp/rc-kwin-listen.sh
+  "$AU" bash /tmp/rc-kwin-listen.sh > /dev/null 2>&1 < /dev/null &
+  local listener=$!
+  nap 1
+  kwin_focus FocA
+  wait_for 10 weights_are "300 100" "$FW_A" "$FW_B"
+  check "KWin: focus moved to A by a KWin script" "300 100" "$(weights "$FW_A" "$FW_B")"
+  lat=$(latency "$FOCUS_RUNS" "kwin_focus FocA" "kwin_focus FocB" "$events")
+  cost=$(command_cost 5 "kwin_focus FocA")
+  pkill -P "$listener" 2>/dev/null; kill "$listener" 2>/dev/null
+  quiet_daemon off
+  note "FIGURES KWin 5.27 (Wayland, the shipped script), focus command -> cpu.weight, ms (p50 p95, $FOCUS_RUNS changes): daemon $lat; the three dbus-send calls of the command alone $cost (p50 net of it: daemon $(net "$lat" "$cost"))"
+}
+
 sec_focus_kwin () {
   login_session
   gtk_window_script
@@ -350,6 +388,7 @@ sec_focus_kwin () {
   wait_for 30 all_active "$FW_B"
   wait_for 60 weights_are "100 300" "$FW_A" "$FW_B"
   check "KWin: a new window is focused and boosted (A B)" "100 300" "$(weights "$FW_A" "$FW_B")"
+  [ "$FOCUS_FIGURES" = 1 ] && focus_figures_kwin
   # B closes: KWin gives the focus back to A, and the script says so
   usc stop -- "$FW_B"
   wait_for 30 weights_are "300" "$FW_A"

@@ -1870,6 +1870,29 @@ kill_in () { # kill_in UNIT COMM: end the unit's processes named COMM, not the u
   done
 }
 
+# the idle figure with every source connected (--focus-figures): PipeWire (the daemon's pw-dump),
+# power-profiles-daemon, sway's IPC socket, and nothing happening for 60 s
+idle_figure_all_sources () {
+  local w0 w1 dump
+  printf 'include /etc/sway/config.d/*\n' > /tmp/rc-sway.conf
+  chmod 644 /tmp/rc-sway.conf
+  "$AU" systemd-run --user --scope --quiet -u rc-test-sway-idle.scope env WLR_BACKENDS=headless \
+    WLR_RENDERER=pixman WLR_LIBINPUT_NO_DEVICES=1 sway -c /tmp/rc-sway.conf \
+    > "$OUT/sway-idle.log" 2>&1 < /dev/null &
+  wait_for 60 sh -c "$AU systemctl --user show-environment | grep -q ^SWAYSOCK="
+  wait_for 15 prop_is FocusSource 's "sway"'
+  dump=$(pgrep -P "$(usc show -P MainPID resource-control.service)" -x pw-dump | head -1)
+  note "idle with every source: FocusSource $(rc_prop FocusSource), PowerProfile $(rc_prop PowerProfile), the daemon's pw-dump ${dump:-not running}"
+  quiet_daemon on
+  nap 2
+  w0=$(daemon_switches); nap 60; w1=$(daemon_switches)
+  quiet_daemon off
+  note "FIGURES idle with every source connected (sway, PipeWire, power-profiles-daemon): $((w1 - w0)) daemon wake-ups in 60 s (goal 0)"
+  usc stop rc-test-sway-idle.scope
+  cl busctl --user call org.freedesktop.systemd1 /org/freedesktop/systemd1 \
+    org.freedesktop.systemd1.Manager UnsetEnvironment as 3 SWAYSOCK WAYLAND_DISPLAY DISPLAY > /dev/null
+}
+
 sec_audio_power () {
   login_session
   local bg='app-gnome-org.example.Indexer5-1.scope' app='app-gnome-org.example.Busy5-1.scope'
@@ -1958,6 +1981,7 @@ sec_audio_power () {
   check "the recorder still is not frozen" 0 "$(frozen_of "$rec")"
   usc stop "$play" "$rec" "$quiet"
   rm -f "$SYS_RULES/50-audio-test.conf" /tmp/rc-silence.wav /tmp/rc-recorded.wav
+  [ "$FOCUS_FIGURES" = 1 ] && idle_figure_all_sources
   usc stop wireplumber.service pipewire.service pipewire.socket
   systemctl stop power-profiles-daemon.service
 }
