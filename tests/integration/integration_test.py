@@ -99,6 +99,18 @@ class Base(RcTestCase):
 class HarnessTest(Base):
     start_daemon_in_setup = False
 
+    def test_refuses_a_relative_or_empty_top_folder(self):
+        for topdir in ('', 'relative', os.path.join(self.workdir, 'missing')):
+            with self.subTest(topdir=topdir):
+                before = sorted(os.listdir(self.workdir))
+                res = subprocess.run([sys.executable, '-B', os.path.abspath(__file__),
+                                      'HarnessTest.test_runs_as_unprivileged_test_user'],
+                                     cwd=self.workdir, capture_output=True, text=True, check=False,
+                                     env=dict(os.environ, RC_TEST_TOPDIR=topdir))
+                self.assertNotEqual(res.returncode, 0)
+                self.assertIn('RC_TEST_TOPDIR must be an existing absolute folder', res.stderr)
+                self.assertEqual(sorted(os.listdir(self.workdir)), before, 'it left files behind')
+
     def test_runs_as_unprivileged_test_user(self):
         import pwd  # pylint: disable=import-outside-toplevel
         me = pwd.getpwuid(os.getuid())

@@ -618,7 +618,13 @@ class RcTestCase(unittest.TestCase):  # pylint: disable=too-many-public-methods
     client_path = os.environ.get('RC_CLIENT')
 
     def setUp(self):
-        self.topdir = os.environ['RC_TEST_TOPDIR']
+        self.topdir = os.environ.get('RC_TEST_TOPDIR', '')
+        # a test run by hand with an empty or relative folder would leave its files in the
+        # current folder (the source tree): only the supervisor's own folder is taken
+        if not os.path.isabs(self.topdir) or not os.path.isdir(self.topdir):
+            raise RuntimeError(f'RC_TEST_TOPDIR must be an existing absolute folder, not {self.topdir!r}: '
+                               'run the tests through meson test or the script itself as root, '
+                               'which makes one and removes it')
         name = self.id().rsplit('.', 1)[-1][:40]
         self.workdir = tempfile.mkdtemp(prefix=name + '-', dir=self.topdir)
         os.chmod(self.workdir, 0o755)
