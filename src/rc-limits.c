@@ -476,7 +476,7 @@ rc_limits_check_app (const RcLimits *limits,
     {
       g_set_error (error, RC_ERROR, RC_ERROR_NOT_SUPPORTED,
                    "IOWeight is not supported for %s: the io controller is not delegated to "
-                   "the user's service manager (see README, “IO weight”)", unit);
+                   "the user's service manager (see docs/user-guide.md, “IO weight”)", unit);
       return FALSE;
     }
   if (!rc_limits_check_oomd (limits, error))

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 '''A D-Bus method cannot be added half-way: every method, signal and property of the
 introspection XML has a doc comment there (gdbus-codegen's, with an @arg line for each
-argument) and is in README.md and in a man page, and every method that changes
+argument) and is in the user guide (docs/user-guide.md) and in a man page, and every method that changes
 something has its polkit action in the authority's method -> action table
 (src/rc-authority.c), that action's name in src/rc-names.h and the action in the polkit
 policy. Reads are listed here and must stay out of the table. Also: the Python tests'
@@ -99,7 +99,7 @@ def main(root, xml_path=None):
     xml_path = xml_path or os.path.join(root, 'introspection', 'org.example.ResourceControl.xml')
     documented = members_with_docs(xml_path)
     members = [(kind, name) for kind, name, _ in documented]
-    readme = read(root, 'README.md')
+    guide = read(root, 'docs/user-guide.md')
     man = read(root, 'man/resourcectl.1') + read(root, 'man/resource-controld.8')
     authority = read(root, 'src/rc-authority.c')
     names = read(root, 'src/rc-names.h')
@@ -111,8 +111,8 @@ def main(root, xml_path=None):
     results = []
     for kind, name, problems in documented:
         word = re.compile(r'\b' + re.escape(name) + r'\b')
-        if not word.search(readme):
-            problems.append('no line in README.md')
+        if not word.search(guide):
+            problems.append('no line in docs/user-guide.md')
         if not word.search(man):
             problems.append('not in the man pages (resourcectl.1, resource-controld.8)')
         if kind == 'method' and name in READS:
