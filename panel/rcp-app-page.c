@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rcp-app-page.h"
+#include "rc-error.h"
 
 #include "rcp-feedback.h"
 #include "rcp-format.h"
@@ -80,7 +81,7 @@ write_cb (GObject      *source,
     }
   else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
-      if (call->kind == WRITE_MEMORY && rcp_client_error_is (error, "WouldKill"))
+      if (call->kind == WRITE_MEMORY && g_error_matches (error, RC_ERROR, RC_ERROR_WOULD_KILL))
         {
           g_autofree char *message = rcp_client_error_message (error);
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rcp-client.h"
 
+#include "rc-error.h"
 #include "rc-generated.h"
 #include "rc-names.h"
 
@@ -420,16 +421,6 @@ rcp_client_error_message (const GError *error)
   return g_strdup (copy->message);
 }
 
-gboolean
-rcp_client_error_is (const GError *error,
-                     const char   *short_name)
-{
-  g_autofree char *remote = g_dbus_error_get_remote_error (error);
-  g_autofree char *want = g_strconcat (RC_DBUS_ERROR_PREFIX, short_name, NULL);
-
-  return g_strcmp0 (remote, want) == 0;
-}
-
 static void
 rcp_client_get_property (GObject    *object,
                          guint       prop_id,
@@ -492,6 +483,8 @@ rcp_client_class_init (RcpClientClass *klass)
 static void
 rcp_client_init (RcpClient *self)
 {
+  /* Registers the daemon's named errors: its replies arrive as RC_ERROR codes. */
+  (void) RC_ERROR;
   self->cancellable = g_cancellable_new ();
   self->apps = g_list_store_new (RCP_TYPE_APP);
   self->apps_by_id = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);

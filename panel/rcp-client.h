@@ -47,8 +47,5 @@ GVariant   *rcp_client_call_finish (RcpClient    *self,
 
 /* The message as the daemon wrote it, without GDBus's "GDBus.Error:NAME: ". */
 char       *rcp_client_error_message (const GError *error);
-/* Is @error the daemon's named error @short_name (e.g. "WouldKill")? */
-gboolean    rcp_client_error_is (const GError *error,
-                                 const char   *short_name);
 
 G_END_DECLS
