@@ -5,24 +5,24 @@
 #include "rc-error.h"
 
 gboolean
-rcctl_parse_foreground (char   **args,
-                        Request *req,
-                        GError **error)
+rcctl_parse_foreground (char        **args,
+                        RcctlRequest *req,
+                        GError      **error)
 {
   guint64 pid;
 
-  if ((opt_pid != NULL) + opt_none + (args[0] != NULL) != 1)
+  if ((rcctl_opt_pid != NULL) + rcctl_opt_none + (args[0] != NULL) != 1)
     {
       g_set_error_literal (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
                            "foreground takes one of APP, --none or --pid PID");
       return FALSE;
     }
-  if (opt_pid != NULL)
+  if (rcctl_opt_pid != NULL)
     {
-      if (!g_ascii_string_to_unsigned (opt_pid, 10, 1, G_MAXUINT32, &pid, NULL))
+      if (!g_ascii_string_to_unsigned (rcctl_opt_pid, 10, 1, G_MAXUINT32, &pid, NULL))
         {
           g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
-                       "invalid process id \"%s\"", opt_pid);
+                       "invalid process id \"%s\"", rcctl_opt_pid);
           return FALSE;
         }
       req->method = "SetForegroundProcess";
@@ -30,6 +30,6 @@ rcctl_parse_foreground (char   **args,
       return TRUE;
     }
   /* "" is the API's "no app in the foreground". */
-  req->params = g_variant_ref_sink (g_variant_new ("(s)", opt_none ? "" : args[0]));
+  req->params = g_variant_ref_sink (g_variant_new ("(s)", rcctl_opt_none ? "" : args[0]));
   return TRUE;
 }

@@ -12,13 +12,13 @@
 #include "rc-proc.h"
 #include "rc-unit-name.h"
 
-gboolean opt_scope;
-gboolean opt_background;
-char **opt_set;
-char *opt_launcher;
-char *opt_app_id;
-gboolean opt_all;
-gboolean opt_yes;
+gboolean rcctl_opt_scope;
+gboolean rcctl_opt_background;
+char **rcctl_opt_set;
+char *rcctl_opt_launcher;
+char *rcctl_opt_app_id;
+gboolean rcctl_opt_all;
+gboolean rcctl_opt_yes;
 
 /* What reaches the app of the caller's display session. */
 static const char * const display_variables[] = {
@@ -42,17 +42,17 @@ display_environment (void)
 }
 
 gboolean
-rcctl_parse_run (char   **args,
-                 Request *req,
-                 GError **error)
+rcctl_parse_run (char        **args,
+                 RcctlRequest *req,
+                 GError      **error)
 {
   g_auto(GVariantDict) options = G_VARIANT_DICT_INIT (NULL);
   g_autoptr(GPtrArray) uris = g_ptr_array_new_with_free_func (g_free);
   g_autofree char *cwd = g_get_current_dir ();
 
-  if (opt_set != NULL)
+  if (rcctl_opt_set != NULL)
     {
-      GVariant *limits = rcctl_parse_limits (opt_set, FALSE, error);
+      GVariant *limits = rcctl_parse_limits (rcctl_opt_set, FALSE, error);
 
       if (limits == NULL)
         return FALSE;
@@ -66,12 +66,12 @@ rcctl_parse_run (char   **args,
       g_ptr_array_add (uris, g_file_get_uri (file));
     }
   g_ptr_array_add (uris, NULL);
-  if (opt_scope)
+  if (rcctl_opt_scope)
     g_variant_dict_insert (&options, RC_OPTION_KIND, "s", RC_KIND_SCOPE);
-  if (opt_background)
+  if (rcctl_opt_background)
     g_variant_dict_insert (&options, RC_OPTION_SLICE, "s", "background.slice");
-  if (opt_launcher != NULL)
-    g_variant_dict_insert (&options, RC_OPTION_LAUNCHER, "s", opt_launcher);
+  if (rcctl_opt_launcher != NULL)
+    g_variant_dict_insert (&options, RC_OPTION_LAUNCHER, "s", rcctl_opt_launcher);
   g_variant_dict_insert_value (&options, RC_OPTION_ENVIRONMENT, display_environment ());
   g_variant_dict_insert (&options, RC_OPTION_WORKING_DIRECTORY, "s", cwd);
   req->params = g_variant_ref_sink (g_variant_new ("(s^as@a{sv})", args[0],
@@ -98,23 +98,23 @@ adopt_options (const char *app_id)
 
   if (app_id != NULL)
     g_variant_dict_insert (&options, RC_OPTION_APP_ID, "s", app_id);
-  if (opt_launcher != NULL)
-    g_variant_dict_insert (&options, RC_OPTION_LAUNCHER, "s", opt_launcher);
+  if (rcctl_opt_launcher != NULL)
+    g_variant_dict_insert (&options, RC_OPTION_LAUNCHER, "s", rcctl_opt_launcher);
   return g_variant_dict_end (&options);
 }
 
 gboolean
-rcctl_parse_adopt (char   **args,
-                   Request *req,
-                   GError **error)
+rcctl_parse_adopt (char        **args,
+                   RcctlRequest *req,
+                   GError      **error)
 {
-  if (opt_all == (args[0] != NULL))
+  if (rcctl_opt_all == (args[0] != NULL))
     {
       g_set_error_literal (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
                            "adopt takes PID… or --all");
       return FALSE;
     }
-  if (opt_all && opt_app_id != NULL)
+  if (rcctl_opt_all && rcctl_opt_app_id != NULL)
     {
       g_set_error_literal (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
                            "--app-id names the app of the PIDs given; --all finds each app");
@@ -331,12 +331,12 @@ adopt_all (RcDBusResourceControl *proxy)
     }
   if (groups->len == 0)
     return EXIT_SUCCESS;
-  if (!opt_yes && !isatty (STDIN_FILENO))
+  if (!rcctl_opt_yes && !isatty (STDIN_FILENO))
     {
       g_printerr ("resourcectl: not asking without a terminal; pass --yes to go ahead\n");
-      return EXIT_USAGE;
+      return RCCTL_EXIT_USAGE;
     }
-  if (!opt_yes && !confirm ())
+  if (!rcctl_opt_yes && !confirm ())
     {
       g_print ("Nothing was moved.\n");
       return EXIT_FAILURE;
@@ -367,9 +367,9 @@ rcctl_run_adopt (RcDBusResourceControl *proxy)
   g_autoptr(GError) error = NULL;
   g_autofree char *unit = NULL;
 
-  if (opt_all)
+  if (rcctl_opt_all)
     return adopt_all (proxy);
-  if (!adopt (proxy, (guint32 *) pids->data, pids->len, opt_app_id, &unit, &error))
+  if (!adopt (proxy, (guint32 *) pids->data, pids->len, rcctl_opt_app_id, &unit, &error))
     {
       g_dbus_error_strip_remote_error (error);
       g_printerr ("resourcectl: %s\n", error->message);

@@ -14,19 +14,19 @@
  * the keys `rule set` accepts (SetRule's). Also the order `rule list`
  * prints them in. */
 const RcctlLimitKey rcctl_limit_keys[] = {
-  { RC_KEY_CPU_WEIGHT, VALUE_NUMBER, FALSE },
-  { RC_KEY_IO_WEIGHT, VALUE_NUMBER, FALSE },
-  { RC_KEY_CPU_QUOTA, VALUE_PERCENT, FALSE },
-  { RC_KEY_MEMORY_LOW, VALUE_SIZE, FALSE },
-  { RC_KEY_MEMORY_HIGH, VALUE_SIZE, FALSE },
-  { RC_KEY_MEMORY_MAX, VALUE_SIZE, FALSE },
-  { RC_KEY_TASKS_MAX, VALUE_TASKS, FALSE },
-  { RC_KEY_MEMORY_MIN, VALUE_SIZE, FALSE },
-  { RC_KEY_MEMORY_SWAP_MAX, VALUE_SIZE, FALSE },
-  { RC_KEY_OOM_PREFERENCE, VALUE_WORD, FALSE },
-  { RC_KEY_OOM_PRESSURE, VALUE_WORD, FALSE },
-  { RC_KEY_OOM_PRESSURE_LIMIT, VALUE_SECONDS, FALSE },
-  { RC_KEY_FREEZE_WHEN_INACTIVE_SEC, VALUE_SECONDS, TRUE },
+  { RC_KEY_CPU_WEIGHT, RCCTL_VALUE_NUMBER, FALSE },
+  { RC_KEY_IO_WEIGHT, RCCTL_VALUE_NUMBER, FALSE },
+  { RC_KEY_CPU_QUOTA, RCCTL_VALUE_PERCENT, FALSE },
+  { RC_KEY_MEMORY_LOW, RCCTL_VALUE_SIZE, FALSE },
+  { RC_KEY_MEMORY_HIGH, RCCTL_VALUE_SIZE, FALSE },
+  { RC_KEY_MEMORY_MAX, RCCTL_VALUE_SIZE, FALSE },
+  { RC_KEY_TASKS_MAX, RCCTL_VALUE_TASKS, FALSE },
+  { RC_KEY_MEMORY_MIN, RCCTL_VALUE_SIZE, FALSE },
+  { RC_KEY_MEMORY_SWAP_MAX, RCCTL_VALUE_SIZE, FALSE },
+  { RC_KEY_OOM_PREFERENCE, RCCTL_VALUE_WORD, FALSE },
+  { RC_KEY_OOM_PRESSURE, RCCTL_VALUE_WORD, FALSE },
+  { RC_KEY_OOM_PRESSURE_LIMIT, RCCTL_VALUE_SECONDS, FALSE },
+  { RC_KEY_FREEZE_WHEN_INACTIVE_SEC, RCCTL_VALUE_SECONDS, TRUE },
 };
 const gsize rcctl_n_limit_keys = G_N_ELEMENTS (rcctl_limit_keys);
 
@@ -47,7 +47,7 @@ parse_value (RcctlValueKind kind,
 
   switch (kind)
     {
-    case VALUE_SIZE:
+    case RCCTL_VALUE_SIZE:
       if (!rc_size_parse (text, &n, error))
         {
           g_prefix_error (error, "%s: ", key);
@@ -55,7 +55,7 @@ parse_value (RcctlValueKind kind,
         }
       return g_variant_new_uint64 (n);
 
-    case VALUE_PERCENT:
+    case RCCTL_VALUE_PERCENT:
       {
         g_autofree char *digits = g_strdup (text);
 
@@ -68,10 +68,10 @@ parse_value (RcctlValueKind kind,
         return g_variant_new_uint32 ((guint32) n);
       }
 
-    case VALUE_WORD:
+    case RCCTL_VALUE_WORD:
       return g_variant_new_string (text);
 
-    case VALUE_SECONDS:
+    case RCCTL_VALUE_SECONDS:
       {
         g_autofree char *digits = g_strdup (text);
 
@@ -83,11 +83,11 @@ parse_value (RcctlValueKind kind,
         return g_variant_new_uint32 ((guint32) n);
       }
 
-    case VALUE_TASKS:
+    case RCCTL_VALUE_TASKS:
       if (is_unlimited (text))
         return g_variant_new_uint64 (G_MAXUINT64);
       G_GNUC_FALLTHROUGH;
-    case VALUE_NUMBER:
+    case RCCTL_VALUE_NUMBER:
       if (!g_ascii_string_to_unsigned (text, 10, 0, G_MAXUINT64, &n, NULL))
         break;
       return g_variant_new_uint64 (n);
@@ -95,9 +95,9 @@ parse_value (RcctlValueKind kind,
 
   g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT, "invalid %s \"%s\": expected %s",
                key, text,
-               kind == VALUE_PERCENT ? "a percentage of one CPU such as 50% (0 or max removes the quota)"
-               : kind == VALUE_TASKS ? "a number or \"infinity\""
-               : kind == VALUE_SECONDS ? "a whole number of seconds"
+               kind == RCCTL_VALUE_PERCENT ? "a percentage of one CPU such as 50% (0 or max removes the quota)"
+               : kind == RCCTL_VALUE_TASKS ? "a number or \"infinity\""
+               : kind == RCCTL_VALUE_SECONDS ? "a whole number of seconds"
                : "a whole number");
   return NULL;
 }
@@ -107,34 +107,34 @@ rcctl_write_options (void)
 {
   g_auto(GVariantDict) options = G_VARIANT_DICT_INIT (NULL);
 
-  if (opt_force)
+  if (rcctl_opt_force)
     g_variant_dict_insert (&options, RC_OPTION_FORCE, "b", TRUE);
   return g_variant_dict_end (&options);
 }
 
 gboolean
-rcctl_parse_nothing (char   **args,
-                     Request *req,
-                     GError **error)
+rcctl_parse_nothing (char        **args,
+                     RcctlRequest *req,
+                     GError      **error)
 {
   return TRUE;
 }
 
 gboolean
-rcctl_parse_app (char   **args,
-                 Request *req,
-                 GError **error)
+rcctl_parse_app (char        **args,
+                 RcctlRequest *req,
+                 GError      **error)
 {
   req->params = g_variant_ref_sink (g_variant_new ("(s)", args[0]));
   return TRUE;
 }
 
 gboolean
-rcctl_parse_set_weight (char   **args,
-                        Request *req,
-                        GError **error)
+rcctl_parse_set_weight (char        **args,
+                        RcctlRequest *req,
+                        GError      **error)
 {
-  GVariant *weight = parse_value (VALUE_NUMBER, "weight", args[1], error);
+  GVariant *weight = parse_value (RCCTL_VALUE_NUMBER, "weight", args[1], error);
 
   if (weight == NULL)
     return FALSE;
@@ -143,16 +143,16 @@ rcctl_parse_set_weight (char   **args,
 }
 
 gboolean
-rcctl_parse_set_memory_limit (char   **args,
-                              Request *req,
-                              GError **error)
+rcctl_parse_set_memory_limit (char        **args,
+                              RcctlRequest *req,
+                              GError      **error)
 {
   g_auto(GVariantDict) limits = G_VARIANT_DICT_INIT (NULL);
   guint64 bytes;
 
   if (!rc_size_parse (args[1], &bytes, error))
     return FALSE;
-  if (!opt_force)
+  if (!rcctl_opt_force)
     {
       req->params = g_variant_ref_sink (g_variant_new ("(st)", args[0], bytes));
       return TRUE;
@@ -216,9 +216,9 @@ rcctl_parse_limits (char   **args,
 }
 
 gboolean
-rcctl_parse_set (char   **args,
-                 Request *req,
-                 GError **error)
+rcctl_parse_set (char        **args,
+                 RcctlRequest *req,
+                 GError      **error)
 {
   GVariant *limits = rcctl_parse_limits (args + 1, FALSE, error);
 

@@ -42,7 +42,7 @@ rcctl_finish_list (GVariant *apps)
   g_autoptr(GPtrArray) sorted = NULL;
   g_autoptr(GPtrArray) rows = NULL;
 
-  if (opt_json)
+  if (rcctl_opt_json)
     {
       rcctl_print_json (apps);
       return EXIT_SUCCESS;
@@ -71,7 +71,7 @@ rcctl_finish_show (GVariant *apps)
 {
   g_autoptr(GPtrArray) sorted = NULL;
 
-  if (opt_json)
+  if (rcctl_opt_json)
     {
       rcctl_print_json (apps);
       return EXIT_SUCCESS;
@@ -235,7 +235,7 @@ rcctl_finish_slices (GVariant *slices)
   };
   g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
 
-  if (opt_json)
+  if (rcctl_opt_json)
     {
       rcctl_print_json (slices);
       return EXIT_SUCCESS;

@@ -9,29 +9,29 @@
 
 /* Every key of an app dictionary, in the order `show` prints them. */
 const RcctlAppKey rcctl_app_keys[] = {
-  { RC_KEY_UNIT, FORMAT_TEXT },
-  { RC_KEY_APP_ID, FORMAT_TEXT },
-  { RC_KEY_LAUNCHER, FORMAT_TEXT },
-  { RC_KEY_NAME, FORMAT_TEXT },
-  { RC_KEY_ICON, FORMAT_TEXT },
-  { RC_KEY_DESKTOP_FILE, FORMAT_TEXT },
-  { RC_KEY_SLICE, FORMAT_TEXT },
-  { RC_KEY_ACTIVE_STATE, FORMAT_TEXT },
-  { RC_KEY_FREEZER_STATE, FORMAT_TEXT },
-  { RC_KEY_AUDIO, FORMAT_TEXT },
-  { RC_KEY_PIDS, FORMAT_TEXT },
-  { RC_KEY_CPU_WEIGHT, FORMAT_COUNT_USAGE },
-  { RC_KEY_IO_WEIGHT, FORMAT_COUNT_USAGE },
-  { RC_KEY_CPU_QUOTA, FORMAT_QUOTA },
-  { RC_KEY_MEMORY_LOW, FORMAT_SIZE_LIMIT },
-  { RC_KEY_MEMORY_HIGH, FORMAT_SIZE_LIMIT },
-  { RC_KEY_MEMORY_MAX, FORMAT_SIZE_LIMIT },
-  { RC_KEY_TASKS_MAX, FORMAT_COUNT_LIMIT },
-  { RC_KEY_MEMORY_MIN, FORMAT_SIZE_LIMIT },
-  { RC_KEY_MEMORY_SWAP_MAX, FORMAT_SIZE_LIMIT },
-  { RC_KEY_MEMORY_CURRENT, FORMAT_SIZE_USAGE },
-  { RC_KEY_CPU_USAGE_NSEC, FORMAT_COUNT_USAGE },
-  { RC_KEY_TASKS_CURRENT, FORMAT_COUNT_USAGE },
+  { RC_KEY_UNIT, RCCTL_FORMAT_TEXT },
+  { RC_KEY_APP_ID, RCCTL_FORMAT_TEXT },
+  { RC_KEY_LAUNCHER, RCCTL_FORMAT_TEXT },
+  { RC_KEY_NAME, RCCTL_FORMAT_TEXT },
+  { RC_KEY_ICON, RCCTL_FORMAT_TEXT },
+  { RC_KEY_DESKTOP_FILE, RCCTL_FORMAT_TEXT },
+  { RC_KEY_SLICE, RCCTL_FORMAT_TEXT },
+  { RC_KEY_ACTIVE_STATE, RCCTL_FORMAT_TEXT },
+  { RC_KEY_FREEZER_STATE, RCCTL_FORMAT_TEXT },
+  { RC_KEY_AUDIO, RCCTL_FORMAT_TEXT },
+  { RC_KEY_PIDS, RCCTL_FORMAT_TEXT },
+  { RC_KEY_CPU_WEIGHT, RCCTL_FORMAT_COUNT_USAGE },
+  { RC_KEY_IO_WEIGHT, RCCTL_FORMAT_COUNT_USAGE },
+  { RC_KEY_CPU_QUOTA, RCCTL_FORMAT_QUOTA },
+  { RC_KEY_MEMORY_LOW, RCCTL_FORMAT_SIZE_LIMIT },
+  { RC_KEY_MEMORY_HIGH, RCCTL_FORMAT_SIZE_LIMIT },
+  { RC_KEY_MEMORY_MAX, RCCTL_FORMAT_SIZE_LIMIT },
+  { RC_KEY_TASKS_MAX, RCCTL_FORMAT_COUNT_LIMIT },
+  { RC_KEY_MEMORY_MIN, RCCTL_FORMAT_SIZE_LIMIT },
+  { RC_KEY_MEMORY_SWAP_MAX, RCCTL_FORMAT_SIZE_LIMIT },
+  { RC_KEY_MEMORY_CURRENT, RCCTL_FORMAT_SIZE_USAGE },
+  { RC_KEY_CPU_USAGE_NSEC, RCCTL_FORMAT_COUNT_USAGE },
+  { RC_KEY_TASKS_CURRENT, RCCTL_FORMAT_COUNT_USAGE },
 };
 const gsize rcctl_n_app_keys = G_N_ELEMENTS (rcctl_app_keys);
 
@@ -96,15 +96,15 @@ rcctl_format_value (const char *key,
                     GVariant   *value)
 {
   gssize i = rcctl_find_app_key (key);
-  RcctlValueFormat format = i >= 0 ? rcctl_app_keys[i].format : FORMAT_TEXT;
-  const GVariantType *type = format == FORMAT_QUOTA ? G_VARIANT_TYPE_UINT32 : G_VARIANT_TYPE_UINT64;
+  RcctlValueFormat format = i >= 0 ? rcctl_app_keys[i].format : RCCTL_FORMAT_TEXT;
+  const GVariantType *type = format == RCCTL_FORMAT_QUOTA ? G_VARIANT_TYPE_UINT32 : G_VARIANT_TYPE_UINT64;
   guint64 n;
 
   /* A daemon newer than this client may send other types: show them as they are. */
-  if (format == FORMAT_TEXT || !g_variant_is_of_type (value, type))
+  if (format == RCCTL_FORMAT_TEXT || !g_variant_is_of_type (value, type))
     return format_plain (value);
 
-  if (format == FORMAT_QUOTA)
+  if (format == RCCTL_FORMAT_QUOTA)
     {
       guint32 percent = g_variant_get_uint32 (value);
 
@@ -114,16 +114,16 @@ rcctl_format_value (const char *key,
   n = g_variant_get_uint64 (value);
   switch (format)
     {
-    case FORMAT_SIZE_LIMIT:
+    case RCCTL_FORMAT_SIZE_LIMIT:
       return rc_size_format (n);
-    case FORMAT_SIZE_USAGE:
+    case RCCTL_FORMAT_SIZE_USAGE:
       return n == G_MAXUINT64 ? g_strdup ("-") : rc_size_format (n);
-    case FORMAT_COUNT_LIMIT:
+    case RCCTL_FORMAT_COUNT_LIMIT:
       return n == G_MAXUINT64 ? g_strdup ("max") : g_strdup_printf ("%" G_GUINT64_FORMAT, n);
-    case FORMAT_COUNT_USAGE:
+    case RCCTL_FORMAT_COUNT_USAGE:
       return n == G_MAXUINT64 ? g_strdup ("-") : g_strdup_printf ("%" G_GUINT64_FORMAT, n);
-    case FORMAT_TEXT:
-    case FORMAT_QUOTA:
+    case RCCTL_FORMAT_TEXT:
+    case RCCTL_FORMAT_QUOTA:
     default:
       g_assert_not_reached ();
     }

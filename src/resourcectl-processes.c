@@ -6,9 +6,9 @@
 #include "rc-size.h"
 
 gboolean
-rcctl_parse_pid (char   **args,
-                 Request *req,
-                 GError **error)
+rcctl_parse_pid (char        **args,
+                 RcctlRequest *req,
+                 GError      **error)
 {
   guint64 pid;
 
@@ -27,7 +27,7 @@ rcctl_finish_which (GVariant *apps)
 {
   g_autoptr(GVariant) app = NULL;
 
-  if (opt_json)
+  if (rcctl_opt_json)
     {
       rcctl_print_json (apps);
       return EXIT_SUCCESS;
@@ -47,7 +47,7 @@ rcctl_finish_ps (GVariant *procs)
   guint64 rss, cpu_ns, start_ns;
   guint32 pid;
 
-  if (opt_json)
+  if (rcctl_opt_json)
     {
       g_autoptr(JsonBuilder) builder = json_builder_new ();
       g_autoptr(JsonNode) root = NULL;

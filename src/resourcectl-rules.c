@@ -5,9 +5,9 @@
 #include <string.h>
 
 gboolean
-rcctl_parse_rule_set (char   **args,
-                      Request *req,
-                      GError **error)
+rcctl_parse_rule_set (char        **args,
+                      RcctlRequest *req,
+                      GError      **error)
 {
   GVariant *limits = rcctl_parse_limits (args + 1, TRUE, error);
 
@@ -78,7 +78,7 @@ rcctl_finish_rule_list (GVariant *rules)
   const char *app_id;
   GVariant *rule;
 
-  if (opt_json)
+  if (rcctl_opt_json)
     {
       g_autoptr(JsonNode) root = json_gvariant_serialize (rules);
 

@@ -17,61 +17,61 @@
 
 #define NOT_RUNNING "resource-controld is not running on the session bus"
 
-gboolean opt_json;
-gboolean opt_force;
-gboolean opt_none;
-char *opt_pid;
+gboolean rcctl_opt_json;
+gboolean rcctl_opt_force;
+gboolean rcctl_opt_none;
+char *rcctl_opt_pid;
 
 /* ---- Commands ---------------------------------------------------------- */
 
 static const GOptionEntry json_options[] = {
-  { "json", 0, 0, G_OPTION_ARG_NONE, &opt_json, "Print a JSON array of app objects", NULL },
+  { "json", 0, 0, G_OPTION_ARG_NONE, &rcctl_opt_json, "Print a JSON array of app objects", NULL },
   G_OPTION_ENTRY_NULL
 };
 
 static const GOptionEntry ps_options[] = {
-  { "json", 0, 0, G_OPTION_ARG_NONE, &opt_json, "Print a JSON array of process objects", NULL },
+  { "json", 0, 0, G_OPTION_ARG_NONE, &rcctl_opt_json, "Print a JSON array of process objects", NULL },
   G_OPTION_ENTRY_NULL
 };
 
 static const GOptionEntry rule_json_options[] = {
-  { "json", 0, 0, G_OPTION_ARG_NONE, &opt_json,
+  { "json", 0, 0, G_OPTION_ARG_NONE, &rcctl_opt_json,
     "Print a JSON object that maps each AppID to its rule", NULL },
   G_OPTION_ENTRY_NULL
 };
 
 static const GOptionEntry foreground_options[] = {
-  { "none", 0, 0, G_OPTION_ARG_NONE, &opt_none, "No app is in the foreground", NULL },
-  { "pid", 0, 0, G_OPTION_ARG_STRING, &opt_pid,
+  { "none", 0, 0, G_OPTION_ARG_NONE, &rcctl_opt_none, "No app is in the foreground", NULL },
+  { "pid", 0, 0, G_OPTION_ARG_STRING, &rcctl_opt_pid,
     "The app that holds this process is in the foreground", "PID" },
   G_OPTION_ENTRY_NULL
 };
 
 static const GOptionEntry force_options[] = {
-  { "force", 'f', 0, G_OPTION_ARG_NONE, &opt_force,
+  { "force", 'f', 0, G_OPTION_ARG_NONE, &rcctl_opt_force,
     "Apply a memory limit even below the app's current use (it may be killed)", NULL },
   G_OPTION_ENTRY_NULL
 };
 
 static const GOptionEntry run_options[] = {
-  { "scope", 0, 0, G_OPTION_ARG_NONE, &opt_scope,
+  { "scope", 0, 0, G_OPTION_ARG_NONE, &rcctl_opt_scope,
     "Start it in a scope (app-rc-APP-RANDOM.scope) instead of a service", NULL },
-  { "background", 0, 0, G_OPTION_ARG_NONE, &opt_background,
+  { "background", 0, 0, G_OPTION_ARG_NONE, &rcctl_opt_background,
     "Start it in background.slice, behind the apps in use", NULL },
-  { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opt_set,
+  { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &rcctl_opt_set,
     "A limit it has from its first moment (repeat for more)", "KEY=VALUE" },
-  { "launcher", 0, 0, G_OPTION_ARG_STRING, &opt_launcher,
+  { "launcher", 0, 0, G_OPTION_ARG_STRING, &rcctl_opt_launcher,
     "Who launches, in the unit's name (default rc; e.g. sway)", "NAME" },
   G_OPTION_ENTRY_NULL
 };
 
 static const GOptionEntry adopt_options[] = {
-  { "app-id", 0, 0, G_OPTION_ARG_STRING, &opt_app_id,
+  { "app-id", 0, 0, G_OPTION_ARG_STRING, &rcctl_opt_app_id,
     "The app the processes are, when it cannot be found out", "APP_ID" },
-  { "all", 0, 0, G_OPTION_ARG_NONE, &opt_all,
+  { "all", 0, 0, G_OPTION_ARG_NONE, &rcctl_opt_all,
     "Every process of yours outside app units, grouped by app", NULL },
-  { "yes", 'y', 0, G_OPTION_ARG_NONE, &opt_yes, "With --all: do not ask first", NULL },
-  { "launcher", 0, 0, G_OPTION_ARG_STRING, &opt_launcher,
+  { "yes", 'y', 0, G_OPTION_ARG_NONE, &rcctl_opt_yes, "With --all: do not ask first", NULL },
+  { "launcher", 0, 0, G_OPTION_ARG_STRING, &rcctl_opt_launcher,
     "Who adopts, in the scope's name (default rc)", "NAME" },
   G_OPTION_ENTRY_NULL
 };
@@ -99,7 +99,7 @@ typedef struct {
   guint               max_args;
   const char         *method;
   gboolean            writes;       /* needs polkit: may ask for a password */
-  gboolean (*parse)(char **args, Request *req, GError **error);
+  gboolean (*parse)(char **args, RcctlRequest *req, GError **error);
   int (*finish)(GVariant *apps);    /* prints the aa{sv} reply, or NULL */
   int (*run)(RcDBusResourceControl *proxy);   /* instead of one call */
 } Command;
@@ -208,7 +208,7 @@ usage_error (const Command *cmd,
   va_end (args);
   g_printerr ("resourcectl: %s\nTry \"resourcectl%s%s --help\".\n",
               message, cmd ? " " : "", cmd ? cmd->name : "");
-  return EXIT_USAGE;
+  return RCCTL_EXIT_USAGE;
 }
 
 static int
@@ -289,8 +289,8 @@ start_tty_agent (void)
 }
 
 static int
-call_daemon (const Command *cmd,
-             const Request *req)
+call_daemon (const Command      *cmd,
+             const RcctlRequest *req)
 {
   g_autoptr(RcDBusResourceControl) proxy = connect_to_daemon ();
   g_autoptr(GSubprocess) agent = NULL;
@@ -340,7 +340,7 @@ run_command (const Command *cmd,
   g_autoptr(GOptionContext) context = g_option_context_new (g_strstrip (params));
   g_autofree char *help = NULL;
   g_autoptr(GError) error = NULL;
-  Request req = { cmd->method, NULL };
+  RcctlRequest req = { cmd->method, NULL };
   guint n_args;
   int status;
 

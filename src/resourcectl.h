@@ -11,36 +11,36 @@
 #include "rc-generated.h"
 
 /* 0 success, 1 the daemon or the bus said no, 2 the command line was wrong. */
-#define EXIT_USAGE 2
+#define RCCTL_EXIT_USAGE 2
 
 /* The options of the commands that have them (resourcectl.c). */
-extern gboolean opt_json;
-extern gboolean opt_force;
-extern gboolean opt_none;
-extern char *opt_pid;
-extern gboolean opt_scope;
-extern gboolean opt_background;
-extern char **opt_set;
-extern char *opt_launcher;
-extern char *opt_app_id;
-extern gboolean opt_all;
-extern gboolean opt_yes;
+extern gboolean rcctl_opt_json;
+extern gboolean rcctl_opt_force;
+extern gboolean rcctl_opt_none;
+extern char *rcctl_opt_pid;
+extern gboolean rcctl_opt_scope;
+extern gboolean rcctl_opt_background;
+extern char **rcctl_opt_set;
+extern char *rcctl_opt_launcher;
+extern char *rcctl_opt_app_id;
+extern gboolean rcctl_opt_all;
+extern gboolean rcctl_opt_yes;
 
 /* What one command sends: the method and its parameters (a sunk reference). */
 typedef struct {
   const char *method;
   GVariant   *params;
-} Request;
+} RcctlRequest;
 
 /* ---- showing values (resourcectl-output.c) ---------------------------- */
 
 typedef enum {
-  FORMAT_TEXT,         /* strings, pids, anything unknown */
-  FORMAT_SIZE_LIMIT,   /* t bytes, G_MAXUINT64 = no limit ("max") */
-  FORMAT_SIZE_USAGE,   /* t bytes, G_MAXUINT64 = not available ("-") */
-  FORMAT_COUNT_LIMIT,  /* t, G_MAXUINT64 = no limit ("max") */
-  FORMAT_COUNT_USAGE,  /* t, G_MAXUINT64 = not available ("-") */
-  FORMAT_QUOTA,        /* u percent of one CPU, 0 = no quota ("max") */
+  RCCTL_FORMAT_TEXT,         /* strings, pids, anything unknown */
+  RCCTL_FORMAT_SIZE_LIMIT,   /* t bytes, G_MAXUINT64 = no limit ("max") */
+  RCCTL_FORMAT_SIZE_USAGE,   /* t bytes, G_MAXUINT64 = not available ("-") */
+  RCCTL_FORMAT_COUNT_LIMIT,  /* t, G_MAXUINT64 = no limit ("max") */
+  RCCTL_FORMAT_COUNT_USAGE,  /* t, G_MAXUINT64 = not available ("-") */
+  RCCTL_FORMAT_QUOTA,        /* u percent of one CPU, 0 = no quota ("max") */
 } RcctlValueFormat;
 
 typedef struct {
@@ -73,12 +73,12 @@ void        rcctl_print_table (GPtrArray *rows,
 /* ---- limits as KEY=VALUE (resourcectl-limits.c) ----------------------- */
 
 typedef enum {
-  VALUE_NUMBER,   /* t */
-  VALUE_PERCENT,  /* u, "50%" or "50"; "max" = no quota = 0 */
-  VALUE_SIZE,     /* t, rc_size_parse () */
-  VALUE_TASKS,    /* t, a number or "infinity" */
-  VALUE_SECONDS,  /* u, a whole number of seconds */
-  VALUE_WORD,     /* s, e.g. "avoid"; the daemon knows which words */
+  RCCTL_VALUE_NUMBER,   /* t */
+  RCCTL_VALUE_PERCENT,  /* u, "50%" or "50"; "max" = no quota = 0 */
+  RCCTL_VALUE_SIZE,     /* t, rc_size_parse () */
+  RCCTL_VALUE_TASKS,    /* t, a number or "infinity" */
+  RCCTL_VALUE_SECONDS,  /* u, a whole number of seconds */
+  RCCTL_VALUE_WORD,     /* s, e.g. "avoid"; the daemon knows which words */
 } RcctlValueKind;
 
 typedef struct {
@@ -98,18 +98,18 @@ GVariant *rcctl_parse_limits (char   **args,
                               GError **error);
 GVariant *rcctl_write_options (void);
 
-/* ---- the commands: parse the arguments into a Request, print the reply - */
+/* ---- the commands: parse the arguments into a RcctlRequest, print the reply - */
 
-gboolean rcctl_parse_nothing (char **args, Request *req, GError **error);
-gboolean rcctl_parse_app (char **args, Request *req, GError **error);
-gboolean rcctl_parse_set_weight (char **args, Request *req, GError **error);
-gboolean rcctl_parse_set_memory_limit (char **args, Request *req, GError **error);
-gboolean rcctl_parse_set (char **args, Request *req, GError **error);
-gboolean rcctl_parse_rule_set (char **args, Request *req, GError **error);
-gboolean rcctl_parse_foreground (char **args, Request *req, GError **error);
-gboolean rcctl_parse_run (char **args, Request *req, GError **error);
-gboolean rcctl_parse_pid (char **args, Request *req, GError **error);
-gboolean rcctl_parse_adopt (char **args, Request *req, GError **error);
+gboolean rcctl_parse_nothing (char **args, RcctlRequest *req, GError **error);
+gboolean rcctl_parse_app (char **args, RcctlRequest *req, GError **error);
+gboolean rcctl_parse_set_weight (char **args, RcctlRequest *req, GError **error);
+gboolean rcctl_parse_set_memory_limit (char **args, RcctlRequest *req, GError **error);
+gboolean rcctl_parse_set (char **args, RcctlRequest *req, GError **error);
+gboolean rcctl_parse_rule_set (char **args, RcctlRequest *req, GError **error);
+gboolean rcctl_parse_foreground (char **args, RcctlRequest *req, GError **error);
+gboolean rcctl_parse_run (char **args, RcctlRequest *req, GError **error);
+gboolean rcctl_parse_pid (char **args, RcctlRequest *req, GError **error);
+gboolean rcctl_parse_adopt (char **args, RcctlRequest *req, GError **error);
 
 int      rcctl_finish_list (GVariant *apps);
 int      rcctl_finish_show (GVariant *apps);
