@@ -26,37 +26,27 @@ typedef enum {
 } Range;
 
 static const struct {
-  const char *key;        /* SetLimits key and app dict key */
   const char *property;   /* systemd unit property */
-  const char *type;
   Range       range;
 } limit_info[RC_N_LIMITS] = {
-  [RC_LIMIT_CPU_WEIGHT] = { RC_KEY_CPU_WEIGHT, "CPUWeight", "t", RANGE_WEIGHT },
-  [RC_LIMIT_IO_WEIGHT] = { RC_KEY_IO_WEIGHT, "IOWeight", "t", RANGE_WEIGHT },
-  [RC_LIMIT_CPU_QUOTA] = { RC_KEY_CPU_QUOTA, "CPUQuotaPerSecUSec", "u", RANGE_QUOTA },
-  [RC_LIMIT_MEMORY_LOW] = { RC_KEY_MEMORY_LOW, "MemoryLow", "t", RANGE_MEMORY_LOW },
-  [RC_LIMIT_MEMORY_HIGH] = { RC_KEY_MEMORY_HIGH, "MemoryHigh", "t", RANGE_MEMORY },
-  [RC_LIMIT_MEMORY_MAX] = { RC_KEY_MEMORY_MAX, "MemoryMax", "t", RANGE_MEMORY },
-  [RC_LIMIT_TASKS_MAX] = { RC_KEY_TASKS_MAX, "TasksMax", "t", RANGE_TASKS },
-  [RC_LIMIT_MEMORY_MIN] = { RC_KEY_MEMORY_MIN, "MemoryMin", "t", RANGE_MEMORY_LOW },
-  [RC_LIMIT_MEMORY_SWAP_MAX] = { RC_KEY_MEMORY_SWAP_MAX, "MemorySwapMax", "t", RANGE_SWAP },
-  [RC_LIMIT_OOM_PREFERENCE] = { RC_KEY_OOM_PREFERENCE, "ManagedOOMPreference", "s", RANGE_PREFERENCE },
-  [RC_LIMIT_OOM_PRESSURE] = { RC_KEY_OOM_PRESSURE, "ManagedOOMMemoryPressure", "s", RANGE_PRESSURE },
-  [RC_LIMIT_OOM_PRESSURE_LIMIT] = { RC_KEY_OOM_PRESSURE_LIMIT, "ManagedOOMMemoryPressureLimit", "u",
-                                    RANGE_PERCENT },
+  [RC_LIMIT_CPU_WEIGHT] = { "CPUWeight", RANGE_WEIGHT },
+  [RC_LIMIT_IO_WEIGHT] = { "IOWeight", RANGE_WEIGHT },
+  [RC_LIMIT_CPU_QUOTA] = { "CPUQuotaPerSecUSec", RANGE_QUOTA },
+  [RC_LIMIT_MEMORY_LOW] = { "MemoryLow", RANGE_MEMORY_LOW },
+  [RC_LIMIT_MEMORY_HIGH] = { "MemoryHigh", RANGE_MEMORY },
+  [RC_LIMIT_MEMORY_MAX] = { "MemoryMax", RANGE_MEMORY },
+  [RC_LIMIT_TASKS_MAX] = { "TasksMax", RANGE_TASKS },
+  [RC_LIMIT_MEMORY_MIN] = { "MemoryMin", RANGE_MEMORY_LOW },
+  [RC_LIMIT_MEMORY_SWAP_MAX] = { "MemorySwapMax", RANGE_SWAP },
+  [RC_LIMIT_OOM_PREFERENCE] = { "ManagedOOMPreference", RANGE_PREFERENCE },
+  [RC_LIMIT_OOM_PRESSURE] = { "ManagedOOMMemoryPressure", RANGE_PRESSURE },
+  [RC_LIMIT_OOM_PRESSURE_LIMIT] = { "ManagedOOMMemoryPressureLimit", RANGE_PERCENT },
 };
-
-static const char * const preference_names[] = { "none", "avoid", "omit", NULL };
-static const char * const pressure_names[] = { "auto", "kill", NULL };
 
 static const char * const *
 names_of (RcLimit limit)
 {
-  if (limit_info[limit].range == RANGE_PREFERENCE)
-    return preference_names;
-  if (limit_info[limit].range == RANGE_PRESSURE)
-    return pressure_names;
-  return NULL;
+  return rc_limit_names (limit);
 }
 
 /* The name of value @value of a named limit (the first one for a value
@@ -74,36 +64,14 @@ name_of (RcLimit limit,
   return names[0];
 }
 
-/* The index of @text in the names of @limit; FALSE with the names allowed. */
+/* The index of @text in the words of @limit; FALSE with the words allowed. */
 static gboolean
 parse_name (RcLimit     limit,
             const char *text,
             guint64    *out_value,
             GError    **error)
 {
-  const char * const *names = names_of (limit);
-  g_autofree char *allowed = NULL;
-  g_autofree char *shown = g_utf8_make_valid (text, MIN (strlen (text), 64));
-
-  g_return_val_if_fail (names != NULL, FALSE);
-  allowed = g_strjoinv (", ", (char **) names);
-
-  for (guint i = 0; names[i] != NULL; i++)
-    if (g_str_equal (names[i], text))
-      {
-        *out_value = i;
-        return TRUE;
-      }
-  g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT, "%s “%s” is not one of: %s",
-               limit_info[limit].key, shown, allowed);
-  return FALSE;
-}
-
-const char *
-rc_limit_key (RcLimit limit)
-{
-  g_return_val_if_fail (limit < RC_N_LIMITS, NULL);
-  return limit_info[limit].key;
+  return rc_limit_parse_text (limit, text, out_value, error);
 }
 
 void
@@ -128,7 +96,7 @@ check_range (RcLimit  limit,
              guint    n_cpus,
              GError **error)
 {
-  const char *key = limit_info[limit].key;
+  const char *key = rc_limit_key (limit);
 
   switch (limit_info[limit].range)
     {
@@ -203,21 +171,6 @@ rc_limits_validate (const RcLimits *limits,
         return FALSE;
     }
   return TRUE;
-}
-
-gboolean
-rc_limit_from_key (const char *key,
-                   RcLimit    *out_limit)
-{
-  for (RcLimit limit = 0; limit < RC_N_LIMITS; limit++)
-    {
-      if (g_str_equal (limit_info[limit].key, key))
-        {
-          *out_limit = limit;
-          return TRUE;
-        }
-    }
-  return FALSE;
 }
 
 static gboolean
@@ -334,11 +287,11 @@ rc_limits_parse (GVariant *limits,
                        "Limit %s is given twice", key);
           return FALSE;
         }
-      if (!g_variant_is_of_type (value, G_VARIANT_TYPE (limit_info[limit].type)))
+      if (!g_variant_is_of_type (value, G_VARIANT_TYPE (rc_limit_type (limit))))
         {
           g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
                        "Limit %s has type %s: it must be %s", key,
-                       g_variant_get_type_string (value), limit_info[limit].type);
+                       g_variant_get_type_string (value), rc_limit_type (limit));
           return FALSE;
         }
       if (names_of (limit) != NULL)
@@ -510,7 +463,7 @@ rc_limits_check_app (const RcLimits *limits,
                        "%s %" G_GUINT64_FORMAT " bytes is below the %" G_GUINT64_FORMAT
                        " bytes %s uses now: the kernel would reclaim hard or kill it and "
                        "unsaved work would be lost. Choose a higher limit, or pass the "
-                       "force option to SetLimits to insist", limit_info[limit].key, value,
+                       "force option to SetLimits to insist", rc_limit_key (limit), value,
                        current, unit);
           return FALSE;
         }
@@ -582,116 +535,11 @@ rc_limits_to_app_changes (const RcLimits *limits)
         continue;
       if (names_of (limit) != NULL)
         value = g_variant_new_string (name_of (limit, limits->values[limit]));
-      else if (g_str_equal (limit_info[limit].type, "u"))
+      else if (g_str_equal (rc_limit_type (limit), "u"))
         value = g_variant_new_uint32 ((guint32) limits->values[limit]);
       else
         value = g_variant_new_uint64 (limits->values[limit]);
-      g_variant_builder_add (&builder, "{sv}", limit_info[limit].key, value);
+      g_variant_builder_add (&builder, "{sv}", rc_limit_key (limit), value);
     }
   return g_variant_builder_end (&builder);
-}
-
-static gboolean
-parse_unsigned (const char *key,
-                const char *text,
-                const char *allowed,
-                guint64    *out_value,
-                GError    **error)
-{
-  g_autoptr(GError) local = NULL;
-
-  if (g_ascii_string_to_unsigned (text, 10, 0, G_MAXUINT64, out_value, &local))
-    return TRUE;
-  g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
-               "%s “%s” is not %s", key, text, allowed);
-  return FALSE;
-}
-
-gboolean
-rc_limit_parse_text (RcLimit     limit,
-                     const char *text,
-                     guint64    *out_value,
-                     GError    **error)
-{
-  const char *key = limit_info[limit].key;
-  g_autofree char *shown = g_utf8_make_valid (text, MIN (strlen (text), 64));
-
-  switch (limit_info[limit].range)
-    {
-    case RANGE_WEIGHT:
-      return parse_unsigned (key, shown, "a whole number (1 to 10000)", out_value, error);
-
-    case RANGE_QUOTA:
-      {
-        gsize len = strlen (shown);
-
-        if (len > 0 && shown[len - 1] == '%')
-          shown[len - 1] = '\0';
-        return parse_unsigned (key, shown, "a percentage of one CPU (e.g. 50%)", out_value,
-                               error);
-      }
-
-    case RANGE_MEMORY:
-    case RANGE_MEMORY_LOW:
-    case RANGE_SWAP:
-      {
-        g_autoptr(GError) local = NULL;
-
-        if (rc_size_parse (shown, out_value, &local))
-          return TRUE;
-        g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT, "%s: %s", key, local->message);
-        return FALSE;
-      }
-
-    case RANGE_PREFERENCE:
-    case RANGE_PRESSURE:
-      return parse_name (limit, shown, out_value, error);
-
-    case RANGE_PERCENT:
-      {
-        gsize len = strlen (shown);
-
-        if (len > 0 && shown[len - 1] == '%')
-          shown[len - 1] = '\0';
-        return parse_unsigned (key, shown, "a percentage (0% to 100%)", out_value, error);
-      }
-
-    case RANGE_TASKS:
-      if (g_ascii_strcasecmp (shown, "infinity") == 0 || g_ascii_strcasecmp (shown, "max") == 0)
-        {
-          *out_value = G_MAXUINT64;
-          return TRUE;
-        }
-      return parse_unsigned (key, shown, "a whole number or “infinity”", out_value, error);
-
-    default:
-      g_assert_not_reached ();
-    }
-}
-
-char *
-rc_limit_format_text (RcLimit limit,
-                      guint64 value)
-{
-  static const char suffixes[] = "KMGTPE";
-  guint exponent = 0;
-
-  if (names_of (limit) != NULL)
-    return g_strdup (name_of (limit, value));
-  if (value == G_MAXUINT64)
-    return g_strdup ("infinity");
-  if (limit == RC_LIMIT_CPU_QUOTA || limit == RC_LIMIT_OOM_PRESSURE_LIMIT)
-    return g_strdup_printf ("%" G_GUINT64_FORMAT "%%", value);
-  if (limit_info[limit].range != RANGE_MEMORY && limit_info[limit].range != RANGE_MEMORY_LOW &&
-      limit_info[limit].range != RANGE_SWAP)
-    return g_strdup_printf ("%" G_GUINT64_FORMAT, value);
-  /* Exact sizes only: 2G, 1536M, or plain bytes. */
-  while (value != 0 && value % 1024 == 0 && exponent < sizeof suffixes - 1)
-    {
-      value /= 1024;
-      exponent++;
-    }
-  if (exponent == 0)
-    return g_strdup_printf ("%" G_GUINT64_FORMAT, value);
-  return g_strdup_printf ("%" G_GUINT64_FORMAT "%c", value, suffixes[exponent - 1]);
 }

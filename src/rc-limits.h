@@ -3,28 +3,13 @@
 
 #include <glib.h>
 
+#include "rc-limit-keys.h"
+
 G_BEGIN_DECLS
 
 /* The limits validator: what a caller may ask for, checked before anything
- * changes, and turned into systemd unit properties. */
-typedef enum {
-  RC_LIMIT_CPU_WEIGHT,
-  RC_LIMIT_IO_WEIGHT,
-  RC_LIMIT_CPU_QUOTA,
-  RC_LIMIT_MEMORY_LOW,
-  RC_LIMIT_MEMORY_HIGH,
-  RC_LIMIT_MEMORY_MAX,
-  RC_LIMIT_TASKS_MAX,
-  RC_LIMIT_MEMORY_MIN,
-  RC_LIMIT_MEMORY_SWAP_MAX,
-  RC_LIMIT_OOM_PREFERENCE,        /* RcOomPreference */
-  RC_LIMIT_OOM_PRESSURE,          /* RcOomPressure */
-  RC_LIMIT_OOM_PRESSURE_LIMIT,    /* percent, 0..100 */
-  RC_N_LIMITS
-} RcLimit;
-
-typedef enum { RC_OOM_PREFERENCE_NONE, RC_OOM_PREFERENCE_AVOID, RC_OOM_PREFERENCE_OMIT } RcOomPreference;
-typedef enum { RC_OOM_PRESSURE_AUTO, RC_OOM_PRESSURE_KILL } RcOomPressure;
+ * changes, and turned into systemd unit properties. The keys and their text
+ * form are rc-limit-keys.h's. */
 
 /* The keys systemd-oomd acts on: nothing without it. */
 #define RC_LIMITS_OOM ((1u << RC_LIMIT_OOM_PREFERENCE) | (1u << RC_LIMIT_OOM_PRESSURE) | \
@@ -45,17 +30,6 @@ typedef struct {
   gboolean force;
 } RcLimits;
 
-const char *rc_limit_key (RcLimit limit);
-gboolean    rc_limit_from_key (const char *key,
-                               RcLimit    *out_limit);
-/* One value as people write it in a rule file: 300, 50%, 2G, infinity.
- * Syntax only: rc_limits_validate checks the range. */
-gboolean    rc_limit_parse_text (RcLimit     limit,
-                                 const char *text,
-                                 guint64    *out_value,
-                                 GError    **error);
-char       *rc_limit_format_text (RcLimit limit,
-                                  guint64 value);
 void        rc_limits_set (RcLimits *limits,
                            RcLimit   limit,
                            guint64   value);

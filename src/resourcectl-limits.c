@@ -8,97 +8,23 @@
 #include <string.h>
 
 #include "rc-error.h"
+#include "rc-limit-keys.h"
 #include "rc-size.h"
 
-/* The keys `set` accepts (SetLimits' keys) and, with the rule-only ones,
- * the keys `rule set` accepts (SetRule's). Also the order `rule list`
- * prints them in. */
-const RcctlLimitKey rcctl_limit_keys[] = {
-  { RC_KEY_CPU_WEIGHT, RCCTL_VALUE_NUMBER, FALSE },
-  { RC_KEY_IO_WEIGHT, RCCTL_VALUE_NUMBER, FALSE },
-  { RC_KEY_CPU_QUOTA, RCCTL_VALUE_PERCENT, FALSE },
-  { RC_KEY_MEMORY_LOW, RCCTL_VALUE_SIZE, FALSE },
-  { RC_KEY_MEMORY_HIGH, RCCTL_VALUE_SIZE, FALSE },
-  { RC_KEY_MEMORY_MAX, RCCTL_VALUE_SIZE, FALSE },
-  { RC_KEY_TASKS_MAX, RCCTL_VALUE_TASKS, FALSE },
-  { RC_KEY_MEMORY_MIN, RCCTL_VALUE_SIZE, FALSE },
-  { RC_KEY_MEMORY_SWAP_MAX, RCCTL_VALUE_SIZE, FALSE },
-  { RC_KEY_OOM_PREFERENCE, RCCTL_VALUE_WORD, FALSE },
-  { RC_KEY_OOM_PRESSURE, RCCTL_VALUE_WORD, FALSE },
-  { RC_KEY_OOM_PRESSURE_LIMIT, RCCTL_VALUE_SECONDS, FALSE },
-  { RC_KEY_FREEZE_WHEN_INACTIVE_SEC, RCCTL_VALUE_SECONDS, TRUE },
-};
-const gsize rcctl_n_limit_keys = G_N_ELEMENTS (rcctl_limit_keys);
+const char * const rcctl_rule_only_keys[] = { RC_KEY_FREEZE_WHEN_INACTIVE_SEC, NULL };
 
-static gboolean
-is_unlimited (const char *text)
-{
-  return g_ascii_strcasecmp (text, "infinity") == 0 || g_ascii_strcasecmp (text, "max") == 0;
-}
-
-/* Only the syntax is checked here; ranges are the daemon's to judge. */
+/* FreezeWhenInactiveSec: whole seconds; the daemon judges the range. */
 static GVariant *
-parse_value (RcctlValueKind kind,
-             const char    *key,
-             const char    *text,
-             GError       **error)
+parse_seconds (const char *key,
+               const char *text,
+               GError    **error)
 {
-  guint64 n = 0;
+  guint64 n;
 
-  switch (kind)
-    {
-    case RCCTL_VALUE_SIZE:
-      if (!rc_size_parse (text, &n, error))
-        {
-          g_prefix_error (error, "%s: ", key);
-          return NULL;
-        }
-      return g_variant_new_uint64 (n);
-
-    case RCCTL_VALUE_PERCENT:
-      {
-        g_autofree char *digits = g_strdup (text);
-
-        if (is_unlimited (text))
-          return g_variant_new_uint32 (0);
-        if (g_str_has_suffix (digits, "%"))
-          digits[strlen (digits) - 1] = '\0';
-        if (!g_ascii_string_to_unsigned (digits, 10, 0, G_MAXUINT32, &n, NULL))
-          break;
-        return g_variant_new_uint32 ((guint32) n);
-      }
-
-    case RCCTL_VALUE_WORD:
-      return g_variant_new_string (text);
-
-    case RCCTL_VALUE_SECONDS:
-      {
-        g_autofree char *digits = g_strdup (text);
-
-        /* the pressure limit is a percentage: "40%" or "40" */
-        if (g_str_equal (key, RC_KEY_OOM_PRESSURE_LIMIT) && g_str_has_suffix (digits, "%"))
-          digits[strlen (digits) - 1] = '\0';
-        if (!g_ascii_string_to_unsigned (digits, 10, 0, G_MAXUINT32, &n, NULL))
-          break;
-        return g_variant_new_uint32 ((guint32) n);
-      }
-
-    case RCCTL_VALUE_TASKS:
-      if (is_unlimited (text))
-        return g_variant_new_uint64 (G_MAXUINT64);
-      G_GNUC_FALLTHROUGH;
-    case RCCTL_VALUE_NUMBER:
-      if (!g_ascii_string_to_unsigned (text, 10, 0, G_MAXUINT64, &n, NULL))
-        break;
-      return g_variant_new_uint64 (n);
-    }
-
-  g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT, "invalid %s \"%s\": expected %s",
-               key, text,
-               kind == RCCTL_VALUE_PERCENT ? "a percentage of one CPU such as 50% (0 or max removes the quota)"
-               : kind == RCCTL_VALUE_TASKS ? "a number or \"infinity\""
-               : kind == RCCTL_VALUE_SECONDS ? "a whole number of seconds"
-               : "a whole number");
+  if (g_ascii_string_to_unsigned (text, 10, 0, G_MAXUINT32, &n, NULL))
+    return g_variant_new_uint32 ((guint32) n);
+  g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT, "%s “%s” is not a whole number of seconds",
+               key, text);
   return NULL;
 }
 
@@ -134,7 +60,7 @@ rcctl_parse_set_weight (char        **args,
                         RcctlRequest *req,
                         GError      **error)
 {
-  GVariant *weight = parse_value (RCCTL_VALUE_NUMBER, "weight", args[1], error);
+  GVariant *weight = rc_limit_parse_text_variant (RC_LIMIT_CPU_WEIGHT, args[1], error);
 
   if (weight == NULL)
     return FALSE;
@@ -182,7 +108,8 @@ rcctl_parse_limits (char   **args,
       const char *eq = strchr (*arg, '=');
       g_autofree char *key = eq ? g_strndup (*arg, eq - *arg) : NULL;
       GVariant *value = NULL;
-      gsize i;
+      const char *canonical;
+      RcLimit limit;
 
       if (key == NULL)
         {
@@ -190,27 +117,32 @@ rcctl_parse_limits (char   **args,
                        "\"%s\" is not KEY=VALUE", *arg);
           return NULL;
         }
-      for (i = 0; i < G_N_ELEMENTS (rcctl_limit_keys); i++)
-        if ((for_rule || !rcctl_limit_keys[i].rule_only) &&
-            g_ascii_strcasecmp (key, rcctl_limit_keys[i].key) == 0)
-          break;
-      if (i == G_N_ELEMENTS (rcctl_limit_keys))
+      /* The same table and text forms as a rules file's. */
+      if (rc_limit_from_key_nocase (key, &limit))
+        {
+          value = rc_limit_parse_text_variant (limit, eq + 1, error);
+          canonical = rc_limit_key (limit);
+        }
+      else if (for_rule && g_ascii_strcasecmp (key, rcctl_rule_only_keys[0]) == 0)
+        {
+          canonical = rcctl_rule_only_keys[0];
+          value = parse_seconds (canonical, eq + 1, error);
+        }
+      else
         {
           g_autoptr(GString) known = g_string_new (NULL);
 
-          for (gsize k = 0; k < G_N_ELEMENTS (rcctl_limit_keys); k++)
-            if (for_rule || !rcctl_limit_keys[k].rule_only)
-              g_string_append_printf (known, "%s%s", known->len > 0 ? ", " : "",
-                                      rcctl_limit_keys[k].key);
+          for (RcLimit k = 0; k < RC_N_LIMITS; k++)
+            g_string_append_printf (known, "%s%s", known->len > 0 ? ", " : "", rc_limit_key (k));
+          if (for_rule)
+            g_string_append_printf (known, ", %s", rcctl_rule_only_keys[0]);
           g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
                        "unknown key \"%s\"; known keys: %s", key, known->str);
           return NULL;
         }
-
-      value = parse_value (rcctl_limit_keys[i].kind, rcctl_limit_keys[i].key, eq + 1, error);
       if (value == NULL)
         return NULL;
-      g_variant_dict_insert_value (&limits, rcctl_limit_keys[i].key, value);
+      g_variant_dict_insert_value (&limits, canonical, value);
     }
   return g_variant_dict_end (&limits);
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* resourcectl rule list, rule set and rule remove. */
 #include "resourcectl.h"
+#include "rc-limit-keys.h"
 
 #include <string.h>
 
@@ -27,8 +28,30 @@ null_for_max_in_rule_cb (JsonObject *object,
     json_object_foreach_member (json_node_get_object (node), rcctl_null_for_max_cb, NULL);
 }
 
-/* "KEY=VALUE ...", in the order of rcctl_limit_keys, then keys this client does
- * not know; the values as `show` prints them. */
+static gboolean
+is_known_key (const char *key)
+{
+  RcLimit limit;
+
+  return rc_limit_from_key (key, &limit) || g_strv_contains (rcctl_rule_only_keys, key);
+}
+
+static void
+append_key (GString    *out,
+            GVariant   *rule,
+            const char *key)
+{
+  g_autoptr(GVariant) known = g_variant_lookup_value (rule, key, NULL);
+  g_autofree char *text = NULL;
+
+  if (known == NULL)
+    return;
+  text = rcctl_format_value (key, known);
+  g_string_append_printf (out, "%s%s=%s", out->len > 0 ? " " : "", key, text);
+}
+
+/* "KEY=VALUE ...", in the order of the limit keys, then the rule-only keys,
+ * then keys this client does not know; the values as `show` prints them. */
 static char *
 format_rule (GVariant *rule)
 {
@@ -37,27 +60,17 @@ format_rule (GVariant *rule)
   const char *key;
   GVariant *value;
 
-  for (gsize k = 0; k < rcctl_n_limit_keys; k++)
-    {
-      g_autoptr(GVariant) known = g_variant_lookup_value (rule, rcctl_limit_keys[k].key, NULL);
-      g_autofree char *text = NULL;
-
-      if (known == NULL)
-        continue;
-      text = rcctl_format_value (rcctl_limit_keys[k].key, known);
-      g_string_append_printf (out, "%s%s=%s", out->len > 0 ? " " : "", rcctl_limit_keys[k].key, text);
-    }
+  for (RcLimit limit = 0; limit < RC_N_LIMITS; limit++)
+    append_key (out, rule, rc_limit_key (limit));
+  for (guint k = 0; rcctl_rule_only_keys[k] != NULL; k++)
+    append_key (out, rule, rcctl_rule_only_keys[k]);
   g_variant_iter_init (&iter, rule);
   while (g_variant_iter_loop (&iter, "{&sv}", &key, &value))
     {
       g_autofree char *shown_key = NULL;
       g_autofree char *text = NULL;
-      gsize k;
 
-      for (k = 0; k < rcctl_n_limit_keys; k++)
-        if (strcmp (key, rcctl_limit_keys[k].key) == 0)
-          break;
-      if (k < rcctl_n_limit_keys)
+      if (is_known_key (key))
         continue;
       shown_key = rcctl_printable (key);
       text = rcctl_format_value (key, value);

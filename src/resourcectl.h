@@ -72,26 +72,9 @@ void        rcctl_print_table (GPtrArray *rows,
 
 /* ---- limits as KEY=VALUE (resourcectl-limits.c) ----------------------- */
 
-typedef enum {
-  RCCTL_VALUE_NUMBER,   /* t */
-  RCCTL_VALUE_PERCENT,  /* u, "50%" or "50"; "max" = no quota = 0 */
-  RCCTL_VALUE_SIZE,     /* t, rc_size_parse () */
-  RCCTL_VALUE_TASKS,    /* t, a number or "infinity" */
-  RCCTL_VALUE_SECONDS,  /* u, a whole number of seconds */
-  RCCTL_VALUE_WORD,     /* s, e.g. "avoid"; the daemon knows which words */
-} RcctlValueKind;
-
-typedef struct {
-  const char    *key;
-  RcctlValueKind kind;
-  gboolean       rule_only;
-} RcctlLimitKey;
-
-/* The keys `set` accepts (SetLimits' keys) and, with the rule-only ones,
- * the keys `rule set` accepts (SetRule's). Also the order `rule list`
- * prints them in. */
-extern const RcctlLimitKey rcctl_limit_keys[];
-extern const gsize rcctl_n_limit_keys;
+/* The rule keys beyond the limits (rc-limit-keys.h has those): the keys
+ * `rule set` takes besides `set`'s, after them in `rule list`. */
+extern const char * const rcctl_rule_only_keys[];
 
 GVariant *rcctl_parse_limits (char   **args,
                               gboolean for_rule,

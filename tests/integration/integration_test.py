@@ -2054,6 +2054,34 @@ class RuleCommandsTest(ClientBase):
         self.assertEqual(self.rc_call('ListRules')[0][self.RULE_APP],
                          {'FreezeWhenInactiveSec': 5})
 
+    def test_the_client_and_a_rules_file_take_the_same_values(self):
+        # one table of keys and one text parser: what `rule set` takes, a rules file takes
+        cases = ['CPUQuota=max', 'CPUQuota=50%', 'CPUQuota=50', 'CPUQuota=half', 'CPUWeight=300',
+                 'CPUWeight=abc', 'CPUWeight=0', 'CPUWeight=-5', 'MemoryMax=2G', 'MemoryMax=1.5G',
+                 'MemoryMax=infinity', 'MemoryMax=1K', 'MemoryMax=lots', 'MemoryLow=0',
+                 'TasksMax=max', 'TasksMax=infinity', 'TasksMax=12', 'TasksMax=many',
+                 'MemorySwapMax=0', 'IOWeight=10001', 'ManagedOOMPreference=bogus']
+        by_client = {}
+        for i, case in enumerate(cases):
+            proc = self.run_client('rule', 'set', f'org.example.Client{i}', case)
+            by_client[case] = proc.returncode == 0
+            if proc.returncode != 0:
+                self.assertIn(case.split('=')[0], proc.stderr, proc.stderr)
+        self.write_rules(self.user_rules_dir, 'same.conf',
+                         ''.join(f'[org.example.File{i}]\n{case}\n' for i, case in enumerate(cases)))
+        self.wait_until(lambda: 'org.example.File0' in self.rc_call('ListRules')[0])
+        rules = self.rc_call('ListRules')[0]
+        # a value the file's reader refuses is left out of the group (and logged)
+        by_file = {case: case.split('=')[0] in rules.get(f'org.example.File{i}', {})
+                   for i, case in enumerate(cases)}
+        self.assertEqual(by_client, by_file)
+        for i, case in enumerate(cases):
+            if by_client[case]:
+                self.assertEqual(rules[f'org.example.Client{i}'], rules[f'org.example.File{i}'], case)
+        self.assertTrue(by_client['CPUQuota=max'])
+        self.assertEqual(rules[f'org.example.File{cases.index("CPUQuota=max")}'], {'CPUQuota': 0})
+        self.assertFalse(by_client['MemoryMax=1K'])
+
     def test_system_rule(self):
         self.write_rules(self.system_rules_dir, '10-system.conf',
                          f'[{self.RULE_APP}]\nCPUWeight=20\n')

@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "rc-limit-keys.h"
+#include "rc-common.h"
+#include "rc-error.h"
+#include "rc-size.h"
+
+#include <string.h>
+
+typedef enum {
+  TEXT_NUMBER,        /* 300 */
+  TEXT_CPU_PERCENT,   /* 50% of one CPU, or 50; max = no quota = 0 */
+  TEXT_SIZE,          /* 2G, 1536M, infinity */
+  TEXT_TASKS,         /* a number or infinity */
+  TEXT_PERCENT,       /* 40% or 40 */
+  TEXT_NAME,          /* one of the limit's words */
+} TextForm;
+
+static const char * const preference_names[] = { "none", "avoid", "omit", NULL };
+static const char * const pressure_names[] = { "auto", "kill", NULL };
+
+static const struct {
+  const char         *key;
+  const char         *type;
+  TextForm            form;
+  const char * const *names;
+} keys[RC_N_LIMITS] = {
+  [RC_LIMIT_CPU_WEIGHT] = { RC_KEY_CPU_WEIGHT, "t", TEXT_NUMBER, NULL },
+  [RC_LIMIT_IO_WEIGHT] = { RC_KEY_IO_WEIGHT, "t", TEXT_NUMBER, NULL },
+  [RC_LIMIT_CPU_QUOTA] = { RC_KEY_CPU_QUOTA, "u", TEXT_CPU_PERCENT, NULL },
+  [RC_LIMIT_MEMORY_LOW] = { RC_KEY_MEMORY_LOW, "t", TEXT_SIZE, NULL },
+  [RC_LIMIT_MEMORY_HIGH] = { RC_KEY_MEMORY_HIGH, "t", TEXT_SIZE, NULL },
+  [RC_LIMIT_MEMORY_MAX] = { RC_KEY_MEMORY_MAX, "t", TEXT_SIZE, NULL },
+  [RC_LIMIT_TASKS_MAX] = { RC_KEY_TASKS_MAX, "t", TEXT_TASKS, NULL },
+  [RC_LIMIT_MEMORY_MIN] = { RC_KEY_MEMORY_MIN, "t", TEXT_SIZE, NULL },
+  [RC_LIMIT_MEMORY_SWAP_MAX] = { RC_KEY_MEMORY_SWAP_MAX, "t", TEXT_SIZE, NULL },
+  [RC_LIMIT_OOM_PREFERENCE] = { RC_KEY_OOM_PREFERENCE, "s", TEXT_NAME, preference_names },
+  [RC_LIMIT_OOM_PRESSURE] = { RC_KEY_OOM_PRESSURE, "s", TEXT_NAME, pressure_names },
+  [RC_LIMIT_OOM_PRESSURE_LIMIT] = { RC_KEY_OOM_PRESSURE_LIMIT, "u", TEXT_PERCENT, NULL },
+};
+
+const char *
+rc_limit_key (RcLimit limit)
+{
+  g_return_val_if_fail (limit < RC_N_LIMITS, NULL);
+  return keys[limit].key;
+}
+
+const char *
+rc_limit_type (RcLimit limit)
+{
+  g_return_val_if_fail (limit < RC_N_LIMITS, NULL);
+  return keys[limit].type;
+}
+
+const char * const *
+rc_limit_names (RcLimit limit)
+{
+  g_return_val_if_fail (limit < RC_N_LIMITS, NULL);
+  return keys[limit].names;
+}
+
+gboolean
+rc_limit_from_key (const char *key,
+                   RcLimit    *out_limit)
+{
+  for (RcLimit limit = 0; limit < RC_N_LIMITS; limit++)
+    if (g_str_equal (keys[limit].key, key))
+      {
+        *out_limit = limit;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+gboolean
+rc_limit_from_key_nocase (const char *key,
+                          RcLimit    *out_limit)
+{
+  for (RcLimit limit = 0; limit < RC_N_LIMITS; limit++)
+    if (g_ascii_strcasecmp (keys[limit].key, key) == 0)
+      {
+        *out_limit = limit;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+static gboolean
+is_unlimited (const char *text)
+{
+  return g_ascii_strcasecmp (text, "infinity") == 0 || g_ascii_strcasecmp (text, "max") == 0;
+}
+
+static gboolean
+parse_unsigned (const char *key,
+                const char *text,
+                gboolean    percent,
+                const char *allowed,
+                guint64     most,
+                guint64    *out_value,
+                GError    **error)
+{
+  g_autofree char *digits = g_strdup (text);
+  gsize len = strlen (digits);
+
+  if (percent && len > 0 && digits[len - 1] == '%')
+    digits[len - 1] = '\0';
+  if (g_ascii_string_to_unsigned (digits, 10, 0, most, out_value, NULL))
+    return TRUE;
+  g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+               "%s “%s” is not %s", key, text, allowed);
+  return FALSE;
+}
+
+static gboolean
+parse_name (RcLimit     limit,
+            const char *text,
+            guint64    *out_value,
+            GError    **error)
+{
+  const char * const *names = keys[limit].names;
+  g_autofree char *allowed = g_strjoinv (", ", (char **) names);
+
+  for (guint i = 0; names[i] != NULL; i++)
+    if (g_str_equal (names[i], text))
+      {
+        *out_value = i;
+        return TRUE;
+      }
+  g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT, "%s “%s” is not one of: %s",
+               keys[limit].key, text, allowed);
+  return FALSE;
+}
+
+gboolean
+rc_limit_parse_text (RcLimit     limit,
+                     const char *text,
+                     guint64    *out_value,
+                     GError    **error)
+{
+  const char *key;
+  g_autofree char *shown = NULL;
+
+  g_return_val_if_fail (limit < RC_N_LIMITS, FALSE);
+  key = keys[limit].key;
+  /* Show at most 64 bytes of whatever was written. */
+  shown = g_utf8_make_valid (text, MIN (strlen (text), 64));
+  switch (keys[limit].form)
+    {
+    case TEXT_NUMBER:
+      return parse_unsigned (key, shown, FALSE, "a whole number", G_MAXUINT64, out_value, error);
+
+    case TEXT_CPU_PERCENT:
+      if (is_unlimited (shown))
+        {
+          *out_value = 0;
+          return TRUE;
+        }
+      return parse_unsigned (key, shown, TRUE,
+                             "a percentage of one CPU such as 50% (max removes the quota)",
+                             G_MAXUINT32, out_value, error);
+
+    case TEXT_SIZE:
+      {
+        g_autoptr(GError) local = NULL;
+
+        if (rc_size_parse (shown, out_value, &local))
+          return TRUE;
+        g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT, "%s: %s", key, local->message);
+        return FALSE;
+      }
+
+    case TEXT_TASKS:
+      if (is_unlimited (shown))
+        {
+          *out_value = G_MAXUINT64;
+          return TRUE;
+        }
+      return parse_unsigned (key, shown, FALSE, "a whole number or “infinity”", G_MAXUINT64,
+                             out_value, error);
+
+    case TEXT_PERCENT:
+      return parse_unsigned (key, shown, TRUE, "a percentage (0% to 100%)", G_MAXUINT32,
+                             out_value, error);
+
+    case TEXT_NAME:
+      return parse_name (limit, shown, out_value, error);
+
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+GVariant *
+rc_limit_parse_text_variant (RcLimit     limit,
+                             const char *text,
+                             GError    **error)
+{
+  guint64 value;
+
+  if (!rc_limit_parse_text (limit, text, &value, error))
+    return NULL;
+  if (keys[limit].names != NULL)
+    return g_variant_new_string (keys[limit].names[value]);
+  if (g_str_equal (keys[limit].type, "u"))
+    return g_variant_new_uint32 ((guint32) value);
+  return g_variant_new_uint64 (value);
+}
+
+char *
+rc_limit_format_text (RcLimit limit,
+                      guint64 value)
+{
+  static const char suffixes[] = "KMGTPE";
+  guint exponent = 0;
+
+  g_return_val_if_fail (limit < RC_N_LIMITS, NULL);
+  if (keys[limit].names != NULL)
+    {
+      for (guint64 i = 0; keys[limit].names[i] != NULL; i++)
+        if (i == value)
+          return g_strdup (keys[limit].names[i]);
+      return g_strdup (keys[limit].names[0]);
+    }
+  if (value == G_MAXUINT64)
+    return g_strdup ("infinity");
+  if (keys[limit].form == TEXT_CPU_PERCENT || keys[limit].form == TEXT_PERCENT)
+    return g_strdup_printf ("%" G_GUINT64_FORMAT "%%", value);
+  if (keys[limit].form != TEXT_SIZE)
+    return g_strdup_printf ("%" G_GUINT64_FORMAT, value);
+  /* Exact sizes only: 2G, 1536M, or plain bytes. */
+  while (value != 0 && value % 1024 == 0 && exponent < sizeof suffixes - 1)
+    {
+      value /= 1024;
+      exponent++;
+    }
+  if (exponent == 0)
+    return g_strdup_printf ("%" G_GUINT64_FORMAT, value);
+  return g_strdup_printf ("%" G_GUINT64_FORMAT "%c", value, suffixes[exponent - 1]);
+}
