@@ -29,6 +29,7 @@ import argparse
 import json
 import os
 import sys
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -54,6 +55,52 @@ from rcbench import GLib  # noqa: E402
 ROUNDS = 8
 CHECKED_ROUNDS = 4
 LEAK_KIB_PER_CALL = 0.25
+# polkitd 122 (Debian 12's) now and then answers nothing for about 15 s: its JavaScript rules run
+# in a thread that a "runaway killer" watches, and a race there leaves a check waiting for the
+# killer's 15-second timeout (polkit 123 fixed the races: "prevent wrongful termination of
+# runaway thread"). Measured in this test: every check with polkitd answered at once 15.4 s after
+# the first was sent, none waiting in the daemon's queue. The daemon's 10 s deadline then answers
+# NotAuthorized, as it must. So the test asks polkitd itself, every PROBE_EVERY_S, how long a
+# check takes (PolkitProbe), and a deadline reply counts as polkitd's stall, not as a wrong
+# answer, only when one of those probes took at least STALL_S within the 12 s before it.
+PROBE_EVERY_S = 0.5
+STALL_S = 5.0
+
+
+class PolkitProbe(threading.Thread):
+    '''CheckAuthorization straight to polkitd, for this process, on a connection of its own.'''
+
+    def __init__(self):
+        super().__init__(daemon=True)
+        self.calls = []            # (wall-clock start, seconds it took)
+        self.stop = threading.Event()
+        flags = (rb.Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT |
+                 rb.Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION)
+        self.conn = rb.Gio.DBusConnection.new_for_address_sync(
+            os.environ['DBUS_SYSTEM_BUS_ADDRESS'], flags, None, None)
+
+    def run(self):
+        subject = ('unix-process', {'pid': GLib.Variant('u', os.getpid()),
+                                    'start-time': GLib.Variant('t', 0),
+                                    'uid': GLib.Variant('i', os.getuid())})
+        args = GLib.Variant('((sa{sv})sa{ss}us)',
+                            (subject, 'org.example.ResourceControl.set-weight', {}, 0, ''))
+        while not self.stop.wait(PROBE_EVERY_S):
+            t0, m0 = time.time(), time.monotonic()
+            try:
+                self.conn.call_sync(rb.PK_NAME, '/org/freedesktop/PolicyKit1/Authority',
+                                    'org.freedesktop.PolicyKit1.Authority', 'CheckAuthorization',
+                                    args, None, rb.Gio.DBusCallFlags.NONE, 60000, None)
+            except GLib.Error:
+                pass
+            self.calls.append((t0, time.monotonic() - m0))
+
+    def stalls(self):
+        return [(t, d) for t, d in self.calls if d >= STALL_S]
+
+    def explains(self, when):
+        '''Did polkitd stall while a check answered by the deadline at @when was with it?'''
+        return any(t <= when and t + d >= when - 12 for t, d in self.stalls())
 
 
 def parse_args(argv):
@@ -97,6 +144,8 @@ class LoadTest(harness.RcTestCase):
         spec = {'mode': 'mixed', 'units': units, 'app_ids': app_ids, 'protected': protected,
                 'timeout_ms': 120000}
         per_client = -(-calls // clients)
+        probe = PolkitProbe()
+        probe.start()
         # the warm-up is as long as a quarter of the run (two rounds below), so that the daemon's
         # heap has seen the same peak of concurrent requests and replies
         warm = rb.run_workers(self.bus_address, clients,
@@ -121,6 +170,8 @@ class LoadTest(harness.RcTestCase):
             rb.log(f'round {r + 1}/{rounds}: {part["answered"]} calls, {part["unexpected"]} unexpected, '
                    f'{part["answered"] / part["wall_s"]:.0f} calls/s, RssAnon {rss_rounds[-1]} KiB')
             run = part if run is None else merge(run, part)
+        probe.stop.set()
+        probe.join()
         time.sleep(1)
         after = rb.memory(pid)
         grown = [b - a for a, b in zip([before['RssAnon_kib']] + rss_rounds, rss_rounds)]
@@ -146,11 +197,23 @@ class LoadTest(harness.RcTestCase):
             'fds_before': fds_before, 'fds_after': fds_after,
             'apps_listed_after': still,
             'outcomes': dict(sorted(run['outcomes'].items())),
+            'polkitd_probes': len(probe.calls),
+            'polkitd_probe_max_s': round(max((d for _, d in probe.calls), default=0), 3),
+            'polkitd_stalls': [(round(t, 3), round(d, 3)) for t, d in probe.stalls()],
         }
         print_figures(figures)
         if opts.get('out'):
             rb.write_json(opts['out'], figures)
+        timeouts = warm['polkit_timeouts'] + run['polkit_timeouts']
+        unexplained = [t for t in timeouts if not probe.explains(t)]
+        figures['polkitd_deadline_replies'] = len(timeouts)
+        print(f'  polkitd asked directly {len(probe.calls)} times, slowest {figures["polkitd_probe_max_s"]} s; '
+              f'stalls of {STALL_S} s or more: {figures["polkitd_stalls"]}; the daemon answered '
+              f'{len(timeouts)} calls by its 10 s deadline, {len(unexplained)} of them with no stall of polkitd')
         problems = []
+        if unexplained:
+            problems.append(f'{len(unexplained)} calls answered "did not answer within 10 seconds" '
+                            'while polkitd, asked directly, answered in time')
         if run['answered'] != run['sent'] or run['sent'] < calls:
             problems.append(f'{run["sent"]} calls sent, {run["answered"]} answered, {calls} wanted')
         if run['unexpected'] or warm['unexpected']:
@@ -185,7 +248,7 @@ class LoadTest(harness.RcTestCase):
 
 def merge(a, b):
     out = dict(a)
-    for k in ('sent', 'answered', 'unexpected', 'wall_s', 'daemon_cpu_s'):
+    for k in ('sent', 'answered', 'unexpected', 'wall_s', 'daemon_cpu_s', 'polkit_timeouts'):
         out[k] = a[k] + b[k]
     out['unexpected_samples'] = (a['unexpected_samples'] + b['unexpected_samples'])[:20]
     out['outcomes'] = dict(a['outcomes'])

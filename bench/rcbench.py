@@ -518,11 +518,13 @@ def run_workers(address, clients, spec, daemon_pid=None, max_procs=None):
         results.append(json.loads(line))
     wall = time.monotonic() - t0
     merged = {'clients': clients, 'processes': procs_n, 'wall_s': round(wall, 3),
-              'sent': 0, 'answered': 0, 'unexpected': 0, 'unexpected_samples': [], 'outcomes': {}}
+              'sent': 0, 'answered': 0, 'unexpected': 0, 'unexpected_samples': [], 'outcomes': {},
+              'polkit_timeouts': []}
     for r in results:
         for k in ('sent', 'answered', 'unexpected'):
             merged[k] += r[k]
         merged['unexpected_samples'] += r['unexpected_samples']
+        merged['polkit_timeouts'] += r.get('polkit_timeouts', [])
         for k, v in r['outcomes'].items():
             merged['outcomes'][k] = merged['outcomes'].get(k, 0) + v
     merged['p50_ms_worst_worker'] = max((r['p50_ms'] or 0) for r in results)

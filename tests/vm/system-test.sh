@@ -1873,7 +1873,7 @@ kill_in () { # kill_in UNIT COMM: end the unit's processes named COMM, not the u
 # the idle figure with every source connected (--focus-figures): PipeWire (the daemon's pw-dump),
 # power-profiles-daemon, sway's IPC socket, and nothing happening for 60 s
 idle_figure_all_sources () {
-  local w0 w1 dump
+  local dump
   printf 'include /etc/sway/config.d/*\n' > /tmp/rc-sway.conf
   chmod 644 /tmp/rc-sway.conf
   "$AU" systemd-run --user --scope --quiet -u rc-test-sway-idle.scope env WLR_BACKENDS=headless \
@@ -1881,13 +1881,15 @@ idle_figure_all_sources () {
     > "$OUT/sway-idle.log" 2>&1 < /dev/null &
   wait_for 60 sh -c "$AU systemctl --user show-environment | grep -q ^SWAYSOCK="
   wait_for 15 prop_is FocusSource 's "sway"'
+  quiet_daemon on
+  wait_for 15 prop_is FocusSource 's "sway"'
+  wait_for 15 pgrep -P "$(usc show -P MainPID resource-control.service)" -x pw-dump
   dump=$(pgrep -P "$(usc show -P MainPID resource-control.service)" -x pw-dump | head -1)
   note "idle with every source: FocusSource $(rc_prop FocusSource), PowerProfile $(rc_prop PowerProfile), the daemon's pw-dump ${dump:-not running}"
-  quiet_daemon on
-  nap 2
-  w0=$(daemon_switches); nap 60; w1=$(daemon_switches)
+  nap 10    # the start's own work done (the first listing, the pool threads)
+  daemon_switch_map > /tmp/rc-switches; nap 60
+  note "FIGURES idle with every source connected (sway, PipeWire, power-profiles-daemon): $(wakeups_since /tmp/rc-switches) daemon wake-ups in 60 s (goal 0)"
   quiet_daemon off
-  note "FIGURES idle with every source connected (sway, PipeWire, power-profiles-daemon): $((w1 - w0)) daemon wake-ups in 60 s (goal 0)"
   usc stop rc-test-sway-idle.scope
   cl busctl --user call org.freedesktop.systemd1 /org/freedesktop/systemd1 \
     org.freedesktop.systemd1.Manager UnsetEnvironment as 3 SWAYSOCK WAYLAND_DISPLAY DISPLAY > /dev/null
