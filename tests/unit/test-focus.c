@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Table-driven tests of what the focus sources read: sway's window events,
- * Hyprland's active window, and which source a session's environment picks. */
+/* Table-driven tests of what the focus sources read: Mutter's focus marks,
+ * sway's window events, Hyprland's active window, and which source a
+ * session's environment picks. */
 #include "rc-focus-hyprland.h"
 #include "rc-focus-sway.h"
 #include "rc-focus-tracker.h"
+#include "rc-focus-watch.h"
 
 #include <string.h>
 
@@ -107,11 +109,25 @@ test_pick_source (void)
     }
 }
 
+static void
+test_mutter_mark (void)
+{
+  g_assert_cmpint (rc_focus_parse ("-1", 2), ==, RC_FOCUS_FOCUSED);
+  g_assert_cmpint (rc_focus_parse ("-1\n", 3), ==, RC_FOCUS_FOCUSED);
+  g_assert_cmpint (rc_focus_parse ("1733240000123456", 16), ==, RC_FOCUS_INACTIVE);
+  g_assert_cmpint (rc_focus_parse ("-12", 3), ==, RC_FOCUS_UNKNOWN);
+  g_assert_cmpint (rc_focus_parse ("", 0), ==, RC_FOCUS_UNKNOWN);
+  g_assert_cmpint (rc_focus_parse ("focused", 7), ==, RC_FOCUS_UNKNOWN);
+  /* Not NUL-terminated: only @length bytes count. */
+  g_assert_cmpint (rc_focus_parse ("-1xyz", 2), ==, RC_FOCUS_FOCUSED);
+}
+
 int
 main (int   argc,
       char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/focus/mutter-mark", test_mutter_mark);
   g_test_add_func ("/focus/sway-event", test_sway_event);
   g_test_add_func ("/focus/hyprland-window", test_hyprland_window);
   g_test_add_func ("/focus/pick-source", test_pick_source);

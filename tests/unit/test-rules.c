@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Rule values as people write them, rule files, and Mutter's focus marks. */
+/* Rule values as people write them, and rule files. */
 #include <glib/gstdio.h>
 #include <string.h>
 
 #include "rc-error.h"
-#include "rc-focus-watch.h"
 #include "rc-rules.h"
 
 static void
@@ -344,19 +343,6 @@ test_condition_precedence (void)
   remove_tree (root);
 }
 
-static void
-test_focus_parse (void)
-{
-  g_assert_cmpint (rc_focus_parse ("-1", 2), ==, RC_FOCUS_FOCUSED);
-  g_assert_cmpint (rc_focus_parse ("-1\n", 3), ==, RC_FOCUS_FOCUSED);
-  g_assert_cmpint (rc_focus_parse ("1733240000123456", 16), ==, RC_FOCUS_INACTIVE);
-  g_assert_cmpint (rc_focus_parse ("-12", 3), ==, RC_FOCUS_UNKNOWN);
-  g_assert_cmpint (rc_focus_parse ("", 0), ==, RC_FOCUS_UNKNOWN);
-  g_assert_cmpint (rc_focus_parse ("focused", 7), ==, RC_FOCUS_UNKNOWN);
-  /* Not NUL-terminated: only @length bytes count. */
-  g_assert_cmpint (rc_focus_parse ("-1xyz", 2), ==, RC_FOCUS_FOCUSED);
-}
-
 int
 main (int   argc,
       char *argv[])
@@ -369,6 +355,5 @@ main (int   argc,
   g_test_add_func ("/rules/defaults-without-files", test_defaults_without_files);
   g_test_add_func ("/rules/split-group", test_split_group);
   g_test_add_func ("/rules/condition-precedence", test_condition_precedence);
-  g_test_add_func ("/rules/focus-parse", test_focus_parse);
   return g_test_run ();
 }
