@@ -18,6 +18,7 @@
 #include "rc-power-watch.h"
 #include "rc-registry.h"
 #include "rc-rules.h"
+#include "rc-slices.h"
 #include "rc-systemd.h"
 
 typedef struct {
@@ -26,6 +27,7 @@ typedef struct {
   RcSystemd       *systemd;
   RcRegistry      *registry;
   RcAuthority     *authority;
+  RcSlices        *slices;
   RcRules         *rules;
   RcFocusWatch    *focus_watch;
   RcFocusTracker  *focus;
@@ -159,9 +161,10 @@ start (Daemon  *daemon,
   daemon->authority = rc_authority_new ();
   daemon->queue = rc_request_queue_new ();
   start_policy (daemon);
+  daemon->slices = rc_slices_new (daemon->systemd, daemon->queue, daemon->rules);
   daemon->manager = rc_manager_new (daemon->registry, daemon->systemd, daemon->authority,
                                     daemon->rules, daemon->policy, daemon->queue,
-                                    daemon->power_watch);
+                                    daemon->slices, daemon->power_watch);
   daemon->focus = rc_focus_tracker_new (daemon->connection, daemon->registry, daemon->systemd,
                                         daemon->policy);
   rc_manager_set_focus (daemon->manager, daemon->focus);
@@ -179,6 +182,9 @@ stop (Daemon *daemon)
   if (daemon->manager != NULL)
     g_dbus_interface_skeleton_unexport (G_DBUS_INTERFACE_SKELETON (daemon->manager));
   g_clear_object (&daemon->manager);
+  if (daemon->slices != NULL)
+    g_object_run_dispose (G_OBJECT (daemon->slices));
+  g_clear_object (&daemon->slices);
   if (daemon->focus != NULL)
     g_object_run_dispose (G_OBJECT (daemon->focus));
   g_clear_object (&daemon->focus);

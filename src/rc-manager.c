@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-manager.h"
+#include "rc-call-gate.h"
 #include "rc-change.h"
 #include "rc-cgroup.h"
 #include "rc-error.h"
@@ -19,7 +20,7 @@ struct _RcManager {
   RcRules                      *rules;
   RcSlices                     *slices;
   RcPowerWatch                 *power_watch;
-  GPtrArray                    *early_calls;  /* EarlyCall: held until the first listing is read */
+  RcCallGate                   *gate;         /* calls wait there for the first listing */
   RcFocusTracker               *focus;
 };
 
@@ -751,35 +752,10 @@ limits_applied_cb (RcPolicy  *policy,
 
 /* ---- calls before the first listing ------------------------------------- */
 
-/* The name is owned before the registry has read systemd's units (so that
- * D-Bus activation never times out); a method call that comes before the
- * first full listing waits for it, so nobody sees a partial list or a
- * NoSuchApp for an app that runs. */
-typedef struct {
-  GDBusConnection       *connection;
-  char                  *sender;
-  char                  *object_path;
-  char                  *interface_name;
-  char                  *method_name;
-  GVariant              *parameters;
-  GDBusMethodInvocation *invocation;
-} EarlyCall;
-
-static void
-early_call_free (EarlyCall *call)
-{
-  g_object_unref (call->connection);
-  g_free (call->sender);
-  g_free (call->object_path);
-  g_free (call->interface_name);
-  g_free (call->method_name);
-  g_variant_unref (call->parameters);
-  g_object_unref (call->invocation);
-  g_free (call);
-}
+/* ---- calls before the first listing ------------------------------------ */
 
 static const GDBusInterfaceVTable *skeleton_vtable;   /* the generated one */
-static GDBusInterfaceVTable manager_vtable;           /* the same, method_call held */
+static GDBusInterfaceVTable manager_vtable;           /* the same, through the gate */
 
 static void
 method_call_when_listed (GDBusConnection       *connection,
@@ -792,40 +768,9 @@ method_call_when_listed (GDBusConnection       *connection,
                          gpointer               user_data)
 {
   RcManager *self = RC_MANAGER (user_data);
-  EarlyCall *call;
 
-  if (self->early_calls == NULL)
-    {
-      skeleton_vtable->method_call (connection, sender, object_path, interface_name,
-                                    method_name, parameters, invocation, user_data);
-      return;
-    }
-  g_debug ("%s from %s waits for the first listing", method_name, sender);
-  call = g_new0 (EarlyCall, 1);
-  call->connection = g_object_ref (connection);
-  call->sender = g_strdup (sender);
-  call->object_path = g_strdup (object_path);
-  call->interface_name = g_strdup (interface_name);
-  call->method_name = g_strdup (method_name);
-  call->parameters = g_variant_ref (parameters);
-  call->invocation = g_object_ref (invocation);
-  g_ptr_array_add (self->early_calls, call);
-}
-
-static void
-registry_ready_cb (RcRegistry *registry,
-                   RcManager  *self)
-{
-  g_autoptr(GPtrArray) calls = g_steal_pointer (&self->early_calls);
-
-  for (guint i = 0; calls != NULL && i < calls->len; i++)
-    {
-      EarlyCall *call = g_ptr_array_index (calls, i);
-
-      skeleton_vtable->method_call (call->connection, call->sender, call->object_path,
-                                    call->interface_name, call->method_name, call->parameters,
-                                    call->invocation, self);
-    }
+  rc_call_gate_call (self->gate, skeleton_vtable->method_call, connection, sender, object_path,
+                     interface_name, method_name, parameters, invocation, user_data);
 }
 
 static GDBusInterfaceVTable *
@@ -889,6 +834,7 @@ rc_manager_new (RcRegistry     *registry,
                 RcRules        *rules,
                 RcPolicy       *policy,
                 RcRequestQueue *queue,
+                RcSlices       *slices,
                 RcPowerWatch   *power_watch)
 {
   RcManager *self = g_object_new (RC_TYPE_MANAGER, NULL);
@@ -900,7 +846,7 @@ rc_manager_new (RcRegistry     *registry,
   self->rules = g_object_ref (rules);
   self->svc.policy = g_object_ref (policy);
   self->svc.queue = g_object_ref (queue);
-  self->slices = rc_slices_new (systemd, queue, rules);
+  self->slices = g_object_ref (slices);
   self->power_watch = g_object_ref (power_watch);
   g_signal_connect_object (power_watch, "changed", G_CALLBACK (power_changed_cb), self, 0);
   power_changed_cb (power_watch, self);
@@ -908,11 +854,7 @@ rc_manager_new (RcRegistry     *registry,
   g_signal_connect_object (registry, "app-added", G_CALLBACK (app_added_cb), self, 0);
   g_signal_connect_object (registry, "app-removed", G_CALLBACK (app_removed_cb), self, 0);
   g_signal_connect_object (registry, "app-changed", G_CALLBACK (app_changed_cb), self, 0);
-  if (!rc_registry_is_ready (registry))
-    {
-      self->early_calls = g_ptr_array_new_with_free_func ((GDestroyNotify) early_call_free);
-      g_signal_connect_object (registry, "ready", G_CALLBACK (registry_ready_cb), self, 0);
-    }
+  self->gate = rc_call_gate_new (registry);
 
   rc_dbus_resource_control_set_version (RC_DBUS_RESOURCE_CONTROL (self), RC_VERSION);
   rc_dbus_resource_control_set_freeze_supported (RC_DBUS_RESOURCE_CONTROL (self),
@@ -930,11 +872,10 @@ rc_manager_dispose (GObject *object)
    * services stay until finalize. */
   g_cancellable_cancel (self->svc.cancellable);
   g_clear_object (&self->rules);
-  if (self->slices != NULL)
-    g_object_run_dispose (G_OBJECT (self->slices));
   g_clear_object (&self->slices);
   g_clear_object (&self->power_watch);
-  g_clear_pointer (&self->early_calls, g_ptr_array_unref);
+  if (self->gate != NULL)
+    g_object_run_dispose (G_OBJECT (self->gate));
   g_clear_object (&self->focus);
   rc_heap_trim_cancel ();
   G_OBJECT_CLASS (rc_manager_parent_class)->dispose (object);
@@ -951,6 +892,7 @@ rc_manager_finalize (GObject *object)
   g_clear_object (&self->svc.policy);
   g_clear_object (&self->svc.queue);
   g_clear_object (&self->svc.cancellable);
+  g_clear_object (&self->gate);
   G_OBJECT_CLASS (rc_manager_parent_class)->finalize (object);
 }
 

@@ -8,6 +8,7 @@
 #include "rc-registry.h"
 #include "rc-request-queue.h"
 #include "rc-rules.h"
+#include "rc-slices.h"
 #include "rc-systemd.h"
 
 G_BEGIN_DECLS
@@ -26,6 +27,7 @@ RcManager *rc_manager_new (RcRegistry     *registry,
                            RcRules        *rules,
                            RcPolicy       *policy,
                            RcRequestQueue *queue,
+                           RcSlices       *slices,
                            RcPowerWatch   *power_watch);
 /* FocusSource follows @focus; SetForegroundWindowProcess reports to it. */
 void       rc_manager_set_focus (RcManager      *self,
