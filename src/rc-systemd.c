@@ -1,11 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-systemd.h"
+#include "rc-start-jobs.h"
 #include "rc-error.h"
 #include "rc-names.h"
-
-/* systemd answers quickly or not at all; a stuck manager must not keep a
- * client waiting for D-Bus's default 25 s on every request. */
-#define RC_SYSTEMD_TIMEOUT_MSEC 20000
 
 struct _RcSystemd {
   GObject          parent_instance;
@@ -14,10 +11,9 @@ struct _RcSystemd {
   guint            unit_new_id;
   guint            unit_removed_id;
   guint            unit_changed_id;
-  guint            job_removed_id;
   guint            reloading_id;
   guint            startup_finished_id;
-  GHashTable      *starts;   /* unit name -> GTask of a start waiting for its job */
+  RcStartJobs     *starts;   /* transient units being started, waiting for their jobs */
   gboolean         present;
 };
 
@@ -36,8 +32,8 @@ static guint signals[N_SIGNALS];
 
 G_DEFINE_TYPE (RcSystemd, rc_systemd, G_TYPE_OBJECT);
 
-static GError *
-translate_error (GError *error)
+GError *
+rc_systemd_error_from_dbus (GError *error)
 {
   g_autofree char *remote = g_dbus_error_get_remote_error (error);
   GError *translated;
@@ -67,7 +63,7 @@ call_cb (GObject      *source,
 
   reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &error);
   if (reply == NULL)
-    g_task_return_error (task, translate_error (error));
+    g_task_return_error (task, rc_systemd_error_from_dbus (error));
   else
     g_task_return_pointer (task, reply, (GDestroyNotify) g_variant_unref);
 }
@@ -231,7 +227,7 @@ get_all_cb (GObject      *source,
 
   reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &error);
   if (reply == NULL && data->error == NULL)
-    data->error = translate_error (error);
+    data->error = rc_systemd_error_from_dbus (error);
   if (reply != NULL)
     {
       g_autoptr(GVariant) child = g_variant_get_child_value (reply, 0);
@@ -485,141 +481,20 @@ rc_systemd_freeze_unit_finish (RcSystemd    *self,
   return g_task_propagate_boolean (G_TASK (result), error);
 }
 
-/* ---- starting transient units ------------------------------------------ */
-
-/* A start is registered under its unit name before StartTransientUnit is
- * sent, so the job's JobRemoved cannot pass by unseen, whichever of the
- * reply and the signal is dispatched first. */
-typedef struct {
-  RcSystemd *systemd;
-  char      *unit;
-  char      *result;    /* the job's result, once JobRemoved came */
-  gboolean   replied;   /* StartTransientUnit answered */
-  guint      deadline_id;
-} Start;
+/* ---- starting transient units (RcStartJobs waits for their jobs) ------- */
 
 static void
-start_free (Start *start)
-{
-  g_clear_handle_id (&start->deadline_id, g_source_remove);
-  g_free (start->unit);
-  g_free (start->result);
-  g_free (start);
-}
-
-static void
-start_finish (GTask *task)
-{
-  Start *start = g_task_get_task_data (task);
-  RcSystemd *self = start->systemd;
-
-  if (!start->replied || start->result == NULL)
-    return;
-  g_clear_handle_id (&start->deadline_id, g_source_remove);
-  g_hash_table_remove (self->starts, start->unit);   /* drops the table's task ref */
-}
-
-static void
-start_return (GTask *task)
-{
-  Start *start = g_task_get_task_data (task);
-
-  if (g_str_equal (start->result, "done"))
-    g_task_return_boolean (task, TRUE);
-  else
-    g_task_return_new_error (task, RC_ERROR, RC_ERROR_FAILED,
-                             "systemd could not start %s: its start job ended \"%s\" "
-                             "(see journalctl --user -u %s)",
-                             start->unit, start->result, start->unit);
-}
-
-/* A job that never ends (a systemd that lost it, or a start that hangs)
- * must not hold the caller for ever: as long as a call may take. */
-static gboolean
-start_deadline_cb (gpointer user_data)
-{
-  GTask *task = user_data;
-  g_autoptr(GTask) hold = g_object_ref (task);
-  Start *start = g_task_get_task_data (task);
-
-  start->deadline_id = 0;
-  g_hash_table_remove (start->systemd->starts, start->unit);   /* drops the table's task ref */
-  g_task_return_new_error (task, RC_ERROR, RC_ERROR_FAILED,
-                           "systemd did not finish starting %s within %d seconds "
-                           "(see journalctl --user -u %s)",
-                           start->unit, RC_SYSTEMD_TIMEOUT_MSEC / 1000, start->unit);
-  return G_SOURCE_REMOVE;
-}
-
-static void
-start_transient_cb (GObject      *source,
-                    GAsyncResult *result,
-                    gpointer      user_data)
+start_done_cb (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
 {
   g_autoptr(GTask) task = user_data;
-  Start *start = g_task_get_task_data (task);
-  RcSystemd *self = start->systemd;
-  g_autoptr(GVariant) reply = NULL;
-  g_autoptr(GError) error = NULL;
+  GError *error = NULL;
 
-  reply = g_dbus_connection_call_with_unix_fd_list_finish (G_DBUS_CONNECTION (source), NULL,
-                                                           result, &error);
-  start->replied = TRUE;
-  if (reply == NULL)
-    {
-      if (g_hash_table_lookup (self->starts, start->unit) == task)
-        g_hash_table_remove (self->starts, start->unit);
-      g_task_return_error (task, translate_error (error));
-      return;
-    }
-  if (g_hash_table_lookup (self->starts, start->unit) != task)
-    {
-      /* systemd left the bus meanwhile: its JobRemoved will not come */
-      g_task_return_new_error (task, RC_ERROR, RC_ERROR_FAILED,
-                               "systemd left the session bus before %s had started", start->unit);
-      return;
-    }
-  if (start->result != NULL)
-    {
-      start_return (task);
-      start_finish (task);
-    }
+  if (rc_start_jobs_start_finish (RC_START_JOBS (source), result, &error))
+    g_task_return_boolean (task, TRUE);
   else
-    start->deadline_id = g_timeout_add_seconds (RC_SYSTEMD_TIMEOUT_MSEC / 1000, start_deadline_cb,
-                                                task);
-}
-
-static void
-job_removed_cb (GDBusConnection *connection,
-                const char      *sender_name,
-                const char      *object_path,
-                const char      *interface_name,
-                const char      *signal_name,
-                GVariant        *parameters,
-                gpointer         user_data)
-{
-  RcSystemd *self = user_data;
-  const char *unit, *job_result;
-  GTask *task;
-  Start *start;
-  guint32 id;
-
-  if (!g_variant_is_of_type (parameters, G_VARIANT_TYPE ("(uoss)")))
-    return;
-  g_variant_get (parameters, "(u&o&s&s)", &id, NULL, &unit, &job_result);
-  task = g_hash_table_lookup (self->starts, unit);
-  if (task == NULL)
-    return;
-  start = g_task_get_task_data (task);
-  if (start->result != NULL)
-    return;
-  start->result = g_strdup (job_result);
-  g_debug ("Start job %u of %s: %s", id, unit, job_result);
-  if (start->replied)
-    {
-      start_return (task);
-      start_finish (task);
-    }
+    g_task_return_error (task, error);
 }
 
 void
@@ -631,33 +506,11 @@ rc_systemd_start_transient_unit_async (RcSystemd          *self,
                                        GAsyncReadyCallback callback,
                                        gpointer            user_data)
 {
-  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
-  Start *start = g_new0 (Start, 1);
+  GTask *task = g_task_new (self, cancellable, callback, user_data);
 
   g_task_set_source_tag (task, rc_systemd_start_transient_unit_async);
-  start->systemd = self;
-  start->unit = g_strdup (unit);
-  g_task_set_task_data (task, start, (GDestroyNotify) start_free);
-  if (g_hash_table_contains (self->starts, unit))
-    {
-      g_variant_unref (g_variant_ref_sink (properties));
-      g_task_return_new_error (task, RC_ERROR, RC_ERROR_FAILED,
-                               "%s is being started already", unit);
-      return;
-    }
-  g_hash_table_insert (self->starts, start->unit, g_object_ref (task));
-  g_dbus_connection_call_with_unix_fd_list (self->connection, SYSTEMD_DBUS_NAME,
-                                            SYSTEMD_DBUS_PATH, SYSTEMD_MANAGER_INTERFACE,
-                                            "StartTransientUnit",
-                                            g_variant_new ("(ss@a(sv)@a(sa(sv)))", unit, "fail",
-                                                           properties,
-                                                           g_variant_new_array (
-                                                             G_VARIANT_TYPE ("(sa(sv))"),
-                                                             NULL, 0)),
-                                            G_VARIANT_TYPE ("(o)"),
-                                            G_DBUS_CALL_FLAGS_NO_AUTO_START,
-                                            RC_SYSTEMD_TIMEOUT_MSEC, fds, cancellable,
-                                            start_transient_cb, g_steal_pointer (&task));
+  rc_start_jobs_start_async (self->starts, unit, properties, fds, cancellable, start_done_cb,
+                             task);
 }
 
 gboolean
@@ -830,28 +683,6 @@ reloading_cb (GDBusConnection *connection,
     g_signal_emit (user_data, signals[SIGNAL_RELOADED], 0);
 }
 
-/* systemd left: no JobRemoved will come for the starts waiting for one. */
-static void
-fail_starts (RcSystemd *self)
-{
-  g_autoptr(GList) tasks = g_hash_table_get_values (self->starts);
-
-  for (GList *l = tasks; l != NULL; l = l->next)
-    g_object_ref (l->data);
-  g_hash_table_remove_all (self->starts);
-  for (GList *l = tasks; l != NULL; l = l->next)
-    {
-      g_autoptr(GTask) task = l->data;
-      Start *start = g_task_get_task_data (task);
-
-      /* one whose reply is still on its way gets its error from the call */
-      if (!start->replied)
-        continue;
-      g_task_return_new_error (task, RC_ERROR, RC_ERROR_FAILED,
-                               "systemd left the session bus before %s had started", start->unit);
-    }
-}
-
 static void
 name_appeared_cb (GDBusConnection *connection,
                   const char      *name,
@@ -877,7 +708,7 @@ name_vanished_cb (GDBusConnection *connection,
   else
     g_message ("The systemd user manager is not on the session bus; waiting for it");
   self->present = FALSE;
-  fail_starts (self);
+  rc_start_jobs_fail_all (self->starts);
   g_signal_emit (self, signals[SIGNAL_VANISHED], 0);
 }
 
@@ -902,10 +733,7 @@ rc_systemd_new (GDBusConnection *connection)
                                         "PropertiesChanged", NULL, SYSTEMD_UNIT_INTERFACE,
                                         G_DBUS_SIGNAL_FLAGS_NONE, unit_properties_changed_cb,
                                         self, NULL);
-  self->job_removed_id =
-    g_dbus_connection_signal_subscribe (connection, SYSTEMD_DBUS_NAME, SYSTEMD_MANAGER_INTERFACE,
-                                        "JobRemoved", SYSTEMD_DBUS_PATH, NULL,
-                                        G_DBUS_SIGNAL_FLAGS_NONE, job_removed_cb, self, NULL);
+  self->starts = rc_start_jobs_new (connection);
   self->reloading_id =
     g_dbus_connection_signal_subscribe (connection, SYSTEMD_DBUS_NAME, SYSTEMD_MANAGER_INTERFACE,
                                         "Reloading", SYSTEMD_DBUS_PATH, NULL,
@@ -939,11 +767,12 @@ rc_systemd_dispose (GObject *object)
       unsubscribe (self, &self->unit_new_id);
       unsubscribe (self, &self->unit_removed_id);
       unsubscribe (self, &self->unit_changed_id);
-      unsubscribe (self, &self->job_removed_id);
       unsubscribe (self, &self->reloading_id);
       unsubscribe (self, &self->startup_finished_id);
     }
-  g_clear_pointer (&self->starts, g_hash_table_unref);
+  if (self->starts != NULL)
+    g_object_run_dispose (G_OBJECT (self->starts));
+  g_clear_object (&self->starts);
   g_clear_object (&self->connection);
   G_OBJECT_CLASS (rc_systemd_parent_class)->dispose (object);
 }
@@ -984,5 +813,4 @@ rc_systemd_class_init (RcSystemdClass *klass)
 static void
 rc_systemd_init (RcSystemd *self)
 {
-  self->starts = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_object_unref);
 }
