@@ -357,7 +357,7 @@ rc_rule_parse_variant (GVariant *limits,
   g_variant_iter_init (&iter, limits);
   while (g_variant_iter_next (&iter, "{&sv}", &key, &value))
     {
-      g_autoptr(GVariant) owned = value;
+      g_autoptr(GVariant) owned G_GNUC_UNUSED = value;
 
       if (!g_str_equal (key, FREEZE_KEY))
         {

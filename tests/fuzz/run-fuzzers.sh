@@ -17,7 +17,7 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 fuzz_src=$src/tests/fuzz
 build=${FUZZ_BUILD_DIR:-$src/build-fuzz}
 seconds=${FUZZ_SECONDS:-20}
-all_targets=(unit-name limits size exec)
+all_targets=(unit-name limits size exec rules options)
 targets=("${@:-${all_targets[@]}}")
 
 passed=0
@@ -72,7 +72,7 @@ for t in "${targets[@]}"; do
   cp "$fuzz_src/corpus/$t/"* "$corpus/"
   rm -f "$artifacts/$t-"*
   case $t in
-    limits) max_len=4096 ;;
+    limits | rules | options) max_len=4096 ;;
     *) max_len=512 ;;
   esac
 
