@@ -72,7 +72,9 @@ for t in "${targets[@]}"; do
   cp "$fuzz_src/corpus/$t/"* "$corpus/"
   rm -f "$artifacts/$t-"*
   case $t in
-    limits | rules | options) max_len=4096 ;;
+    limits | rules) max_len=4096 ;;
+    # the caps on URIs, environment and pids are at 4096-byte strings and 1024 pids
+    options) max_len=8192 ;;
     *) max_len=512 ;;
   esac
 
