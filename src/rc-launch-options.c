@@ -101,9 +101,13 @@ parse_environment (RcLaunchOptions *options,
         valid = g_ascii_isalnum (*p) || *p == '_';
       if (!valid)
         {
+          /* At most 64 bytes of it, cut where a character ends: the
+           * message must be UTF-8 to go out as a D-Bus error. */
+          g_autofree char *shown = g_utf8_make_valid (vars[i], MIN (strlen (vars[i]), 64));
+
           g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
-                       "Option Environment: \"%.64s\" is not KEY=VALUE with KEY made of "
-                       "letters, digits and '_'", vars[i]);
+                       "Option Environment: \"%s\" is not KEY=VALUE with KEY made of "
+                       "letters, digits and '_'", shown);
           return FALSE;
         }
       if (strlen (vars[i]) > RC_LAUNCH_MAX_ARGUMENT)

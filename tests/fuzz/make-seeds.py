@@ -146,6 +146,7 @@ launch_options = [
     {'Slice': s('session.slice')},
     {'Environment': as_(['LD_PRELOAD=/tmp/x.so'])},
     {'Environment': as_(['1A=b', '=x', 'NOEQUALS'])},
+    {'Environment': as_(['x' + '\u00e9' * 40])},  # shown cut after 64 bytes, inside a character
     {'Environment': as_(['LANG=' + 'x' * 4100])},
     {'WorkingDirectory': s('relative/dir')},
     {'Limits': vardict({})},
