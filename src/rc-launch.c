@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-launch.h"
 #include "rc-launch-helper.h"
+#include "rc-launch-options.h"
 #include "rc-cgroup.h"
 #include "rc-common.h"
 #include "rc-error.h"
@@ -18,13 +19,6 @@
 /* How long a started unit may take to show up in the registry before the
  * reply goes out anyway (it is active: systemd said so). */
 #define LISTED_TIMEOUT_SEC 5
-/* Caps on what a caller may hand in before polkit is asked: each is far
- * above what a launcher or task manager sends, and bounds the daemon's work
- * for a caller that is not one. */
-#define RC_LAUNCH_MAX_ENVIRONMENT 64
-#define RC_LAUNCH_MAX_URIS        256
-#define RC_LAUNCH_MAX_ARGUMENT    4096
-#define RC_ADOPT_MAX_PIDS         1024
 /* Rounds of moving the rest of an adopted tree, level by level. */
 #define ADOPT_SWEEPS 16
 
@@ -87,10 +81,21 @@ request_new (const RcChangeServices *svc,
   request->owner = g_object_ref (svc->owner);
   request->invocation = g_object_ref (invocation);
   request->adopt = adopt;
-  request->kind = adopt ? RC_UNIT_KIND_SCOPE : RC_UNIT_KIND_SERVICE;
-  request->launcher = g_strdup (RC_LAUNCHER_DEFAULT);
-  request->slice = g_strdup ("app.slice");
   return request;
+}
+
+/* The checked options, moved into @request. */
+static void
+take_options (Request         *request,
+              RcLaunchOptions *options)
+{
+  request->kind = options->kind;
+  request->app_id = g_steal_pointer (&options->app_id);
+  request->launcher = g_steal_pointer (&options->launcher);
+  request->slice = g_steal_pointer (&options->slice);
+  request->environment = g_steal_pointer (&options->environment);
+  request->working_directory = g_steal_pointer (&options->working_directory);
+  request->requested = options->requested;
 }
 
 static void
@@ -113,243 +118,6 @@ request_done (Request *request)
 }
 
 /* ---- options ------------------------------------------------------------ */
-
-static gboolean
-option_type_error (const char *key,
-                   GVariant   *value,
-                   const char *type,
-                   GError    **error)
-{
-  g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
-               "Option %s has type %s: it must be %s", key, g_variant_get_type_string (value),
-               type);
-  return FALSE;
-}
-
-static gboolean
-is_launcher_name (const char *s)
-{
-  if (*s == '\0' || strlen (s) > 32)
-    return FALSE;
-  for (const char *p = s; *p != '\0'; p++)
-    if (!g_ascii_islower (*p) && !g_ascii_isdigit (*p))
-      return FALSE;
-  return TRUE;
-}
-
-/* What a launcher legitimately hands to the app it starts: the display,
- * the activation token, the locale. Anything else (LD_PRELOAD,
- * LD_LIBRARY_PATH, GTK_MODULES, GIO_EXTRA_MODULES, ...) would let the
- * caller choose code the app runs, which the launch action does not grant:
- * behind a D-Bus proxy a sandboxed app is a caller in the active session. */
-static const char * const environment_allowed[] = {
-  "DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY", "XDG_ACTIVATION_TOKEN", "DESKTOP_STARTUP_ID",
-  "XDG_CURRENT_DESKTOP", "XDG_SESSION_TYPE", "XDG_SESSION_DESKTOP", "LANG", "LANGUAGE",
-  "LC_*", "TZ",
-};
-
-static gboolean
-is_environment_key_allowed (const char *key)
-{
-  for (gsize i = 0; i < G_N_ELEMENTS (environment_allowed); i++)
-    {
-      const char *allowed = environment_allowed[i];
-      gsize n = strlen (allowed);
-
-      if (allowed[n - 1] == '*' ? strncmp (key, allowed, n - 1) == 0 && key[n - 1] != '\0'
-                                : g_str_equal (key, allowed))
-        return TRUE;
-    }
-  return FALSE;
-}
-
-static gboolean
-parse_environment (Request  *request,
-                   GVariant *value,
-                   GError  **error)
-{
-  g_autofree const char **vars = g_variant_get_strv (value, NULL);
-  gsize n = g_strv_length ((char **) vars);
-
-  if (n > RC_LAUNCH_MAX_ENVIRONMENT)
-    {
-      g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
-                   "Option Environment has %" G_GSIZE_FORMAT " entries: at most %d are allowed",
-                   n, RC_LAUNCH_MAX_ENVIRONMENT);
-      return FALSE;
-    }
-  for (guint i = 0; vars[i] != NULL; i++)
-    {
-      const char *eq = strchr (vars[i], '=');
-      g_autofree char *key = eq != NULL ? g_strndup (vars[i], eq - vars[i]) : NULL;
-      gboolean valid = key != NULL && *key != '\0' && !g_ascii_isdigit (*key);
-
-      for (const char *p = key; valid && *p != '\0'; p++)
-        valid = g_ascii_isalnum (*p) || *p == '_';
-      if (!valid)
-        {
-          g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
-                       "Option Environment: \"%.64s\" is not KEY=VALUE with KEY made of "
-                       "letters, digits and '_'", vars[i]);
-          return FALSE;
-        }
-      if (strlen (vars[i]) > RC_LAUNCH_MAX_ARGUMENT)
-        {
-          g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
-                       "Option Environment: the value of %s is longer than %d bytes", key,
-                       RC_LAUNCH_MAX_ARGUMENT);
-          return FALSE;
-        }
-      if (!is_environment_key_allowed (key))
-        {
-          g_autofree char *allowed = g_strjoinv (" ", (char **) environment_allowed);
-
-          g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
-                       "Option Environment: %s may not be passed to an app (it could make the "
-                       "app run other code); allowed are %s", key, allowed);
-          return FALSE;
-        }
-    }
-  g_strfreev (request->environment);
-  request->environment = g_variant_dup_strv (value, NULL);
-  return TRUE;
-}
-
-static gboolean
-parse_launch_option (Request    *request,
-                     const char *key,
-                     GVariant   *value,
-                     GError    **error)
-{
-  const char *s;
-
-  if (g_str_equal (key, RC_OPTION_KIND))
-    {
-      if (!g_variant_is_of_type (value, G_VARIANT_TYPE_STRING))
-        return option_type_error (key, value, "s", error);
-      s = g_variant_get_string (value, NULL);
-      if (g_str_equal (s, RC_KIND_SERVICE) || g_str_equal (s, RC_KIND_SCOPE))
-        {
-          request->kind = g_str_equal (s, RC_KIND_SCOPE) ? RC_UNIT_KIND_SCOPE
-                                                         : RC_UNIT_KIND_SERVICE;
-          return TRUE;
-        }
-      g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
-                   "Option Kind is \"%s\": it must be \"service\" or \"scope\"", s);
-      return FALSE;
-    }
-  if (g_str_equal (key, RC_OPTION_SLICE))
-    {
-      if (!g_variant_is_of_type (value, G_VARIANT_TYPE_STRING))
-        return option_type_error (key, value, "s", error);
-      s = g_variant_get_string (value, NULL);
-      if (!rc_app_is_controllable_slice (s))
-        {
-          g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
-                       "Option Slice is \"%s\": it must be \"app.slice\" or "
-                       "\"background.slice\"", s);
-          return FALSE;
-        }
-      g_free (request->slice);
-      request->slice = g_strdup (s);
-      return TRUE;
-    }
-  if (g_str_equal (key, RC_OPTION_ENVIRONMENT))
-    {
-      if (!g_variant_is_of_type (value, G_VARIANT_TYPE_STRING_ARRAY))
-        return option_type_error (key, value, "as", error);
-      return parse_environment (request, value, error);
-    }
-  if (g_str_equal (key, RC_OPTION_WORKING_DIRECTORY))
-    {
-      if (!g_variant_is_of_type (value, G_VARIANT_TYPE_STRING))
-        return option_type_error (key, value, "s", error);
-      s = g_variant_get_string (value, NULL);
-      if (!g_path_is_absolute (s) || !g_file_test (s, G_FILE_TEST_IS_DIR))
-        {
-          g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
-                       "Option WorkingDirectory is \"%s\": it must be an existing folder, "
-                       "given as an absolute path", s);
-          return FALSE;
-        }
-      g_free (request->working_directory);
-      request->working_directory = g_strdup (s);
-      return TRUE;
-    }
-  if (g_str_equal (key, RC_OPTION_LIMITS))
-    {
-      g_autoptr(GVariant) no_options = g_variant_ref_sink (g_variant_new ("a{sv}", NULL));
-
-      if (!g_variant_is_of_type (value, G_VARIANT_TYPE_VARDICT))
-        return option_type_error (key, value, "a{sv}", error);
-      return rc_limits_parse (value, no_options, g_get_num_processors (), &request->requested,
-                              error);
-    }
-  g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
-               "Unknown option %s: Launch takes Kind, Launcher, Slice, Environment, "
-               "WorkingDirectory and Limits", key);
-  return FALSE;
-}
-
-static gboolean
-parse_adopt_option (Request    *request,
-                    const char *key,
-                    GVariant   *value,
-                    GError    **error)
-{
-  if (g_str_equal (key, RC_OPTION_APP_ID))
-    {
-      if (!g_variant_is_of_type (value, G_VARIANT_TYPE_STRING))
-        return option_type_error (key, value, "s", error);
-      if (!rc_app_id_check (g_variant_get_string (value, NULL), error))
-        return FALSE;
-      g_free (request->app_id);
-      request->app_id = g_variant_dup_string (value, NULL);
-      return TRUE;
-    }
-  g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
-               "Unknown option %s: Adopt takes AppId and Launcher", key);
-  return FALSE;
-}
-
-static gboolean
-parse_options (Request  *request,
-               GVariant *options,
-               GError  **error)
-{
-  GVariantIter iter;
-  const char *key;
-  GVariant *value;
-
-  g_variant_iter_init (&iter, options);
-  while (g_variant_iter_next (&iter, "{&sv}", &key, &value))
-    {
-      g_autoptr(GVariant) owned G_GNUC_UNUSED = value;
-      gboolean ok;
-
-      if (g_str_equal (key, RC_OPTION_LAUNCHER))
-        {
-          if (!g_variant_is_of_type (value, G_VARIANT_TYPE_STRING))
-            return option_type_error (key, value, "s", error);
-          if (!is_launcher_name (g_variant_get_string (value, NULL)))
-            {
-              g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
-                           "Option Launcher is \"%s\": it must be 1 to 32 lower-case "
-                           "letters and digits, such as \"sway\"",
-                           g_variant_get_string (value, NULL));
-              return FALSE;
-            }
-          g_free (request->launcher);
-          request->launcher = g_variant_dup_string (value, NULL);
-          continue;
-        }
-      ok = request->adopt ? parse_adopt_option (request, key, value, error)
-                          : parse_launch_option (request, key, value, error);
-      if (!ok)
-        return FALSE;
-    }
-  return TRUE;
-}
 
 /* ---- after the start ---------------------------------------------------- */
 
@@ -740,28 +508,6 @@ load_desktop_file (Request            *request,
   return TRUE;
 }
 
-static gboolean
-check_uris (const char * const *uris,
-            GError            **error)
-{
-  guint n = g_strv_length ((char **) uris);
-
-  if (n > RC_LAUNCH_MAX_URIS)
-    {
-      g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
-                   "%u files or URIs given: at most %d are allowed", n, RC_LAUNCH_MAX_URIS);
-      return FALSE;
-    }
-  for (guint i = 0; i < n; i++)
-    if (strlen (uris[i]) > RC_LAUNCH_MAX_ARGUMENT)
-      {
-        g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
-                     "File or URI %u is longer than %d bytes", i + 1, RC_LAUNCH_MAX_ARGUMENT);
-        return FALSE;
-      }
-  return TRUE;
-}
-
 void
 rc_launch_submit (const RcChangeServices *svc,
                   GDBusMethodInvocation  *invocation,
@@ -770,15 +516,18 @@ rc_launch_submit (const RcChangeServices *svc,
                   GVariant               *options)
 {
   Request *request = request_new (svc, invocation, FALSE);
+  g_auto(RcLaunchOptions) parsed = { 0, };
   GError *error = NULL;
 
-  if (!rc_app_id_check (app_id, &error) || !parse_options (request, options, &error))
+  rc_launch_options_init (&parsed, FALSE);
+  if (!rc_launch_check_args (app_id, uris, options, &parsed, &error))
     {
       request_fail (request, error);
       return;
     }
+  take_options (request, &parsed);
   request->app_id = g_strdup (app_id);
-  if (!check_uris (uris, &error) || !load_desktop_file (request, uris, &error))
+  if (!load_desktop_file (request, uris, &error))
     {
       request_fail (request, error);
       return;
@@ -1042,32 +791,20 @@ rc_adopt_submit (const RcChangeServices *svc,
                  GVariant               *options)
 {
   Request *request = request_new (svc, invocation, TRUE);
+  g_auto(RcLaunchOptions) parsed = { 0, };
   g_autoptr(GHashTable) index = NULL;
   const guint32 *values;
   GError *error = NULL;
   gsize n;
 
   values = g_variant_get_fixed_array (pids, &n, sizeof (guint32));
-  if (!parse_options (request, options, &error))
+  rc_launch_options_init (&parsed, TRUE);
+  if (!rc_adopt_check_args (pids, options, &parsed, &error))
     {
       request_fail (request, error);
       return;
     }
-  if (n == 0)
-    {
-      request_fail (request, g_error_new_literal (RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
-                                                  "No process given: pass the pids of the "
-                                                  "app's processes"));
-      return;
-    }
-  if (n > RC_ADOPT_MAX_PIDS)
-    {
-      request_fail (request, g_error_new (RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
-                                          "%" G_GSIZE_FORMAT " processes given: at most %d "
-                                          "are allowed (the app's own processes follow "
-                                          "the ones named)", n, RC_ADOPT_MAX_PIDS));
-      return;
-    }
+  take_options (request, &parsed);
   request->roots = g_array_new (FALSE, FALSE, sizeof (guint32));
   request->root_starts = g_array_new (FALSE, FALSE, sizeof (guint64));
   for (gsize i = 0; i < n; i++)

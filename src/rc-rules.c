@@ -9,23 +9,10 @@
 #include <errno.h>
 #include <string.h>
 
-#define BOOST_GROUP "Boost"
 #define FREEZE_KEY RC_KEY_FREEZE_WHEN_INACTIVE_SEC
-#define ENABLED_KEY "Enabled"
-#define SLICE_GROUP_PREFIX "Slice "
 
-/* The groups of the files by condition: none, @battery, @power-saver (in
- * the order they apply). */
-enum { LAYER_BASE, LAYER_BATTERY, LAYER_POWER_SAVER, N_LAYERS };
-
-static const struct {
-  const char  *suffix;
-  RcConditions condition;
-} layers[N_LAYERS] = {
-  [LAYER_BASE] = { NULL, 0 },
-  [LAYER_BATTERY] = { " @battery", RC_CONDITION_BATTERY },
-  [LAYER_POWER_SAVER] = { " @power-saver", RC_CONDITION_POWER_SAVER },
-};
+#define N_LAYERS RC_RULES_N_LAYERS
+#define LAYER_BASE RC_RULES_LAYER_BASE
 
 struct _RcRules {
   GObject       parent_instance;
@@ -121,173 +108,7 @@ report (RcRules    *self,
   // cppcheck-suppress memleak
 }
 
-static gboolean
-parse_freeze_sec (const char *text,
-                  guint      *out_sec,
-                  GError    **error)
-{
-  guint64 value;
-
-  if (!g_ascii_string_to_unsigned (text, 10, 0, RC_FREEZE_INACTIVE_MAX_SEC, &value, NULL))
-    {
-      g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
-                   FREEZE_KEY " must be a number of seconds from 0 (never) to %d",
-                   RC_FREEZE_INACTIVE_MAX_SEC);
-      return FALSE;
-    }
-  *out_sec = (guint) value;
-  return TRUE;
-}
-
-/* One limit key of a group: its value parsed and checked like SetLimits. */
-static gboolean
-parse_limit_key (RcLimits   *limits,
-                 const char *key,
-                 const char *text,
-                 GError    **error)
-{
-  RcLimits one = { 0, };
-  RcLimit limit;
-  guint64 value;
-
-  if (!rc_limit_from_key (key, &limit))
-    {
-      g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
-                   "unknown key: allowed are CPUWeight, IOWeight, CPUQuota, MemoryMin, "
-                   "MemoryLow, MemoryHigh, MemoryMax, MemorySwapMax, TasksMax and "
-                   FREEZE_KEY " (not in a [Slice ...] group)");
-      return FALSE;
-    }
-  if (!rc_limit_parse_text (limit, text, &value, error))
-    return FALSE;
-  rc_limits_set (&one, limit, value);
-  if (!rc_limits_validate (&one, g_get_num_processors (), error))
-    return FALSE;
-  rc_limits_set (limits, limit, value);
-  return TRUE;
-}
-
-static void
-read_boost_group (RcRules    *self,
-                  GHashTable *reported,
-                  GKeyFile   *file,
-                  const char *path,
-                  RcBoost    *boost)
-{
-  g_auto(GStrv) keys = g_key_file_get_keys (file, BOOST_GROUP, NULL, NULL);
-
-  for (guint i = 0; keys != NULL && keys[i] != NULL; i++)
-    {
-      g_autoptr(GError) error = NULL;
-      g_autofree char *text = g_key_file_get_value (file, BOOST_GROUP, keys[i], NULL);
-
-      g_strstrip (text);
-      if (g_str_equal (keys[i], ENABLED_KEY))
-        {
-          gboolean enabled = g_key_file_get_boolean (file, BOOST_GROUP, keys[i], &error);
-
-          if (error == NULL)
-            boost->enabled = enabled;
-        }
-      else if (!g_str_equal (keys[i], RC_KEY_CPU_WEIGHT) && !g_str_equal (keys[i], RC_KEY_IO_WEIGHT))
-        g_set_error_literal (&error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
-                             "unknown key: allowed are Enabled, CPUWeight and IOWeight");
-      else
-        parse_limit_key (&boost->limits, keys[i], text, &error);
-      if (error != NULL)
-        report (self, reported, "%s, [%s], %s: %s", path, BOOST_GROUP, keys[i], error->message);
-    }
-}
-
-static RcRule *
-read_rule_group (RcRules    *self,
-                 GHashTable *reported,
-                 GKeyFile   *file,
-                 const char *path,
-                 const char *group)
-{
-  g_auto(GStrv) keys = g_key_file_get_keys (file, group, NULL, NULL);
-  RcRule *rule = g_new0 (RcRule, 1);
-
-  for (guint i = 0; keys != NULL && keys[i] != NULL; i++)
-    {
-      g_autoptr(GError) error = NULL;
-      g_autofree char *text = g_key_file_get_value (file, group, keys[i], NULL);
-
-      g_strstrip (text);
-      if (g_str_equal (keys[i], FREEZE_KEY))
-        rule->has_freeze = parse_freeze_sec (text, &rule->freeze_when_inactive_sec, &error);
-      else
-        parse_limit_key (&rule->limits, keys[i], text, &error);
-      if (error != NULL)
-        report (self, reported, "%s, [%s], %s: %s", path, group, keys[i], error->message);
-    }
-  return rule;
-}
-
-/* "Slice session" -> "session.slice"; NULL for a group of another kind. */
-static char *
-slice_of_group (const char *group)
-{
-  static const char * const names[] = { "session", "app", "background" };
-
-  if (!g_str_has_prefix (group, SLICE_GROUP_PREFIX))
-    return NULL;
-  for (gsize i = 0; i < G_N_ELEMENTS (names); i++)
-    if (g_str_equal (group + strlen (SLICE_GROUP_PREFIX), names[i]))
-      return g_strconcat (names[i], ".slice", NULL);
-  return NULL;
-}
-
-static RcLimits *
-read_slice_group (RcRules    *self,
-                  GHashTable *reported,
-                  GKeyFile   *file,
-                  const char *path,
-                  const char *group)
-{
-  RcRule *rule = read_rule_group (self, reported, file, path, group);
-  RcLimits *limits = g_new0 (RcLimits, 1);
-
-  if (rule->freeze_when_inactive_sec != 0)
-    report (self, reported, "%s, [%s], %s: a slice is never frozen", path, group, FREEZE_KEY);
-  *limits = rule->limits;
-  g_free (rule);
-  return limits;
-}
-
-gboolean
-rc_rules_split_group (const char   *group,
-                      char        **out_base,
-                      RcConditions *out_condition)
-{
-  const char *at = strstr (group, " @");
-
-  if (at == NULL)
-    {
-      *out_base = g_strdup (group);
-      *out_condition = 0;
-      return TRUE;
-    }
-  for (guint i = LAYER_BASE + 1; i < N_LAYERS; i++)
-    if (g_str_equal (at, layers[i].suffix))
-      {
-        *out_base = g_strndup (group, at - group);
-        *out_condition = layers[i].condition;
-        return TRUE;
-      }
-  return FALSE;
-}
-
-static guint
-layer_of_condition (RcConditions condition)
-{
-  for (guint i = 0; i < N_LAYERS; i++)
-    if (layers[i].condition == condition)
-      return i;
-  g_assert_not_reached ();
-}
-
+/* One file, read whole and parsed; its problems are reported. */
 static void
 read_file (RcRules     *self,
            GHashTable  *reported,
@@ -296,48 +117,17 @@ read_file (RcRules     *self,
            GHashTable **slices,
            RcBoost     *boost)
 {
-  g_autoptr(GKeyFile) file = g_key_file_new ();
+  g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GError) error = NULL;
-  g_auto(GStrv) groups = NULL;
+  g_autofree char *contents = NULL;
+  gsize length;
 
-  if (!rc_safe_key_file_load (file, path, G_KEY_FILE_NONE, &error))
-    {
-      report (self, reported, "%s: %s", path, error->message);
-      return;
-    }
-  groups = g_key_file_get_groups (file, NULL);
-  for (guint i = 0; groups[i] != NULL; i++)
-    {
-      g_autofree char *base = NULL;
-      g_autofree char *slice = NULL;
-      RcConditions condition;
-      guint layer;
-
-      if (!rc_rules_split_group (groups[i], &base, &condition))
-        {
-          report (self, reported, "%s, [%s]: a group name may end in \" @battery\" or "
-                  "\" @power-saver\" only", path, groups[i]);
-          continue;
-        }
-      layer = layer_of_condition (condition);
-      slice = slice_of_group (base);
-      if (g_str_equal (base, BOOST_GROUP) && layer == LAYER_BASE)
-        read_boost_group (self, reported, file, path, boost);
-      else if (g_str_equal (base, BOOST_GROUP))
-        report (self, reported, "%s, [%s]: the boost has no power conditions", path, groups[i]);
-      else if (slice != NULL)
-        g_hash_table_replace (slices[layer], g_steal_pointer (&slice),
-                              read_slice_group (self, reported, file, path, groups[i]));
-      else if (g_str_has_prefix (base, SLICE_GROUP_PREFIX))
-        report (self, reported, "%s, [%s]: the slices are [Slice session], [Slice app] and "
-                "[Slice background]", path, groups[i]);
-      else if (!rc_app_id_is_valid (base))
-        report (self, reported, "%s, [%s]: not a desktop AppID (e.g. org.gnome.Calculator)",
-                path, groups[i]);
-      else
-        g_hash_table_replace (rules[layer], g_steal_pointer (&base),
-                              read_rule_group (self, reported, file, path, groups[i]));
-    }
+  if (!rc_safe_file_read (path, RC_SAFE_FILE_MAX_SIZE, &contents, &length, &error))
+    report (self, reported, "%s: %s", path, error->message);
+  else
+    rc_rules_parse_data (contents, length, path, rules, slices, boost, problems);
+  for (guint i = 0; i < problems->len; i++)
+    report (self, reported, "%s", (const char *) g_ptr_array_index (problems, i));
 }
 
 /* Every limit @over sets, set in @limits. */
@@ -365,7 +155,7 @@ merge_layers (RcRules *self)
       RcRule *rule;
       RcLimits *limits;
 
-      if ((self->conditions & layers[i].condition) != layers[i].condition)
+      if ((self->conditions & rc_rules_layer_condition (i)) != rc_rules_layer_condition (i))
         continue;
       g_hash_table_iter_init (&iter, self->file_rules[i]);
       while (g_hash_table_iter_next (&iter, (gpointer *) &name, (gpointer *) &rule))
@@ -456,7 +246,7 @@ rc_rules_set_conditions (RcRules     *self,
   if (conditions == self->conditions)
     return;
   for (guint i = 0; i < N_LAYERS; i++)
-    if ((conditions & layers[i].condition) != (self->conditions & layers[i].condition) &&
+    if ((conditions & rc_rules_layer_condition (i)) != (self->conditions & rc_rules_layer_condition (i)) &&
         (g_hash_table_size (self->file_rules[i]) > 0 ||
          g_hash_table_size (self->file_slices[i]) > 0))
       matters = TRUE;
@@ -567,7 +357,7 @@ rc_rule_parse_variant (GVariant *limits,
   g_variant_iter_init (&iter, limits);
   while (g_variant_iter_next (&iter, "{&sv}", &key, &value))
     {
-      g_autoptr(GVariant) owned = value;
+      g_autoptr(GVariant) owned G_GNUC_UNUSED = value;
 
       if (!g_str_equal (key, FREEZE_KEY))
         {
@@ -685,18 +475,7 @@ write_rule (Edit    *edit,
   file = load_for_edit (path, error);
   if (file == NULL)
     return FALSE;
-  g_key_file_remove_group (file, edit->app_id, NULL);
-  for (RcLimit limit = 0; limit < RC_N_LIMITS; limit++)
-    {
-      g_autofree char *text = NULL;
-
-      if (!rc_limits_has (&edit->rule.limits, limit))
-        continue;
-      text = rc_limit_format_text (limit, edit->rule.limits.values[limit]);
-      g_key_file_set_value (file, edit->app_id, rc_limit_key (limit), text);
-    }
-  if (edit->rule.freeze_when_inactive_sec > 0)
-    g_key_file_set_uint64 (file, edit->app_id, FREEZE_KEY, edit->rule.freeze_when_inactive_sec);
+  rc_rules_write_group (file, edit->app_id, &edit->rule);
   if (g_mkdir_with_parents (edit->user_dir, 0700) != 0)
     {
       g_set_error (error, RC_ERROR, RC_ERROR_FAILED, "Cannot create %s: %s", edit->user_dir,

@@ -43,6 +43,37 @@ typedef struct {
   RcLimits limits;                     /* CPUWeight and IOWeight */
 } RcBoost;
 
+/* The groups of the files by condition: none, @battery, @power-saver (in
+ * the order they apply). */
+typedef enum {
+  RC_RULES_LAYER_BASE,
+  RC_RULES_LAYER_BATTERY,
+  RC_RULES_LAYER_POWER_SAVER,
+  RC_RULES_N_LAYERS
+} RcRulesLayer;
+
+/* The condition under which @layer's groups apply (0 for the base). */
+RcConditions   rc_rules_layer_condition (RcRulesLayer layer);
+
+/* One rules file's text, parsed (rc-rules-file.c; no file is opened):
+ * its AppID groups go into @rules (AppID -> RcRule) and its [Slice ...]
+ * groups into @slices (slice unit name -> RcLimits), arrays of
+ * RC_RULES_N_LAYERS tables indexed by RcRulesLayer, replacing a group an
+ * earlier file gave; its [Boost] keys into @boost. A key, group or file
+ * that cannot be used is skipped, with a message (naming @path) appended to
+ * @problems. */
+void           rc_rules_parse_data (const char  *data,
+                                    gsize        length,
+                                    const char  *path,
+                                    GHashTable **rules,
+                                    GHashTable **slices,
+                                    RcBoost     *boost,
+                                    GPtrArray   *problems);
+/* Replaces @app_id's group in @file with @rule, as SetRule writes it. */
+void           rc_rules_write_group (GKeyFile     *file,
+                                     const char   *app_id,
+                                     const RcRule *rule);
+
 /* @system_dir and @user_dir are rules.d folders; the user's is created when
  * missing, so that it can be watched without polling. */
 RcRules       *rc_rules_new (const char *system_dir,

@@ -91,6 +91,90 @@ limits = [
     ({'CPUWeight': t(300)}, {'dry-run': b(True)}),
 ]
 
+# Rules files: the shipped ones are added below; these are the tests' and
+# the forms the user guide describes, then broken ones.
+rule_files = [
+    '[org.example.Both]\nCPUWeight=20\nCPUQuota=10%\n'
+    '[org.example.Order]\nCPUWeight=10\n[Boost]\nCPUWeight=400\n',
+    '# mine\n[org.example.Both]\nMemoryMax=2G\n\n[Boost]\nEnabled=false\n',
+    '[org.example.Both]\nCPUWeight=50\nCPUQuota=20%\n'
+    '[org.example.Both @power-saver]\nCPUWeight=10\n'
+    '[Slice background @power-saver]\nCPUWeight=7\n'
+    '[org.example.Bad @sometimes]\nCPUWeight=1\n[Boost @battery]\nCPUWeight=1\n',
+    '[org.example.Both @battery]\nCPUWeight=30\nFreezeWhenInactiveSec=60\n'
+    '[org.example.OnlyBattery @battery]\nFreezeWhenInactiveSec=30\n',
+    '[com.discordapp.Discord]\nMemoryMax=2G\nMemoryHigh=1792M\nMemoryLow=0\nMemoryMin=64M\n'
+    'MemorySwapMax=0\nTasksMax=infinity\nIOWeight=50\n',
+    '[org.mozilla.firefox]\nManagedOOMPreference=avoid\nManagedOOMMemoryPressure=kill\n'
+    'ManagedOOMMemoryPressureLimit=60%\n',
+    '[Slice session]\nCPUWeight=300\n[Slice app]\nMemoryHigh=90%\n[Slice foreground]\n',
+    '[org.example.App]\nCPUWeight = 300 \nCPUWeight=301\nFreezeWhenInactiveSec=86401\n'
+    'Colour=blue\n[Boost]\nEnabled=maybe\nTasksMax=5\n',
+    '[not an app id]\nCPUWeight=1\n[org.example.App]\nMemoryMax=1K\nCPUQuota=999999%\n',
+    '[org.example.App\nCPUWeight=1\n',
+    'CPUWeight=1\n',
+    '[org.example.App]\nMemoryMax=2G\\\nMemoryLow=\\s1G\n',
+    '',
+]
+
+# SetRule's dictionaries
+set_rules = [
+    {'CPUWeight': t(50), 'FreezeWhenInactiveSec': u(30)},
+    {'FreezeWhenInactiveSec': u(5)},
+    {'MemoryMax': t(2**31), 'CPUQuota': u(10), 'TasksMax': t(2**64 - 1)},
+    {'MemoryLimit': t(3 * 2**30)},
+    {'ManagedOOMPreference': GLib.Variant('s', 'omit'), 'MemorySwapMax': t(12345)},
+    {},
+    {'FreezeWhenInactiveSec': t(30)},
+    {'FreezeWhenInactiveSec': u(86401)},
+    {'Colour': GLib.Variant('s', 'blue')},
+]
+
+as_ = lambda v: GLib.Variant('as', v)  # noqa: E731
+s = lambda v: GLib.Variant('s', v)  # noqa: E731
+launch_options = [
+    {},
+    {'Kind': s('scope'), 'Launcher': s('sway'), 'Slice': s('background.slice')},
+    {'Kind': s('service'),
+     'Environment': as_(['WAYLAND_DISPLAY=wayland-1', 'LC_ALL=C', 'XDG_ACTIVATION_TOKEN=abc'])},
+    {'WorkingDirectory': s('/tmp'), 'Limits': vardict({'CPUWeight': t(50), 'MemoryMax': t(2**30)})},
+    {'Limits': vardict({'CPUQuota': u(25)})},
+    # refused
+    {'Kind': s('timer')},
+    {'Kind': u(1)},
+    {'Launcher': s('Sway!')},
+    {'Slice': s('session.slice')},
+    {'Environment': as_(['LD_PRELOAD=/tmp/x.so'])},
+    {'Environment': as_(['1A=b', '=x', 'NOEQUALS'])},
+    {'Environment': as_(['x' + '\u00e9' * 40])},  # shown cut after 64 bytes, inside a character
+    {'Environment': as_(['LANG=' + 'x' * 4100])},
+    {'WorkingDirectory': s('relative/dir')},
+    {'Limits': vardict({})},
+    {'Limits': GLib.Variant('s', 'CPUWeight=1')},
+    {'AppId': s('org.example.App')},
+]
+adopt_options = [
+    {},
+    {'AppId': s('org.example.App'), 'Launcher': s('kde')},
+    {'AppId': s('not an app')},
+    {'AppId': GLib.Variant('as', ['org.example.App'])},
+    {'Kind': s('scope')},
+]
+launch_calls = [
+    ('org.gnome.TextEditor', [], {}),
+    ('org.gnome.Loupe', ['file:///tmp/a.png', '/tmp/b c.png'], {'Kind': s('scope')}),
+    ('org.mozilla.firefox', ['https://example.org/'], {'Environment': as_(['DISPLAY=:0'])}),
+    ('not-an-app/..', [], {}),
+    ('org.example.App', ['x' * 4097], {}),
+    ('org.example.App', ['u'] * 257, {}),
+]
+adopt_calls = [
+    ([4242], {}),
+    ([4242, 4243, 4242], {'AppId': s('org.example.App')}),
+    ([], {}),
+    (list(range(1, 1026)), {}),
+]
+
 
 def write(target, blobs):
     folder = os.path.join(here, 'corpus', target)
@@ -107,6 +191,14 @@ write('size', [s.encode() for s in sizes])
 write('exec', [e.encode() for e in execs])
 write('limits', [GLib.Variant('(a{sv}a{sv})', (lim, opt)).get_data_as_bytes().get_data()
                  for lim, opt in limits])
+shipped = sorted(os.listdir(os.path.join(here, '..', '..', 'data', 'rules')))
+write('rules', [open(os.path.join(here, '..', '..', 'data', 'rules', name), 'rb').read()
+                for name in shipped if name.endswith('.conf')] +
+      [r.encode() for r in rule_files] +
+      [vardict(d).get_data_as_bytes().get_data() for d in set_rules])
+write('options', [vardict(d).get_data_as_bytes().get_data() for d in launch_options + adopt_options] +
+      [GLib.Variant('(sasa{sv})', c).get_data_as_bytes().get_data() for c in launch_calls] +
+      [GLib.Variant('(aua{sv})', c).get_data_as_bytes().get_data() for c in adopt_calls])
 # A duplicate key cannot be written as a Python dict: build the array by hand.
 dup = GLib.Variant.new_tuple(
     GLib.Variant.new_array(GLib.VariantType('{sv}'), [

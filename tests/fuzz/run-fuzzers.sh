@@ -17,7 +17,7 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 fuzz_src=$src/tests/fuzz
 build=${FUZZ_BUILD_DIR:-$src/build-fuzz}
 seconds=${FUZZ_SECONDS:-20}
-all_targets=(unit-name limits size exec)
+all_targets=(unit-name limits size exec rules options)
 targets=("${@:-${all_targets[@]}}")
 
 passed=0
@@ -72,7 +72,9 @@ for t in "${targets[@]}"; do
   cp "$fuzz_src/corpus/$t/"* "$corpus/"
   rm -f "$artifacts/$t-"*
   case $t in
-    limits) max_len=4096 ;;
+    limits | rules) max_len=4096 ;;
+    # the caps on URIs, environment and pids are at 4096-byte strings and 1024 pids
+    options) max_len=8192 ;;
     *) max_len=512 ;;
   esac
 

@@ -1,0 +1,284 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The rules files' format: one file's text read into rules, slices and the
+ * boost, and one rule written as a group. No file is opened here: the
+ * store (rc-rules.c) reads and writes them. */
+#include "rc-rules.h"
+#include "rc-common.h"
+#include "rc-error.h"
+#include "rc-names.h"
+#include "rc-unit-name.h"
+
+#include <string.h>
+
+#define BOOST_GROUP "Boost"
+#define FREEZE_KEY RC_KEY_FREEZE_WHEN_INACTIVE_SEC
+#define ENABLED_KEY "Enabled"
+#define SLICE_GROUP_PREFIX "Slice "
+
+static const struct {
+  const char  *suffix;
+  RcConditions condition;
+} layers[RC_RULES_N_LAYERS] = {
+  [RC_RULES_LAYER_BASE] = { NULL, 0 },
+  [RC_RULES_LAYER_BATTERY] = { " @battery", RC_CONDITION_BATTERY },
+  [RC_RULES_LAYER_POWER_SAVER] = { " @power-saver", RC_CONDITION_POWER_SAVER },
+};
+
+RcConditions
+rc_rules_layer_condition (RcRulesLayer layer)
+{
+  g_return_val_if_fail (layer < RC_RULES_N_LAYERS, 0);
+  return layers[layer].condition;
+}
+
+static void problem (GPtrArray  *problems,
+                     const char *format,
+                     ...) G_GNUC_PRINTF (2, 3);
+
+static void
+problem (GPtrArray  *problems,
+         const char *format,
+         ...)
+{
+  va_list args;
+
+  va_start (args, format);
+  g_ptr_array_add (problems, g_strdup_vprintf (format, args));
+  va_end (args);
+}
+
+static gboolean
+parse_freeze_sec (const char *text,
+                  guint      *out_sec,
+                  GError    **error)
+{
+  guint64 value;
+
+  if (!g_ascii_string_to_unsigned (text, 10, 0, RC_FREEZE_INACTIVE_MAX_SEC, &value, NULL))
+    {
+      g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                   FREEZE_KEY " must be a number of seconds from 0 (never) to %d",
+                   RC_FREEZE_INACTIVE_MAX_SEC);
+      return FALSE;
+    }
+  *out_sec = (guint) value;
+  return TRUE;
+}
+
+/* One limit key of a group: its value parsed and checked like SetLimits. */
+static gboolean
+parse_limit_key (RcLimits   *limits,
+                 const char *key,
+                 const char *text,
+                 GError    **error)
+{
+  RcLimits one = { 0, };
+  RcLimit limit;
+  guint64 value;
+
+  if (!rc_limit_from_key (key, &limit))
+    {
+      g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                   "unknown key: allowed are CPUWeight, IOWeight, CPUQuota, MemoryMin, "
+                   "MemoryLow, MemoryHigh, MemoryMax, MemorySwapMax, TasksMax and "
+                   FREEZE_KEY " (not in a [Slice ...] group)");
+      return FALSE;
+    }
+  if (!rc_limit_parse_text (limit, text, &value, error))
+    return FALSE;
+  rc_limits_set (&one, limit, value);
+  if (!rc_limits_validate (&one, g_get_num_processors (), error))
+    return FALSE;
+  rc_limits_set (limits, limit, value);
+  return TRUE;
+}
+
+static void
+read_boost_group (GPtrArray  *problems,
+                  GKeyFile   *file,
+                  const char *path,
+                  RcBoost    *boost)
+{
+  g_auto(GStrv) keys = g_key_file_get_keys (file, BOOST_GROUP, NULL, NULL);
+
+  for (guint i = 0; keys != NULL && keys[i] != NULL; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autofree char *text = g_key_file_get_value (file, BOOST_GROUP, keys[i], NULL);
+
+      g_strstrip (text);
+      if (g_str_equal (keys[i], ENABLED_KEY))
+        {
+          gboolean enabled = g_key_file_get_boolean (file, BOOST_GROUP, keys[i], &error);
+
+          if (error == NULL)
+            boost->enabled = enabled;
+        }
+      else if (!g_str_equal (keys[i], RC_KEY_CPU_WEIGHT) && !g_str_equal (keys[i], RC_KEY_IO_WEIGHT))
+        g_set_error_literal (&error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                             "unknown key: allowed are Enabled, CPUWeight and IOWeight");
+      else
+        parse_limit_key (&boost->limits, keys[i], text, &error);
+      if (error != NULL)
+        problem (problems, "%s, [%s], %s: %s", path, BOOST_GROUP, keys[i], error->message);
+    }
+}
+
+static RcRule *
+read_rule_group (GPtrArray  *problems,
+                 GKeyFile   *file,
+                 const char *path,
+                 const char *group)
+{
+  g_auto(GStrv) keys = g_key_file_get_keys (file, group, NULL, NULL);
+  RcRule *rule = g_new0 (RcRule, 1);
+
+  for (guint i = 0; keys != NULL && keys[i] != NULL; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autofree char *text = g_key_file_get_value (file, group, keys[i], NULL);
+
+      g_strstrip (text);
+      if (g_str_equal (keys[i], FREEZE_KEY))
+        rule->has_freeze = parse_freeze_sec (text, &rule->freeze_when_inactive_sec, &error);
+      else
+        parse_limit_key (&rule->limits, keys[i], text, &error);
+      if (error != NULL)
+        problem (problems, "%s, [%s], %s: %s", path, group, keys[i], error->message);
+    }
+  return rule;
+}
+
+/* "Slice session" -> "session.slice"; NULL for a group of another kind. */
+static char *
+slice_of_group (const char *group)
+{
+  static const char * const names[] = { "session", "app", "background" };
+
+  if (!g_str_has_prefix (group, SLICE_GROUP_PREFIX))
+    return NULL;
+  for (gsize i = 0; i < G_N_ELEMENTS (names); i++)
+    if (g_str_equal (group + strlen (SLICE_GROUP_PREFIX), names[i]))
+      return g_strconcat (names[i], ".slice", NULL);
+  return NULL;
+}
+
+static RcLimits *
+read_slice_group (GPtrArray  *problems,
+                  GKeyFile   *file,
+                  const char *path,
+                  const char *group)
+{
+  RcRule *rule = read_rule_group (problems, file, path, group);
+  RcLimits *limits = g_new0 (RcLimits, 1);
+
+  if (rule->freeze_when_inactive_sec != 0)
+    problem (problems, "%s, [%s], %s: a slice is never frozen", path, group, FREEZE_KEY);
+  *limits = rule->limits;
+  g_free (rule);
+  return limits;
+}
+
+gboolean
+rc_rules_split_group (const char   *group,
+                      char        **out_base,
+                      RcConditions *out_condition)
+{
+  const char *at = strstr (group, " @");
+
+  if (at == NULL)
+    {
+      *out_base = g_strdup (group);
+      *out_condition = 0;
+      return TRUE;
+    }
+  for (guint i = RC_RULES_LAYER_BASE + 1; i < RC_RULES_N_LAYERS; i++)
+    if (g_str_equal (at, layers[i].suffix))
+      {
+        *out_base = g_strndup (group, at - group);
+        *out_condition = layers[i].condition;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+static guint
+layer_of_condition (RcConditions condition)
+{
+  for (guint i = 0; i < RC_RULES_N_LAYERS; i++)
+    if (layers[i].condition == condition)
+      return i;
+  g_assert_not_reached ();
+}
+
+void
+rc_rules_parse_data (const char  *data,
+                     gsize        length,
+                     const char  *path,
+                     GHashTable **rules,
+                     GHashTable **slices,
+                     RcBoost     *boost,
+                     GPtrArray   *problems)
+{
+  g_autoptr(GKeyFile) file = g_key_file_new ();
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) groups = NULL;
+
+  if (!g_key_file_load_from_data (file, data, length, G_KEY_FILE_NONE, &error))
+    {
+      problem (problems, "%s: %s", path, error->message);
+      return;
+    }
+  groups = g_key_file_get_groups (file, NULL);
+  for (guint i = 0; groups[i] != NULL; i++)
+    {
+      g_autofree char *base = NULL;
+      g_autofree char *slice = NULL;
+      RcConditions condition;
+      guint layer;
+
+      if (!rc_rules_split_group (groups[i], &base, &condition))
+        {
+          problem (problems, "%s, [%s]: a group name may end in \" @battery\" or "
+                   "\" @power-saver\" only", path, groups[i]);
+          continue;
+        }
+      layer = layer_of_condition (condition);
+      slice = slice_of_group (base);
+      if (g_str_equal (base, BOOST_GROUP) && layer == RC_RULES_LAYER_BASE)
+        read_boost_group (problems, file, path, boost);
+      else if (g_str_equal (base, BOOST_GROUP))
+        problem (problems, "%s, [%s]: the boost has no power conditions", path, groups[i]);
+      else if (slice != NULL)
+        g_hash_table_replace (slices[layer], g_steal_pointer (&slice),
+                              read_slice_group (problems, file, path, groups[i]));
+      else if (g_str_has_prefix (base, SLICE_GROUP_PREFIX))
+        problem (problems, "%s, [%s]: the slices are [Slice session], [Slice app] and "
+                 "[Slice background]", path, groups[i]);
+      else if (!rc_app_id_is_valid (base))
+        problem (problems, "%s, [%s]: not a desktop AppID (e.g. org.gnome.Calculator)",
+                 path, groups[i]);
+      else
+        g_hash_table_replace (rules[layer], g_steal_pointer (&base),
+                              read_rule_group (problems, file, path, groups[i]));
+    }
+}
+
+void
+rc_rules_write_group (GKeyFile     *file,
+                      const char   *app_id,
+                      const RcRule *rule)
+{
+  g_key_file_remove_group (file, app_id, NULL);
+  for (RcLimit limit = 0; limit < RC_N_LIMITS; limit++)
+    {
+      g_autofree char *text = NULL;
+
+      if (!rc_limits_has (&rule->limits, limit))
+        continue;
+      text = rc_limit_format_text (limit, rule->limits.values[limit]);
+      g_key_file_set_value (file, app_id, rc_limit_key (limit), text);
+    }
+  if (rule->freeze_when_inactive_sec > 0)
+    g_key_file_set_uint64 (file, app_id, FREEZE_KEY, rule->freeze_when_inactive_sec);
+}
