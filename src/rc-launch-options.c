@@ -58,13 +58,13 @@ is_launcher_name (const char *s)
 static const char * const environment_allowed[] = {
   "DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY", "XDG_ACTIVATION_TOKEN", "DESKTOP_STARTUP_ID",
   "XDG_CURRENT_DESKTOP", "XDG_SESSION_TYPE", "XDG_SESSION_DESKTOP", "LANG", "LANGUAGE",
-  "LC_*", "TZ",
+  "LC_*", "TZ", NULL
 };
 
 static gboolean
 is_environment_key_allowed (const char *key)
 {
-  for (gsize i = 0; i < G_N_ELEMENTS (environment_allowed); i++)
+  for (gsize i = 0; environment_allowed[i] != NULL; i++)
     {
       const char *allowed = environment_allowed[i];
       gsize n = strlen (allowed);

@@ -105,10 +105,14 @@ parse_unsigned (const char *key,
 
   if (percent && len > 0 && digits[len - 1] == '%')
     digits[len - 1] = '\0';
+  g_autofree char *shown = NULL;
+
   if (g_ascii_string_to_unsigned (digits, 10, 0, most, out_value, NULL))
     return TRUE;
+  /* Show at most 64 bytes of whatever was written; parse all of it. */
+  shown = g_utf8_make_valid (text, MIN (strlen (text), 64));
   g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
-               "%s “%s” is not %s", key, text, allowed);
+               "%s “%s” is not %s", key, shown, allowed);
   return FALSE;
 }
 
@@ -120,6 +124,7 @@ parse_name (RcLimit     limit,
 {
   const char * const *names = keys[limit].names;
   g_autofree char *allowed = g_strjoinv (", ", (char **) names);
+  g_autofree char *shown = g_utf8_make_valid (text, MIN (strlen (text), 64));
 
   for (guint i = 0; names[i] != NULL; i++)
     if (g_str_equal (names[i], text))
@@ -128,7 +133,7 @@ parse_name (RcLimit     limit,
         return TRUE;
       }
   g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT, "%s “%s” is not one of: %s",
-               keys[limit].key, text, allowed);
+               keys[limit].key, shown, allowed);
   return FALSE;
 }
 
@@ -139,24 +144,21 @@ rc_limit_parse_text (RcLimit     limit,
                      GError    **error)
 {
   const char *key;
-  g_autofree char *shown = NULL;
 
   g_return_val_if_fail (limit < RC_N_LIMITS, FALSE);
   key = keys[limit].key;
-  /* Show at most 64 bytes of whatever was written. */
-  shown = g_utf8_make_valid (text, MIN (strlen (text), 64));
   switch (keys[limit].form)
     {
     case TEXT_NUMBER:
-      return parse_unsigned (key, shown, FALSE, "a whole number", G_MAXUINT64, out_value, error);
+      return parse_unsigned (key, text, FALSE, "a whole number", G_MAXUINT64, out_value, error);
 
     case TEXT_CPU_PERCENT:
-      if (is_unlimited (shown))
+      if (is_unlimited (text))
         {
           *out_value = 0;
           return TRUE;
         }
-      return parse_unsigned (key, shown, TRUE,
+      return parse_unsigned (key, text, TRUE,
                              "a percentage of one CPU such as 50% (max removes the quota)",
                              G_MAXUINT32, out_value, error);
 
@@ -164,27 +166,27 @@ rc_limit_parse_text (RcLimit     limit,
       {
         g_autoptr(GError) local = NULL;
 
-        if (rc_size_parse (shown, out_value, &local))
+        if (rc_size_parse (text, out_value, &local))
           return TRUE;
         g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT, "%s: %s", key, local->message);
         return FALSE;
       }
 
     case TEXT_TASKS:
-      if (is_unlimited (shown))
+      if (is_unlimited (text))
         {
           *out_value = G_MAXUINT64;
           return TRUE;
         }
-      return parse_unsigned (key, shown, FALSE, "a whole number or “infinity”", G_MAXUINT64,
+      return parse_unsigned (key, text, FALSE, "a whole number or “infinity”", G_MAXUINT64,
                              out_value, error);
 
     case TEXT_PERCENT:
-      return parse_unsigned (key, shown, TRUE, "a percentage (0% to 100%)", G_MAXUINT32,
+      return parse_unsigned (key, text, TRUE, "a percentage (0% to 100%)", G_MAXUINT32,
                              out_value, error);
 
     case TEXT_NAME:
-      return parse_name (limit, shown, out_value, error);
+      return parse_name (limit, text, out_value, error);
 
     default:
       g_assert_not_reached ();

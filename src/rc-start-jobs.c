@@ -18,10 +18,10 @@ G_DEFINE_TYPE (RcStartJobs, rc_start_jobs, G_TYPE_OBJECT);
  * reply and the signal is dispatched first. */
 typedef struct {
   RcStartJobs *jobs;
-  char      *unit;
-  char      *result;    /* the job's result, once JobRemoved came */
-  gboolean   replied;   /* StartTransientUnit answered */
-  guint      deadline_id;
+  char        *unit;
+  char        *result;  /* the job's result, once JobRemoved came */
+  gboolean     replied; /* StartTransientUnit answered */
+  guint        deadline_id;
 } Start;
 
 static void
@@ -150,12 +150,12 @@ job_removed_cb (GDBusConnection *connection,
 
 void
 rc_start_jobs_start_async (RcStartJobs        *self,
-                                       const char         *unit,
-                                       GVariant           *properties,
-                                       GUnixFDList        *fds,
-                                       GCancellable       *cancellable,
-                                       GAsyncReadyCallback callback,
-                                       gpointer            user_data)
+                           const char         *unit,
+                           GVariant           *properties,
+                           GUnixFDList        *fds,
+                           GCancellable       *cancellable,
+                           GAsyncReadyCallback callback,
+                           gpointer            user_data)
 {
   g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
   Start *start = g_new0 (Start, 1);

@@ -30,6 +30,14 @@ test_parse_text (void)
     { RC_LIMIT_TASKS_MAX, "infinity", TRUE, G_MAXUINT64 },
     { RC_LIMIT_TASKS_MAX, "200", TRUE, 200 },
     { RC_LIMIT_TASKS_MAX, "2k", FALSE, 0 },
+    { RC_LIMIT_TASKS_MAX, "max", TRUE, G_MAXUINT64 },
+    { RC_LIMIT_CPU_QUOTA, "max", TRUE, 0 },      /* no quota, as resourcectl takes it */
+    /* the whole value counts, not the first 64 bytes that a message shows */
+    { RC_LIMIT_MEMORY_SWAP_MAX, "000000000000000000000000000000000000000000000000000000000000000001G",
+      TRUE, G_GUINT64_CONSTANT (1) << 30 },
+    { RC_LIMIT_CPU_WEIGHT, "0000000000000000000000000000000000000000000000000000000000000000300", TRUE, 300 },
+    { RC_LIMIT_OOM_PREFERENCE, "avoid", TRUE, RC_OOM_PREFERENCE_AVOID },
+    { RC_LIMIT_OOM_PREFERENCE, "Avoid", FALSE, 0 },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
