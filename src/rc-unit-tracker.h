@@ -8,7 +8,6 @@
 
 G_BEGIN_DECLS
 
-
 /* The unit tracker: turns systemd's signals (UnitNew, UnitRemoved, the units'
  * PropertiesChanged) and a few reads into the state of every unit that may
  * be an app. It knows nothing of apps' records or of the D-Bus API.
