@@ -4,7 +4,7 @@
 introspection XML has a doc comment there (gdbus-codegen's, with an @arg line for each
 argument) and is in the user guide (docs/user-guide.md) and in a man page, and every method that changes
 something has its polkit action in the authority's method -> action table
-(src/rc-authority.c), that action's name in src/rc-names.h and the action in the polkit
+(src/daemon/rc-authority.c), that action's name in src/common/rc-names.h and the action in the polkit
 policy. Reads are listed here and must stay out of the table. Also: the Python tests'
 names (tests/integration/rcnames.py) are the daemon's. Prints TAP.
 
@@ -66,24 +66,24 @@ def python_names(root, names, policy, iface_name):
     sys.path.insert(0, os.path.join(root, 'tests', 'integration'))
     import rcnames  # pylint: disable=import-outside-toplevel
     defines = dict(re.findall(r'#define\s+(RC_\w+)\s+"([^"]*)"', names))
-    keys = re.findall(r'#define\s+RC_KEY_\w+\s+"(\w+)"', read(root, 'src/rc-common.h'))
-    errors = re.findall(r'RC_DBUS_ERROR_PREFIX\s+"(\w+)"', read(root, 'src/rc-error.c'))
+    keys = re.findall(r'#define\s+RC_KEY_\w+\s+"(\w+)"', read(root, 'src/common/rc-keys.h'))
+    errors = re.findall(r'RC_DBUS_ERROR_PREFIX\s+"(\w+)"', read(root, 'src/common/rc-error.c'))
     actions = sorted(re.findall(r'<action id="([^"]+)"', policy))
     record = [k for k in keys if k in rcnames.APP_KEYS]
     python_keys = {**rcnames.APP_KEYS, **rcnames.SET_LIMITS_ONLY_KEYS, **rcnames.RULE_ONLY_KEYS,
                    **rcnames.OOM_KEYS}
-    pairs = [('RC_NAME', rcnames.RC_NAME, 'RC_DBUS_NAME of src/rc-names.h', defines.get('RC_DBUS_NAME')),
-             ('RC_PATH', rcnames.RC_PATH, 'RC_DBUS_PATH of src/rc-names.h', defines.get('RC_DBUS_PATH')),
-             ('RC_ERROR', rcnames.RC_ERROR, 'RC_DBUS_ERROR_PREFIX of src/rc-names.h',
+    pairs = [('RC_NAME', rcnames.RC_NAME, 'RC_DBUS_NAME of src/common/rc-names.h', defines.get('RC_DBUS_NAME')),
+             ('RC_PATH', rcnames.RC_PATH, 'RC_DBUS_PATH of src/common/rc-names.h', defines.get('RC_DBUS_PATH')),
+             ('RC_ERROR', rcnames.RC_ERROR, 'RC_DBUS_ERROR_PREFIX of src/common/rc-names.h',
               defines.get('RC_DBUS_ERROR_PREFIX')),
-             ('ACTION_PREFIX', rcnames.ACTION_PREFIX, 'RC_POLKIT_ACTION_PREFIX of src/rc-names.h',
+             ('ACTION_PREFIX', rcnames.ACTION_PREFIX, 'RC_POLKIT_ACTION_PREFIX of src/common/rc-names.h',
               defines.get('RC_POLKIT_ACTION_PREFIX')),
              ('RC_IFACE', rcnames.RC_IFACE, 'the XML\'s interface', iface_name),
-             ('ERRORS', sorted(rcnames.ERRORS), 'the errors of src/rc-error.c', sorted(errors)),
+             ('ERRORS', sorted(rcnames.ERRORS), 'the errors of src/common/rc-error.c', sorted(errors)),
              ('ACTIONS', sorted(rcnames.ACTION_PREFIX + a for a in rcnames.ACTIONS),
               'the actions of the polkit policy', actions),
-             ('the keys', sorted(python_keys), 'the RC_KEY_ names of src/rc-common.h', sorted(keys)),
-             ('APP_KEYS\' order', list(rcnames.APP_KEYS), 'the order of src/rc-common.h', record)]
+             ('the keys', sorted(python_keys), 'the RC_KEY_ names of src/common/rc-keys.h', sorted(keys)),
+             ('APP_KEYS\' order', list(rcnames.APP_KEYS), 'the order of src/common/rc-keys.h', record)]
     return [(f'rcnames.py {py} = {c}', [] if a == b else [difference(a, b)]) for py, a, c, b in pairs]
 
 
@@ -101,8 +101,8 @@ def main(root, xml_path=None):
     members = [(kind, name) for kind, name, _ in documented]
     guide = read(root, 'docs/user-guide.md')
     man = read(root, 'man/resourcectl.1') + read(root, 'man/resource-controld.8')
-    authority = read(root, 'src/rc-authority.c')
-    names = read(root, 'src/rc-names.h')
+    authority = read(root, 'src/daemon/rc-authority.c')
+    names = read(root, 'src/common/rc-names.h')
     policy = read(root, 'data/polkit/org.example.ResourceControl.policy')
     table = dict(re.findall(r'\{\s*"(\w+)",\s*(RC_ACTION_\w+)\s*\}', authority))
     macros = dict(re.findall(r'#define\s+(RC_ACTION_\w+)\s+RC_POLKIT_ACTION_PREFIX\s+"([\w-]+)"', names))
@@ -121,10 +121,10 @@ def main(root, xml_path=None):
         elif kind == 'method':
             macro = table.get(name)
             if macro is None:
-                problems.append('no entry in the method -> action table of src/rc-authority.c '
+                problems.append('no entry in the method -> action table of src/daemon/rc-authority.c '
                                 '(or list it in READS here if it changes nothing)')
             elif macro not in macros:
-                problems.append(f'{macro} is not defined in src/rc-names.h')
+                problems.append(f'{macro} is not defined in src/common/rc-names.h')
             elif f'<action id="{prefix}{macros[macro]}">' not in policy:
                 problems.append(f'action {prefix}{macros[macro]} is not in the polkit policy')
         results.append((f'{kind} {name}', problems))

@@ -20,7 +20,7 @@ if [[ " $which " == *" cppcheck "* ]]; then
   # without it every GObject file stops at an "unknown macro".
   if cppcheck --quiet --enable=warning,performance,portability --std=c11 \
        --library=gtk --library=posix --inline-suppr --error-exitcode=1 \
-       -I src -I panel src panel tests/unit tests/fuzz; then
+       -I src/common -I src/daemon -I src/cli -I panel src panel tests/unit tests/fuzz; then
     echo "cppcheck: no findings"
   else
     echo "cppcheck: FAILED"

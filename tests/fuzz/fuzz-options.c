@@ -5,7 +5,7 @@
  * (for Launch and for Adopt), as Launch's (sasa{sv}) and as Adopt's
  * (aua{sv}). */
 #include "rc-app.h"
-#include "rc-common.h"
+#include "rc-keys.h"
 #include "rc-error.h"
 #include "rc-launch-options.h"
 

@@ -4,7 +4,7 @@
  * serialized a{sv} as a SetRule caller would send it (untrusted, as GDBus
  * reads it). What either accepts must survive being written as a group
  * and read back. */
-#include "rc-common.h"
+#include "rc-keys.h"
 #include "rc-error.h"
 #include "rc-rules.h"
 #include "rc-unit-name.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-rules.h"
 #include "rc-safe-file.h"
-#include "rc-common.h"
+#include "rc-keys.h"
 #include "rc-error.h"
 #include "rc-names.h"
 #include "rc-unit-name.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* resourcectl: how values, tables and JSON are shown. */
 #include "resourcectl.h"
-#include "rc-common.h"
+#include "rc-keys.h"
 
 #include <string.h>
 

@@ -3,7 +3,7 @@
  * KEY=VALUE syntax of limits, checked here only as syntax (ranges are the
  * daemon's to judge). */
 #include "resourcectl.h"
-#include "rc-common.h"
+#include "rc-keys.h"
 
 #include <string.h>
 

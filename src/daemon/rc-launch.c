@@ -3,7 +3,7 @@
 #include "rc-launch-helper.h"
 #include "rc-launch-options.h"
 #include "rc-cgroup.h"
-#include "rc-common.h"
+#include "rc-keys.h"
 #include "rc-error.h"
 #include "rc-exec.h"
 #include "rc-proc.h"

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "rc-common.h"
+#include "rc-keys.h"
 #include "rc-error.h"
 #include "rc-proc.h"
 #include "rc-unit-name.h"

@@ -8,7 +8,7 @@ systemd and a real polkitd. The VM tier (tests/vm/system-test.sh, sections "proc
 "slices") is the proof against real systemd and the kernel's files.
 
     RC_DAEMON=build/src/resource-controld RC_CLIENT=build/src/resourcectl \\
-        /usr/bin/python3 tests/integration/seed_test.py [Class.test_name ...]
+        /usr/bin/python3 tests/integration/processes_slices_test.py [Class.test_name ...]
 '''
 
 import json
