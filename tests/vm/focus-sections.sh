@@ -414,3 +414,148 @@ sec_focus_kwin () {
   check "daemon still active after KWin went away" active "$(usc is-active resource-control.service)"
   note "section focus_kwin: KWin started once; $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s"
 }
+
+# ---------------------------------------------------------------------------------------------------
+
+# ---------------------------------------------------------------------------------------------------
+# power conditions (real power-profiles-daemon, its placeholder driver) and the audio hold (real
+# PipeWire and WirePlumber as the test user's services; a null sink, pw-play and pw-record in app
+# scopes, and a quiet control app)
+
+rc_prop () { cl busctl --user get-property "$RC_NAME" "$RC_PATH" "$RC_IFACE" "$1" 2>&1; }
+prop_is () { [ "$(rc_prop "$1")" = "$2" ]; }
+app_audio () { rc_json GetApp s "$1" | jq -r '.data[0][0].Audio.data' 2>/dev/null; }
+audio_is () { [ "$(app_audio "$1")" = "$2" ]; }
+frozen_is () { [ "$(frozen_of "$1")" = "$2" ]; }
+# cpu_of SECS CGROUP: the cgroup's CPU time over about SECS seconds, in CPUs (1.00 = one whole
+# CPU), divided by the time that really passed between the two reads: under emulation the reads
+# themselves take long enough to show a busy process above one CPU.
+cpu_of () {
+  local a b t0 t1
+  t0=$(date +%s%N); a=$(usage_us "$2"); sleep "$1"; b=$(usage_us "$2"); t1=$(date +%s%N)
+  awk -v d=$((b - a)) -v ns=$((t1 - t0)) 'BEGIN { printf "%.2f", d * 1000 / ns }'
+}
+kill_in () { # kill_in UNIT COMM: end the unit's processes named COMM, not the unit
+  local p
+  for p in $(cat "$(cg "$1")/cgroup.procs"); do
+    [ "$(cat "/proc/$p/comm" 2>/dev/null)" = "$2" ] && kill "$p"
+  done
+}
+
+# the idle figure with every source connected (--focus-figures): PipeWire (the daemon's pw-dump),
+# power-profiles-daemon, sway's IPC socket, and nothing happening for 60 s
+idle_figure_all_sources () {
+  local dump
+  printf 'include /etc/sway/config.d/*\n' > /tmp/rc-sway.conf
+  chmod 644 /tmp/rc-sway.conf
+  "$AU" systemd-run --user --scope --quiet -u rc-test-sway-idle.scope env WLR_BACKENDS=headless \
+    WLR_RENDERER=pixman WLR_LIBINPUT_NO_DEVICES=1 sway -c /tmp/rc-sway.conf \
+    > "$OUT/sway-idle.log" 2>&1 < /dev/null &
+  wait_for 60 sh -c "$AU systemctl --user show-environment | grep -q ^SWAYSOCK="
+  wait_for 15 prop_is FocusSource 's "sway"'
+  quiet_daemon on
+  wait_for 15 prop_is FocusSource 's "sway"'
+  wait_for 15 pgrep -P "$(usc show -P MainPID resource-control.service)" -x pw-dump
+  dump=$(pgrep -P "$(usc show -P MainPID resource-control.service)" -x pw-dump | head -1)
+  note "idle with every source: FocusSource $(rc_prop FocusSource), PowerProfile $(rc_prop PowerProfile), the daemon's pw-dump ${dump:-not running}"
+  nap 10    # the start's own work done (the first listing, the pool threads)
+  daemon_switch_map > /tmp/rc-switches; nap 60
+  note "FIGURES idle with every source connected (sway, PipeWire, power-profiles-daemon): $(wakeups_since /tmp/rc-switches) daemon wake-ups in 60 s (goal 0)"
+  quiet_daemon off
+  usc stop rc-test-sway-idle.scope
+  cl busctl --user call org.freedesktop.systemd1 /org/freedesktop/systemd1 \
+    org.freedesktop.systemd1.Manager UnsetEnvironment as 3 SWAYSOCK WAYLAND_DISPLAY DISPLAY > /dev/null
+}
+
+sec_audio_power () {
+  login_session
+  local bg='app-gnome-org.example.Indexer5-1.scope' app='app-gnome-org.example.Busy5-1.scope'
+  local s0 s1 alone0 alone1 out
+  systemctl start power-profiles-daemon.service
+  wait_for 20 sh -c 'powerprofilesctl get > /dev/null 2>&1'
+  check "power-profiles-daemon runs in the VM (placeholder driver)" balanced "$(powerprofilesctl get 2>&1)"
+  wait_for 10 prop_is PowerProfile 's "balanced"'
+  check "PowerProfile property" 's "balanced"' "$(rc_prop PowerProfile)"
+  check "OnBattery property (no UPower battery)" "b false" "$(rc_prop OnBattery)"
+
+  # a busy indexer in background.slice against a busy app, both on CPU 0
+  start_scope "$bg" --slice=background.slice -- taskset -c 0 sh -c "$(busy)"
+  start_scope "$app" taskset -c 0 sh -c "$(busy)"
+  wait_for 30 all_active "$bg" "$app"
+  wait_for 15 file_is "$UM/background.slice/cpu.weight" 20
+  nap 1
+  s0=$(share 5 "$UM/background.slice" "$UM/app.slice")
+  powerprofilesctl set power-saver
+  wait_for 15 file_is "$UM/background.slice/cpu.weight" 5
+  check "power-saver: background.slice cpu.weight (shipped @power-saver group)" 5 "$(cat "$UM/background.slice/cpu.weight")"
+  check "power-saver: background.slice cpu.max (CPUQuota=25%)" "25000 100000" "$(cat "$UM/background.slice/cpu.max")"
+  check "PowerProfile property follows" 's "power-saver"' "$(rc_prop PowerProfile)"
+  nap 1
+  s1=$(share 5 "$UM/background.slice" "$UM/app.slice")
+  note "indexer share against a busy app: balanced $s0, power-saver $s1"
+  check_range "balanced: the indexer's share (expected 20/120 = 0.17)" 0.08 0.28 "$s0"
+  check_range "power-saver: the indexer's share (expected 5/105 = 0.05)" 0.00 0.12 "$s1"
+  usc stop "$app"
+  nap 1
+  alone1=$(cpu_of 5 "$UM/background.slice")
+  powerprofilesctl set balanced
+  wait_for 15 file_is "$UM/background.slice/cpu.weight" 20
+  check "balanced again: background.slice cpu.weight back" 20 "$(cat "$UM/background.slice/cpu.weight")"
+  check "balanced again: background.slice cpu.max back" "max 100000" "$(cat "$UM/background.slice/cpu.max")"
+  nap 1
+  alone0=$(cpu_of 5 "$UM/background.slice")
+  note "the indexer alone, in CPUs: balanced $alone0, power-saver $alone1"
+  check_range "power-saver: the indexer alone uses a quarter of a CPU" 0.15 0.35 "$alone1"
+  check_range "balanced: the indexer alone uses the whole CPU" 0.75 1.05 "$alone0"
+  usc stop "$bg"
+
+  # audio: Player plays, Recorder records, Quiet has no sound; all three freeze 1 s after losing
+  # the focus by rule, and Player's and Quiet's rule says CPUWeight=20
+  local play='app-gnome-org.example.Player-1.scope' rec='app-gnome-org.example.Recorder-1.scope'
+  local quiet='app-gnome-org.example.Quiet-1.scope'
+  printf '[org.example.Player]\nFreezeWhenInactiveSec=1\nCPUWeight=20\n[org.example.Recorder]\nFreezeWhenInactiveSec=1\n[org.example.Quiet]\nFreezeWhenInactiveSec=1\nCPUWeight=20\n' \
+    > "$SYS_RULES/50-audio-test.conf"
+  usc start pipewire.socket pipewire.service wireplumber.service
+  wait_for 30 sh -c "'$AU' pw-cli ls Node 2>/dev/null | grep -q Dummy-Driver"
+  check "PipeWire runs as the test user" yes "$("$AU" pw-cli ls Node 2>/dev/null | grep -q Dummy-Driver && echo yes || echo no)"
+  "$AU" pw-cli create-node adapter '{ factory.name=support.null-audio-sink node.name=rc-null media.class=Audio/Sink object.linger=1 audio.position=[FL FR] }' > /dev/null 2>&1
+  wait_for 15 sh -c "'$AU' pw-cli ls Node 2>/dev/null | grep -q rc-null"
+  python3 -c 'import wave; w = wave.open("/tmp/rc-silence.wav", "wb"); w.setnchannels(2); w.setsampwidth(2); w.setframerate(48000); w.writeframes(bytes(4 * 48000 * 300)); w.close()'
+  chmod 644 /tmp/rc-silence.wav
+  start_scope "$play" sh -c 'pw-play --target rc-null /tmp/rc-silence.wav; exec sleep 600'
+  start_scope "$rec" pw-record --target rc-null /tmp/rc-recorded.wav
+  start_scope "$quiet" sleep 600
+  wait_for 30 all_active "$play" "$rec" "$quiet"
+  wait_for 20 audio_is "$play" true
+  wait_for 10 audio_is "$rec" true
+  check "Audio key: the player (pw-play)" true "$(app_audio "$play")"
+  check "Audio key: the recorder (pw-record)" true "$(app_audio "$rec")"
+  check "Audio key: the quiet app" false "$(app_audio "$quiet")"
+  wait_for 10 file_is "$(cg "$quiet")/cpu.weight" 20
+  check "the quiet app has its rule's cpu.weight" 20 "$(cat "$(cg "$quiet")/cpu.weight")"
+  check "the player keeps the default cpu.weight while it plays (rule says 20)" 100 "$(cat "$(cg "$play")/cpu.weight")"
+  for u in "$play" "$rec" "$quiet"; do call "SetForegroundApp $u" OK SetForegroundApp "$u"; done
+  call "SetForegroundApp none: all three in the background" OK SetForegroundApp "''"
+  wait_for 10 frozen_is "$quiet" 1
+  nap 2
+  check "the quiet app is frozen in the background (cgroup.events)" 1 "$(frozen_of "$quiet")"
+  check "the player is not frozen while it plays" 0 "$(frozen_of "$play")"
+  check "the recorder is not frozen while it records" 0 "$(frozen_of "$rec")"
+  out=$(cl resourcectl status 2>&1)
+  note "resourcectl status: $(printf '%s' "$out" | tr '\n' '|')"
+  check_has "status: the player held for audio" "$play" "$out"
+  check_has "status: the recorder held for audio" "$rec" "$out"
+  check_has "status: the power profile" "Power profile:    balanced" "$out"
+  # the player stops: its hold ends, it is frozen a second later and gets its rule's weight
+  kill_in "$play" pw-play
+  wait_for 10 frozen_is "$play" 1
+  check "the player is frozen once it stopped playing" 1 "$(frozen_of "$play")"
+  check "... and has its rule's cpu.weight" 20 "$(cat "$(cg "$play")/cpu.weight")"
+  check "Audio key: the player after it stopped" false "$(app_audio "$play")"
+  check "the recorder still is not frozen" 0 "$(frozen_of "$rec")"
+  usc stop "$play" "$rec" "$quiet"
+  rm -f "$SYS_RULES/50-audio-test.conf" /tmp/rc-silence.wav /tmp/rc-recorded.wav
+  [ "$FOCUS_FIGURES" = 1 ] && idle_figure_all_sources
+  usc stop wireplumber.service pipewire.service pipewire.socket
+  systemctl stop power-profiles-daemon.service
+}
