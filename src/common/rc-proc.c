@@ -3,6 +3,8 @@
 #include "rc-safe-file.h"
 #include "rc-unit-name.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <gio/gdesktopappinfo.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,17 +13,54 @@
 
 #define PF_KTHREAD 0x00200000
 
+/* A process's file, at most @max bytes of it (NUL-terminated; *@out_cut
+ * says whether there was more): a process chooses how long its command
+ * line and environment are. */
+static char *
+proc_file_capped (guint32     pid,
+                  const char *name,
+                  gsize       max,
+                  gsize      *out_len,
+                  gboolean   *out_cut)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%u/%s", pid, name);
+  g_autofree char *buf = NULL;
+  gsize len = 0;
+  int fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+
+  if (fd < 0)
+    return NULL;
+  buf = g_malloc (max + 2);
+  while (len < max + 1)
+    {
+      ssize_t n = read (fd, buf + len, max + 1 - len);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      len += (gsize) n;
+    }
+  close (fd);
+  if (out_cut != NULL)
+    *out_cut = len > max;
+  len = MIN (len, max);
+  buf[len] = '\0';
+  if (out_len != NULL)
+    *out_len = len;
+  return g_steal_pointer (&buf);
+}
+
+/* /proc files read whole are small; this bounds what a process can make
+ * its environment cost the reader. */
+#define PROC_FILE_MAX (1024 * 1024)
+
 static char *
 proc_file (guint32     pid,
            const char *name,
            gsize      *out_len)
 {
-  g_autofree char *path = g_strdup_printf ("/proc/%u/%s", pid, name);
-  char *contents = NULL;
-
-  if (!g_file_get_contents (path, &contents, out_len, NULL))
-    return NULL;
-  return contents;
+  return proc_file_capped (pid, name, PROC_FILE_MAX, out_len, NULL);
 }
 
 char *
@@ -163,6 +202,8 @@ rc_proc_usage_variant (guint32 pid)
   g_autofree char *comm = NULL;
   g_autofree char *valid_comm = NULL;
   g_autofree char *valid_cmdline = NULL;
+  g_autofree char *shown_cmdline = NULL;
+  gboolean cut = FALSE;
   const char *open, *close;
   unsigned long long utime = 0, stime = 0, start = 0, rss_pages = 0;
   gsize len = 0;
@@ -179,14 +220,27 @@ rc_proc_usage_variant (guint32 pid)
       sscanf (statm, "%*u %llu", &rss_pages) != 1)
     return NULL;
   comm = g_strndup (open + 1, close - open - 1);
-  cmdline = proc_file (pid, "cmdline", &len);
+  cmdline = proc_file_capped (pid, "cmdline", RC_PROC_CMDLINE_MAX, &len, &cut);
   /* NUL-separated arguments, joined by spaces (a kernel thread has none) */
   for (gsize i = 0; cmdline != NULL && len > 0 && i < len - 1; i++)
     if (cmdline[i] == '\0')
       cmdline[i] = ' ';
+  if (cmdline != NULL && len > 0 && cmdline[len - 1] == '\0')
+    len--;
   valid_comm = g_utf8_make_valid (comm, -1);
-  valid_cmdline = g_utf8_make_valid (cmdline != NULL ? cmdline : "", -1);
-  return g_variant_new ("(ussttt)", pid, valid_comm, valid_cmdline,
+  valid_cmdline = g_utf8_make_valid (cmdline != NULL ? cmdline : "", cmdline != NULL ? (gssize) len : -1);
+  if (cut || strlen (valid_cmdline) > RC_PROC_CMDLINE_MAX)
+    {
+      /* at most RC_PROC_CMDLINE_MAX bytes, cut where a character ends, and marked */
+      char *end = valid_cmdline + MIN (strlen (valid_cmdline), RC_PROC_CMDLINE_MAX - strlen ("…"));
+
+      while (end > valid_cmdline && (*end & 0xc0) == 0x80)
+        end--;
+      *end = '\0';
+      shown_cmdline = g_strconcat (valid_cmdline, "…", NULL);
+    }
+  return g_variant_new ("(ussttt)", pid, valid_comm,
+                        shown_cmdline != NULL ? shown_cmdline : valid_cmdline,
                         (guint64) rss_pages * (guint64) sysconf (_SC_PAGESIZE),
                         (guint64) (utime + stime) * ns_per_tick, (guint64) start * ns_per_tick);
 }

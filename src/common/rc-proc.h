@@ -34,7 +34,9 @@ GArray    *rc_proc_tree (GPtrArray *all,
 
 /* What ListProcesses shows of a process: (pid, comm, cmdline joined by
  * spaces, RSS bytes, CPU time ns, start time ns since boot), or NULL when it
- * is gone. */
+ * is gone. A command line longer than RC_PROC_CMDLINE_MAX bytes is cut
+ * where a character ends and ends with "…". */
+#define RC_PROC_CMDLINE_MAX 4096
 GVariant  *rc_proc_usage_variant (guint32 pid);
 
 /* Which app a process is, detected: GIO_LAUNCHED_DESKTOP_FILE in its

@@ -606,6 +606,37 @@ check_adoptable (const RcProc *proc,
   return TRUE;
 }
 
+/* The executables of the desktop files, built on the first Adopt that needs
+ * it and kept until a desktop file changes (GAppInfoMonitor): one scan of
+ * every desktop file, not one per call. */
+static GHashTable *exe_index;
+
+static void
+desktop_files_changed_cb (GAppInfoMonitor *monitor,
+                          gpointer         user_data)
+{
+  g_clear_pointer (&exe_index, g_hash_table_unref);
+}
+
+static RcExeIndex *
+shared_exe_index (void)
+{
+  static GAppInfoMonitor *monitor;
+
+  if (monitor == NULL)
+    {
+      monitor = g_app_info_monitor_get ();
+      g_signal_connect (monitor, "changed", G_CALLBACK (desktop_files_changed_cb), NULL);
+    }
+  if (exe_index == NULL)
+    {
+      exe_index = rc_exe_index_new ();
+      g_debug ("Adopt: the index of desktop files' programs was built (%u programs)",
+               g_hash_table_size (exe_index));
+    }
+  return g_hash_table_ref (exe_index);
+}
+
 static gboolean
 detect_app_id (Request      *request,
                const RcProc *proc,
@@ -616,7 +647,7 @@ detect_app_id (Request      *request,
   const char *how = NULL;
 
   if (*index == NULL)
-    *index = rc_exe_index_new ();
+    *index = shared_exe_index ();
   found = rc_proc_detect_app_id (proc->pid, *index, &how);
   if (found == NULL || !rc_app_id_is_valid (found))
     {

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-manager.h"
+#include "rc-processes.h"
 #include "rc-call-gate.h"
 #include "rc-change.h"
 #include "rc-cgroup.h"
@@ -12,7 +13,6 @@
 #include "rc-unit-name.h"
 
 #include <string.h>
-#include <systemd/sd-login.h>
 
 struct _RcManager {
   RcDBusResourceControlSkeleton parent_instance;
@@ -546,48 +546,33 @@ handle_get_app_by_pid (RcDBusResourceControl *object,
                        guint32                pid)
 {
   RcManager *self = RC_MANAGER (object);
-  g_autoptr(RcProc) proc = NULL;
-  g_autofree char *unit = NULL;
-  RcApp *app = NULL;
+  GError *error = NULL;
+  RcApp *app;
 
   if (pid == 0)
     return reject (invocation,
                    g_error_new_literal (RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
                                         "Process 0 is not a process: pass a process id"));
-  proc = rc_proc_read (pid);
-  if (proc == NULL)
-    return reject (invocation,
-                   g_error_new (RC_ERROR, RC_ERROR_NO_SUCH_APP, "There is no process %u", pid));
-  /* another user's process is in that user's units, never in ours */
-  if (proc->uid == getuid () && sd_pid_get_user_unit (pid, &unit) >= 0)
-    app = rc_registry_lookup_unit (self->svc.registry, unit);
-  if (app == NULL && proc->uid != getuid ())
-    return reject (invocation,
-                   g_error_new (RC_ERROR, RC_ERROR_NO_SUCH_APP,
-                                "Process %u (%s) belongs to user %u, whose apps this daemon "
-                                "does not manage", pid, proc->comm, proc->uid));
-  /* a unit systemd names by an alias, or a cgroup below the unit's own */
+  app = rc_registry_find_pid (self->svc.registry, pid, &error);
   if (app == NULL)
-    app = rc_registry_lookup_cgroup (self->svc.registry, proc->cgroup);
-  if (app == NULL)
-    return reject (invocation,
-                   g_error_new (RC_ERROR, RC_ERROR_NO_SUCH_APP,
-                                "Process %u (%s) is in no app: it runs in %s", pid, proc->comm,
-                                unit != NULL ? unit : *proc->cgroup != '\0' ? proc->cgroup
-                                                                           : "no cgroup"));
+    return reject (invocation, error);
   rc_dbus_resource_control_complete_get_app_by_pid (object, invocation, one_app (app));
   return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
-static int
-compare_process (gconstpointer a,
-                 gconstpointer b)
+static void
+processes_listed_cb (GObject      *source,
+                     GAsyncResult *result,
+                     gpointer      user_data)
 {
-  guint32 pa, pb;
+  g_autoptr(GDBusMethodInvocation) invocation = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) procs = rc_processes_list_finish (result, &error);
 
-  g_variant_get_child (*(GVariant * const *) a, 0, "u", &pa);
-  g_variant_get_child (*(GVariant * const *) b, 0, "u", &pb);
-  return pa < pb ? -1 : pa > pb;
+  if (procs == NULL)
+    g_dbus_method_invocation_return_gerror (invocation, error);
+  else
+    g_dbus_method_invocation_return_value (invocation, g_variant_new ("(@a(ussttt))", procs));
 }
 
 static void
@@ -596,9 +581,10 @@ list_processes_cb (GObject      *source,
                    gpointer      user_data)
 {
   g_autoptr(GDBusMethodInvocation) invocation = user_data;
+  RcManager *self = RC_MANAGER (g_dbus_method_invocation_get_user_data (invocation));
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) apps = NULL;
-  g_autoptr(GPtrArray) procs = g_ptr_array_new ();
+  g_autoptr(GPtrArray) groups = g_ptr_array_new ();
 
   apps = rc_registry_resolve_finish (RC_REGISTRY (source), result, &error);
   if (apps == NULL)
@@ -607,24 +593,11 @@ list_processes_cb (GObject      *source,
       return;
     }
   for (guint i = 0; i < apps->len; i++)
-    {
-      RcApp *app = g_ptr_array_index (apps, i);
-      g_autoptr(GArray) pids = rc_cgroup_read_pids (app->control_group);
-
-      for (guint j = 0; pids != NULL && j < pids->len; j++)
-        {
-          GVariant *proc = rc_proc_usage_variant (g_array_index (pids, guint32, j));
-
-          if (proc != NULL)
-            g_ptr_array_add (procs, proc);
-        }
-    }
-  g_ptr_array_sort (procs, compare_process);
-  g_dbus_method_invocation_return_value (invocation,
-                                         g_variant_new ("(@a(ussttt))",
-                                                        g_variant_new_array (G_VARIANT_TYPE ("(ussttt)"),
-                                                                             (GVariant **) procs->pdata,
-                                                                             procs->len)));
+    if (((RcApp *) g_ptr_array_index (apps, i))->control_group != NULL)
+      g_ptr_array_add (groups, ((RcApp *) g_ptr_array_index (apps, i))->control_group);
+  g_ptr_array_add (groups, NULL);
+  rc_processes_list_async ((const char * const *) groups->pdata, self->svc.cancellable,
+                           processes_listed_cb, g_steal_pointer (&invocation));
 }
 
 static gboolean

@@ -11,6 +11,7 @@
 
 #include <string.h>
 #include <systemd/sd-login.h>
+#include <unistd.h>
 
 /* The app registry: an RcApp for each unit the tracker reads as active. */
 struct _RcRegistry {
@@ -354,18 +355,44 @@ rc_registry_lookup_cgroup (RcRegistry *self,
 }
 
 RcApp *
+rc_registry_find_pid (RcRegistry *self,
+                      guint32     pid,
+                      GError    **error)
+{
+  g_autoptr(RcProc) proc = rc_proc_read (pid);
+  g_autofree char *unit = NULL;
+  RcApp *app = NULL;
+
+  if (proc == NULL)
+    {
+      g_set_error (error, RC_ERROR, RC_ERROR_NO_SUCH_APP, "There is no process %u", pid);
+      return NULL;
+    }
+  /* another user's process is in that user's units, never in ours */
+  if (proc->uid == getuid () && sd_pid_get_user_unit ((pid_t) pid, &unit) >= 0)
+    app = rc_registry_lookup_unit (self, unit);
+  if (app == NULL && proc->uid != getuid ())
+    {
+      g_set_error (error, RC_ERROR, RC_ERROR_NO_SUCH_APP,
+                   "Process %u (%s) belongs to user %u, whose apps this daemon does not manage",
+                   pid, proc->comm, proc->uid);
+      return NULL;
+    }
+  /* a unit systemd names by an alias, or a cgroup below the unit's own */
+  if (app == NULL)
+    app = rc_registry_lookup_cgroup (self, proc->cgroup);
+  if (app == NULL)
+    g_set_error (error, RC_ERROR, RC_ERROR_NO_SUCH_APP, "Process %u (%s) is in no app: it runs in %s",
+                 pid, proc->comm,
+                 unit != NULL ? unit : *proc->cgroup != '\0' ? proc->cgroup : "no cgroup");
+  return app;
+}
+
+RcApp *
 rc_registry_lookup_pid (RcRegistry *self,
                         guint32     pid)
 {
-  g_autofree char *unit = NULL;
-  g_autofree char *cgroup = NULL;
-  RcApp *app = NULL;
-
-  if (sd_pid_get_user_unit ((pid_t) pid, &unit) >= 0)
-    app = rc_registry_lookup_unit (self, unit);
-  if (app == NULL && (cgroup = rc_proc_cgroup (pid)) != NULL)
-    app = rc_registry_lookup_cgroup (self, cgroup);
-  return app;
+  return rc_registry_find_pid (self, pid, NULL);
 }
 
 static GPtrArray *

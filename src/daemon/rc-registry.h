@@ -45,6 +45,11 @@ RcApp      *rc_registry_lookup_cgroup (RcRegistry *self,
  * a process in no listed app, or gone. */
 RcApp      *rc_registry_lookup_pid (RcRegistry *self,
                                     guint32     pid);
+/* The same, with NoSuchApp saying why there is none: no such process, one
+ * of another user, or one in no app. */
+RcApp      *rc_registry_find_pid (RcRegistry *self,
+                                  guint32     pid,
+                                  GError    **error);
 
 /* Resolves @app (a unit name or an AppID) to its running instances.
  * Errors: InvalidArgument (neither a unit name nor an AppID), NoSuchApp (no

@@ -396,6 +396,30 @@ class AdoptTest(LaunchBase):
         unit = self.adopt([proc.pid], Launcher=s('sway'))
         self.assertEqual(unit, f'app-sway-org.example.Painter-{proc.pid}.scope')
 
+    def index_builds(self):
+        with open(self.daemon_logs[-1], encoding='utf-8', errors='replace') as f:
+            return f.read().count("the index of desktop files' programs was built")
+
+    def test_the_program_index_is_built_once(self):
+        # every desktop file is read to map programs to apps: once, not per call
+        for _ in range(3):
+            proc = self.spawn([self.painter, '60'])
+            self.adopt([proc.pid], Launcher=s('sway'))
+        self.assertEqual(self.index_builds(), 1)
+        # a desktop file comes: the index is built again, and knows its program
+        drawer = os.path.join(self.bin_dir, 'drawer')
+        shutil.copy('/bin/sleep', drawer)
+        self.desktop('org.example.Drawer', 'Drawer', f'{drawer} 300')
+        proc = self.spawn([drawer, '60'])
+        self.wait_until(lambda: self.try_adopt(proc.pid), h.scaled(10), 'Adopt to find the new program')
+        self.assertEqual(self.index_builds(), 2)
+
+    def try_adopt(self, pid):
+        try:
+            return self.adopt([pid]) == f'app-rc-org.example.Drawer-{pid}.scope'
+        except GLib.Error:
+            return False
+
     def test_app_id_given(self):
         proc = self.spawn(['sleep', '60'])
         unit = self.adopt([proc.pid], AppId=s('org.example.Real'))

@@ -18,7 +18,7 @@ import socket
 import subprocess
 import sys
 
-from gi.repository import GLib
+from gi.repository import Gio, GLib
 
 import rctest_harness as h
 from rctest_harness import MIB, RcTestCase, own_cgroup, s, t, u
@@ -80,6 +80,30 @@ class ProcessesTest(RcTestCase):
         self.assertEqual(self.rc_call('ListProcesses', ('org.example.Editor',), '(s)')[0], procs)
         self.assert_rc_error('NoSuchApp', 'ListProcesses', ('org.example.Nope',), '(s)')
         self.assert_rc_error('InvalidArgument', 'ListProcesses', ('not an app',), '(s)')
+
+    def test_long_command_lines_are_cut(self):
+        # 50 processes with 100 KiB command lines were a 4 MiB reply; now each line is cut
+        long_arg = 'x' * (100 * 1024)
+        procs = []
+        for _ in range(50):
+            # pylint: disable=consider-using-with
+            p = subprocess.Popen(['sh', '-c', 'sleep 60; :', long_arg], stdin=subprocess.DEVNULL)
+            self.addCleanup(p.wait)
+            self.addCleanup(p.kill)
+            procs.append(p.pid)
+        self.mock('StopApp', (APP,), '(s)')
+        self.wait_signal('AppRemoved', APP)
+        self.add_app(APP, control_group=own_cgroup(self.proc.pid), pids=procs)
+        reply = self.conn.call_sync(h.RC_NAME, h.RC_PATH, h.RC_IFACE, 'ListProcesses',
+                                    GLib.Variant('(s)', (APP,)), None, Gio.DBusCallFlags.NONE,
+                                    30000, None)
+        self.assertLess(reply.get_size(), 1024 * 1024)
+        listed = reply.unpack()[0]
+        self.assertEqual(sorted(p[0] for p in listed), sorted(procs))
+        for _, _, cmdline, _, _, _ in listed:
+            self.assertLessEqual(len(cmdline.encode()), 4096)
+            self.assertTrue(cmdline.startswith('sh -c sleep 60; : xxx'), cmdline[:40])
+            self.assertTrue(cmdline.endswith('…'))
 
     def test_a_process_that_ended_is_left_out(self):
         gone = subprocess.run(['sh', '-c', 'echo $$'], capture_output=True, text=True,

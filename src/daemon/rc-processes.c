@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "rc-processes.h"
+#include "rc-cgroup.h"
+#include "rc-proc.h"
+
+static int
+compare_pids (gconstpointer a,
+              gconstpointer b)
+{
+  guint32 pa = *(const guint32 *) a, pb = *(const guint32 *) b;
+
+  return pa < pb ? -1 : pa > pb;
+}
+
+static void
+list_thread (GTask        *task,
+             gpointer      source,
+             gpointer      task_data,
+             GCancellable *cancellable)
+{
+  const char * const *groups = task_data;
+  g_autoptr(GArray) all = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autoptr(GPtrArray) procs = g_ptr_array_new_with_free_func ((GDestroyNotify) g_variant_unref);
+
+  for (guint i = 0; groups[i] != NULL; i++)
+    {
+      g_autoptr(GArray) pids = rc_cgroup_read_pids (groups[i]);
+
+      if (pids != NULL)
+        g_array_append_vals (all, pids->data, pids->len);
+    }
+  g_array_sort (all, compare_pids);
+  if (all->len > RC_LIST_PROCESSES_MAX)
+    g_debug ("ListProcesses: %u processes, the first %d answered", all->len, RC_LIST_PROCESSES_MAX);
+  for (guint i = 0; i < all->len && procs->len < RC_LIST_PROCESSES_MAX; i++)
+    {
+      guint32 pid = g_array_index (all, guint32, i);
+      GVariant *proc;
+
+      if (i > 0 && pid == g_array_index (all, guint32, i - 1))
+        continue;
+      if (g_task_return_error_if_cancelled (task))
+        return;
+      proc = rc_proc_usage_variant (pid);
+      if (proc != NULL)
+        g_ptr_array_add (procs, g_variant_ref_sink (proc));
+    }
+  g_task_return_pointer (task,
+                         g_variant_ref_sink (g_variant_new_array (G_VARIANT_TYPE ("(ussttt)"),
+                                                                  (GVariant **) procs->pdata,
+                                                                  procs->len)),
+                         (GDestroyNotify) g_variant_unref);
+}
+
+void
+rc_processes_list_async (const char * const *control_groups,
+                         GCancellable       *cancellable,
+                         GAsyncReadyCallback callback,
+                         gpointer            user_data)
+{
+  g_autoptr(GTask) task = g_task_new (NULL, cancellable, callback, user_data);
+
+  g_task_set_source_tag (task, rc_processes_list_async);
+  g_task_set_task_data (task, g_strdupv ((char **) control_groups), (GDestroyNotify) g_strfreev);
+  g_task_run_in_thread (task, list_thread);
+}
+
+GVariant *
+rc_processes_list_finish (GAsyncResult *result,
+                          GError      **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
