@@ -226,7 +226,7 @@ report_error (GError *error)
 }
 
 static RcDBusResourceControl *
-connect_to_daemon (void)
+connect_to_daemon (GDBusProxyFlags flags)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(GDBusConnection) bus = g_bus_get_sync (G_BUS_TYPE_SESSION, NULL, &error);
@@ -242,7 +242,7 @@ connect_to_daemon (void)
   g_dbus_connection_set_exit_on_close (bus, FALSE);
 
   /* No DO_NOT_AUTO_START: the bus activates the daemon if it is installed. */
-  proxy = rc_dbus_resource_control_proxy_new_sync (bus, G_DBUS_PROXY_FLAGS_NONE,
+  proxy = rc_dbus_resource_control_proxy_new_sync (bus, flags,
                                                    RC_DBUS_NAME, RC_DBUS_PATH, NULL, &error);
   if (proxy == NULL)
     {
@@ -292,7 +292,12 @@ static int
 call_daemon (const Command      *cmd,
              const RcctlRequest *req)
 {
-  g_autoptr(RcDBusResourceControl) proxy = connect_to_daemon ();
+  /* A single call needs neither the properties nor the signals: two round
+   * trips fewer before it (status, monitor and the like load them). */
+  g_autoptr(RcDBusResourceControl) proxy =
+    connect_to_daemon (cmd->run != NULL ? G_DBUS_PROXY_FLAGS_NONE
+                                        : G_DBUS_PROXY_FLAGS_DO_NOT_LOAD_PROPERTIES |
+                       G_DBUS_PROXY_FLAGS_DO_NOT_CONNECT_SIGNALS);
   g_autoptr(GSubprocess) agent = NULL;
   g_autoptr(GVariant) reply = NULL;
   g_autoptr(GVariant) apps = NULL;
