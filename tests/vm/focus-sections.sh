@@ -455,12 +455,13 @@ idle_figure_all_sources () {
   wait_for 15 prop_is FocusSource 's "sway"'
   quiet_daemon on
   wait_for 15 prop_is FocusSource 's "sway"'
-  wait_for 15 pgrep -P "$(usc show -P MainPID resource-control.service)" -x pw-dump
+  wait_for 15 sh -c "pgrep -P $(usc show -P MainPID resource-control.service) -x pw-dump > /dev/null"
   dump=$(pgrep -P "$(usc show -P MainPID resource-control.service)" -x pw-dump | head -1)
   note "idle with every source: FocusSource $(rc_prop FocusSource), PowerProfile $(rc_prop PowerProfile), the daemon's pw-dump ${dump:-not running}"
-  nap 10    # the start's own work done (the first listing, the pool threads)
+  nap 20    # the start's own work done (the first listing; GLib's pool threads end 15 s idle)
   daemon_switch_map > /tmp/rc-switches; nap 60
-  note "FIGURES idle with every source connected (sway, PipeWire, power-profiles-daemon): $(wakeups_since /tmp/rc-switches) daemon wake-ups in 60 s (goal 0)"
+  daemon_switch_map > /tmp/rc-switches-after
+  note "FIGURES idle with every source connected (sway, PipeWire, power-profiles-daemon): $(wakeups_since /tmp/rc-switches) daemon wake-ups in 60 s (goal 0); threads (tid switches) before: $(paste -sd' ' /tmp/rc-switches), after: $(paste -sd' ' /tmp/rc-switches-after)"
   quiet_daemon off
   usc stop rc-test-sway-idle.scope
   cl busctl --user call org.freedesktop.systemd1 /org/freedesktop/systemd1 \
