@@ -224,9 +224,7 @@ rc_start_jobs_new (GDBusConnection *connection)
 
   self->connection = g_object_ref (connection);
   self->job_removed_id =
-    g_dbus_connection_signal_subscribe (connection, SYSTEMD_DBUS_NAME, SYSTEMD_MANAGER_INTERFACE,
-                                        "JobRemoved", SYSTEMD_DBUS_PATH, NULL,
-                                        G_DBUS_SIGNAL_FLAGS_NONE, job_removed_cb, self, NULL);
+    rc_systemd_subscribe_manager (connection, "JobRemoved", job_removed_cb, self);
   return self;
 }
 

@@ -712,6 +712,18 @@ name_vanished_cb (GDBusConnection *connection,
   g_signal_emit (self, signals[SIGNAL_VANISHED], 0);
 }
 
+guint
+rc_systemd_subscribe_manager (GDBusConnection    *connection,
+                              const char         *member,
+                              GDBusSignalCallback callback,
+                              gpointer            user_data)
+{
+  return g_dbus_connection_signal_subscribe (connection, SYSTEMD_DBUS_NAME,
+                                             SYSTEMD_MANAGER_INTERFACE, member, SYSTEMD_DBUS_PATH,
+                                             NULL, G_DBUS_SIGNAL_FLAGS_NONE, callback, user_data,
+                                             NULL);
+}
+
 RcSystemd *
 rc_systemd_new (GDBusConnection *connection)
 {
@@ -719,13 +731,9 @@ rc_systemd_new (GDBusConnection *connection)
 
   self->connection = g_object_ref (connection);
   self->unit_new_id =
-    g_dbus_connection_signal_subscribe (connection, SYSTEMD_DBUS_NAME, SYSTEMD_MANAGER_INTERFACE,
-                                        "UnitNew", SYSTEMD_DBUS_PATH, NULL,
-                                        G_DBUS_SIGNAL_FLAGS_NONE, manager_signal_cb, self, NULL);
+    rc_systemd_subscribe_manager (connection, "UnitNew", manager_signal_cb, self);
   self->unit_removed_id =
-    g_dbus_connection_signal_subscribe (connection, SYSTEMD_DBUS_NAME, SYSTEMD_MANAGER_INTERFACE,
-                                        "UnitRemoved", SYSTEMD_DBUS_PATH, NULL,
-                                        G_DBUS_SIGNAL_FLAGS_NONE, manager_signal_cb, self, NULL);
+    rc_systemd_subscribe_manager (connection, "UnitRemoved", manager_signal_cb, self);
   /* One match for every unit: a match per unit would come too late for a
    * unit that starts right after its UnitNew. */
   self->unit_changed_id =
@@ -735,13 +743,9 @@ rc_systemd_new (GDBusConnection *connection)
                                         self, NULL);
   self->starts = rc_start_jobs_new (connection);
   self->reloading_id =
-    g_dbus_connection_signal_subscribe (connection, SYSTEMD_DBUS_NAME, SYSTEMD_MANAGER_INTERFACE,
-                                        "Reloading", SYSTEMD_DBUS_PATH, NULL,
-                                        G_DBUS_SIGNAL_FLAGS_NONE, reloading_cb, self, NULL);
+    rc_systemd_subscribe_manager (connection, "Reloading", reloading_cb, self);
   self->startup_finished_id =
-    g_dbus_connection_signal_subscribe (connection, SYSTEMD_DBUS_NAME, SYSTEMD_MANAGER_INTERFACE,
-                                        "StartupFinished", SYSTEMD_DBUS_PATH, NULL,
-                                        G_DBUS_SIGNAL_FLAGS_NONE, reloading_cb, self, NULL);
+    rc_systemd_subscribe_manager (connection, "StartupFinished", reloading_cb, self);
   /* "appeared" fires once systemd is (or comes) on the bus: the registry
    * subscribes and lists units then, and again after a daemon-reexec. */
   self->name_watch_id =

@@ -13,6 +13,11 @@ G_BEGIN_DECLS
 /* A systemd error as the API's: NoSuchApp for a unit or pid systemd does
  * not know, Failed with systemd's message otherwise. */
 GError   *rc_systemd_error_from_dbus (GError *error);
+/* Subscribes @callback to the manager's signal @member. */
+guint     rc_systemd_subscribe_manager (GDBusConnection    *connection,
+                                        const char         *member,
+                                        GDBusSignalCallback callback,
+                                        gpointer            user_data);
 
 /* The systemd client: every call the daemon makes to the user's service
  * manager, asynchronous, with a timeout and without auto-starting anything.
