@@ -82,6 +82,7 @@ rcctl_parse_top (char        **args,
 typedef struct {
   char    *app_id;
   char    *name;
+  char    *name_key;      /* for sorting by name, whatever the case */
   guint    instances;
   guint64  memory;
   guint64  cpu_nsec;      /* growth over the interval */
@@ -95,6 +96,7 @@ row_free (Row *row)
 {
   g_free (row->app_id);
   g_free (row->name);
+  g_free (row->name_key);
   g_free (row);
 }
 
@@ -179,6 +181,11 @@ take_sample (Top      *top,
           row = g_new0 (Row, 1);
           row->app_id = rcctl_printable (app_id);
           row->name = rcctl_printable (*name ? name : app_id);
+          {
+            g_autofree char *folded = g_utf8_casefold (row->name, -1);
+
+            row->name_key = g_utf8_collate_key (folded, -1);
+          }
           g_hash_table_insert (by_app, g_strdup (app_id), row);
           g_ptr_array_add (top->rows, row);
         }
@@ -228,7 +235,7 @@ compare_rows (gconstpointer a,
   const Row *y = *(const Row **) b;
   int by_cpu = (y->cpu_nsec > x->cpu_nsec) - (y->cpu_nsec < x->cpu_nsec);
   int by_memory = (y->memory > x->memory) - (y->memory < x->memory);
-  int by_name = g_utf8_collate (x->name, y->name);
+  int by_name = strcmp (x->name_key, y->name_key);
 
   switch (sort_key)
     {
