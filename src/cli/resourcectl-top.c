@@ -15,16 +15,17 @@
 
 #include "rc-size.h"
 
-/* Keys newer daemons may send; "-" while they do not. */
-#define KEY_CPU_PRESSURE    "CPUPressure"
-#define KEY_MEMORY_PRESSURE "MemoryPressure"
-#define KEY_IO_PRESSURE     "IOPressure"
-#define N_PRESSURES         3
-#define LIST_TIMEOUT_MS     25000
+#define N_PRESSURES     3
+#define LIST_TIMEOUT_MS 25000
+#define UNKNOWN         G_MAXUINT64   /* a counter the daemon did not send */
 
-static const char * const pressure_keys[N_PRESSURES] = {
-  KEY_CPU_PRESSURE, KEY_MEMORY_PRESSURE, KEY_IO_PRESSURE
-};
+/* Keys newer daemons may send (d, percent); "-" while they do not. */
+static const char * const pressure_keys[N_PRESSURES] = { "CPUPressure", "MemoryPressure", "IOPressure" };
+/* The counters whose growth top shows. */
+static const char * const counter_keys[] = { RC_KEY_CPU_USAGE_NSEC, RC_KEY_CPU_THROTTLED_USEC };
+#define N_COUNTERS  G_N_ELEMENTS (counter_keys)
+#define CPU_NSEC    0
+#define THROTTLED_USEC 1
 static const char * const sort_names[] = { "cpu", "memory", "name" };
 typedef enum { SORT_CPU, SORT_MEMORY, SORT_NAME } SortKey;
 
@@ -43,52 +44,43 @@ const GOptionEntry rcctl_top_options[] = {
   G_OPTION_ENTRY_NULL
 };
 
+static char *
+check_options (void)
+{
+  if (opt_delay < 1 || opt_delay > 86400)
+    return g_strdup_printf ("--delay takes whole seconds from 1 to 86400, not %d", opt_delay);
+  if (opt_iterations == 0 || opt_iterations < -1)
+    return g_strdup_printf ("--iterations takes a number of at least 1, not %d", opt_iterations);
+  for (gsize i = 0; opt_sort != NULL && i < G_N_ELEMENTS (sort_names); i++)
+    if (strcmp (opt_sort, sort_names[i]) == 0)
+      {
+        sort_key = i;
+        return NULL;
+      }
+  return opt_sort ? g_strdup_printf ("--sort takes cpu, memory or name, not \"%s\"", opt_sort) : NULL;
+}
+
 gboolean
 rcctl_parse_top (char        **args,
                  RcctlRequest *req,
                  GError      **error)
 {
-  if (opt_delay < 1 || opt_delay > 86400)
-    {
-      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                   "--delay takes whole seconds from 1 to 86400, not %d", opt_delay);
-      return FALSE;
-    }
-  if (opt_iterations == 0 || opt_iterations < -1)
-    {
-      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                   "--iterations takes a number of at least 1, not %d", opt_iterations);
-      return FALSE;
-    }
-  if (opt_sort != NULL)
-    {
-      gsize i;
+  g_autofree char *message = check_options ();
 
-      for (i = 0; i < G_N_ELEMENTS (sort_names); i++)
-        if (strcmp (opt_sort, sort_names[i]) == 0)
-          break;
-      if (i == G_N_ELEMENTS (sort_names))
-        {
-          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                       "--sort takes cpu, memory or name, not \"%s\"", opt_sort);
-          return FALSE;
-        }
-      sort_key = i;
-    }
-  return TRUE;
+  if (message != NULL)
+    g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, message);
+  return message == NULL;
 }
 
 /* One app: the sum of its instances (the max for pressure). */
 typedef struct {
-  char    *app_id;
-  char    *name;
-  char    *name_key;      /* for sorting by name, whatever the case */
-  guint    instances;
-  guint64  memory;
-  guint64  cpu_nsec;      /* growth over the interval */
-  guint64  throttled_usec;
-  double   pressure[N_PRESSURES];
-  gboolean have_memory, have_cpu, have_throttled, have_pressure[N_PRESSURES];
+  char   *app_id;
+  char   *name;
+  char   *name_key;       /* for sorting by name, whatever the case */
+  guint   instances;
+  guint64 memory;                   /* UNKNOWN when no instance has it */
+  guint64 growth[N_COUNTERS];       /* of counter_keys over the interval */
+  double  pressure[N_PRESSURES];    /* < 0 when no instance has it */
 } Row;
 
 static void
@@ -100,19 +92,12 @@ row_free (Row *row)
   g_free (row);
 }
 
-/* What an instance had at the previous call. */
-typedef struct {
-  guint64 cpu_nsec, throttled_usec;    /* G_MAXUINT64: not sent */
-} Sample;
-
 typedef struct {
   RcDBusResourceControl *proxy;
   GMainLoop             *loop;
   int                    status;
   gboolean               interactive;
-  gboolean               keys;          /* stdin is a terminal we read keys from */
-  struct termios         saved_termios;
-  GHashTable            *samples;       /* unit -> Sample */
+  GHashTable            *samples;       /* unit -> its counters at the last call */
   gint64                 sample_time;   /* 0: no sample yet */
   gint64                 interval;      /* µs the last frame covers, 0 for none */
   GPtrArray             *rows;          /* Row, of the last frame */
@@ -131,19 +116,32 @@ lookup_u64 (GVariant   *app,
 {
   guint64 n;
 
-  return g_variant_lookup (app, key, "t", &n) ? n : G_MAXUINT64;
+  return g_variant_lookup (app, key, "t", &n) ? n : UNKNOWN;
 }
 
-/* The growth of a counter since @before; FALSE when either is unknown. */
-static gboolean
-growth (guint64  now,
-        guint64  before,
-        guint64 *out)
+static guint64
+known (guint64 n)
 {
-  if (now == G_MAXUINT64 || before == G_MAXUINT64)
-    return FALSE;
-  *out = now >= before ? now - before : 0;   /* a restarted unit of the same name */
-  return TRUE;
+  return n == UNKNOWN ? 0 : n;
+}
+
+/* Adds @n to *@sum unless it is UNKNOWN. */
+static void
+add (guint64 *sum,
+     guint64  n)
+{
+  if (n != UNKNOWN)
+    *sum = known (*sum) + n;
+}
+
+/* The growth of a counter since @before (0 after a restart of a unit of the same name). */
+static guint64
+growth (guint64 now,
+        guint64 before)
+{
+  if (now == UNKNOWN || before == UNKNOWN)
+    return UNKNOWN;
+  return now >= before ? now - before : 0;
 }
 
 static void
@@ -167,10 +165,9 @@ take_sample (Top      *top,
       const char *unit = rcctl_lookup_string (app, RC_KEY_UNIT);
       const char *app_id = rcctl_lookup_string (app, RC_KEY_APP_ID);
       const char *name = rcctl_lookup_string (app, RC_KEY_NAME);
-      Sample *sample = g_new (Sample, 1);
-      Sample *before = g_hash_table_lookup (top->samples, unit);
-      guint64 memory = lookup_u64 (app, RC_KEY_MEMORY_CURRENT);
-      guint64 delta;
+      static const guint64 none[N_COUNTERS] = { UNKNOWN, UNKNOWN };
+      const guint64 *before = g_hash_table_lookup (top->samples, unit);
+      guint64 *counters = g_new (guint64, N_COUNTERS);
       Row *row;
 
       if (*app_id == '\0')
@@ -179,6 +176,9 @@ take_sample (Top      *top,
       if (row == NULL)
         {
           row = g_new0 (Row, 1);
+          row->memory = row->growth[CPU_NSEC] = row->growth[THROTTLED_USEC] = UNKNOWN;
+          for (guint p = 0; p < N_PRESSURES; p++)
+            row->pressure[p] = -1;
           row->app_id = rcctl_printable (app_id);
           row->name = rcctl_printable (*name ? name : app_id);
           {
@@ -191,33 +191,20 @@ take_sample (Top      *top,
         }
       row->instances++;
       top->units++;
-      if (memory != G_MAXUINT64)
+      add (&row->memory, lookup_u64 (app, RC_KEY_MEMORY_CURRENT));
+      for (gsize c = 0; c < N_COUNTERS; c++)
         {
-          row->memory += memory;
-          row->have_memory = TRUE;
-        }
-      sample->cpu_nsec = lookup_u64 (app, RC_KEY_CPU_USAGE_NSEC);
-      sample->throttled_usec = lookup_u64 (app, RC_KEY_CPU_THROTTLED_USEC);
-      if (before != NULL && growth (sample->cpu_nsec, before->cpu_nsec, &delta))
-        {
-          row->cpu_nsec += delta;
-          row->have_cpu = TRUE;
-        }
-      if (before != NULL && growth (sample->throttled_usec, before->throttled_usec, &delta))
-        {
-          row->throttled_usec += delta;
-          row->have_throttled = TRUE;
+          counters[c] = lookup_u64 (app, counter_keys[c]);
+          add (&row->growth[c], growth (counters[c], (before ? before : none)[c]));
         }
       for (guint p = 0; p < N_PRESSURES; p++)
         {
           double value;
 
-          if (!g_variant_lookup (app, pressure_keys[p], "d", &value))
-            continue;
-          row->pressure[p] = row->have_pressure[p] ? MAX (row->pressure[p], value) : value;
-          row->have_pressure[p] = TRUE;
+          if (g_variant_lookup (app, pressure_keys[p], "d", &value))
+            row->pressure[p] = MAX (row->pressure[p], value);
         }
-      g_hash_table_replace (samples, g_strdup (unit), sample);
+      g_hash_table_replace (samples, g_strdup (unit), counters);
       g_variant_unref (app);
     }
 
@@ -233,8 +220,10 @@ compare_rows (gconstpointer a,
 {
   const Row *x = *(const Row **) a;
   const Row *y = *(const Row **) b;
-  int by_cpu = (y->cpu_nsec > x->cpu_nsec) - (y->cpu_nsec < x->cpu_nsec);
-  int by_memory = (y->memory > x->memory) - (y->memory < x->memory);
+  guint64 x_cpu = known (x->growth[CPU_NSEC]), y_cpu = known (y->growth[CPU_NSEC]);
+  guint64 x_memory = known (x->memory), y_memory = known (y->memory);
+  int by_cpu = (y_cpu > x_cpu) - (y_cpu < x_cpu);
+  int by_memory = (y_memory > x_memory) - (y_memory < x_memory);
   int by_name = strcmp (x->name_key, y->name_key);
 
   switch (sort_key)
@@ -249,14 +238,12 @@ compare_rows (gconstpointer a,
     }
 }
 
-static char *
-percent_of_interval (Top     *top,
-                     gboolean have,
-                     double   amount_usec)
+/* @usec in percent of the interval, < 0 when unknown. */
+static double
+percent (Top    *top,
+         guint64 usec)
 {
-  if (!have || top->interval <= 0)
-    return g_strdup ("-");
-  return g_strdup_printf ("%.1f", 100.0 * amount_usec / top->interval);
+  return usec == UNKNOWN || top->interval <= 0 ? -1 : 100.0 * usec / top->interval;
 }
 
 /* @text cut to @width characters (0: as it is). */
@@ -283,7 +270,7 @@ render (Top *top)
   g_autoptr(GDateTime) clock = g_date_time_new_now_local ();
   g_autofree char *now = g_date_time_format (clock, "%H:%M:%S");
   g_autofree char *total_memory = NULL;
-  g_autofree char *heading = NULL;
+  g_autoptr(GString) heading = g_string_new (NULL);
   guint width = top->interactive ? top->columns : 0;
   guint max_rows = G_MAXUINT;
   guint app_width = 3;
@@ -296,21 +283,20 @@ render (Top *top)
     {
       Row *row = top->rows->pdata[i];
 
-      cpu += row->cpu_nsec;
-      memory += row->memory;
+      cpu += known (row->growth[CPU_NSEC]);
+      memory += known (row->memory);
       app_width = MAX (app_width, (guint) g_utf8_strlen (row->app_id, -1));
     }
   app_width = MIN (app_width, 40);
   total_memory = rc_size_format (memory);
 
-  heading = top->interval > 0
-    ? g_strdup_printf ("top - %s, %u apps in %u units, CPU %.1f%% (100%% = one of %u CPUs), "
-                       "memory %s, every %d s, by %s",
-                       now, n_rows, top->units, 100.0 * cpu / 1000.0 / top->interval,
-                       g_get_num_processors (), total_memory, opt_delay, sort_names[sort_key])
-    : g_strdup_printf ("top - %s, %u apps in %u units, memory %s, every %d s, by %s",
-                       now, n_rows, top->units, total_memory, opt_delay, sort_names[sort_key]);
-  append_line (out, heading, width);
+  g_string_printf (heading, "top - %s, %u apps in %u units, ", now, n_rows, top->units);
+  if (top->interval > 0)
+    g_string_append_printf (heading, "CPU %.1f%% (100%% = one of %u CPUs), ",
+                            percent (top, cpu / 1000), g_get_num_processors ());
+  g_string_append_printf (heading, "memory %s, every %d s, by %s", total_memory, opt_delay,
+                          sort_names[sort_key]);
+  append_line (out, heading->str, width);
   if (top->message != NULL)
     append_line (out, top->message, width);
   if (top->rows == NULL)
@@ -328,35 +314,35 @@ render (Top *top)
   for (guint i = 0; i < n_rows && i < max_rows; i++)
     {
       Row *row = top->rows->pdata[i];
-      g_autofree char *cpu_text = percent_of_interval (top, row->have_cpu, row->cpu_nsec / 1000.0);
-      g_autofree char *thr_text = percent_of_interval (top, row->have_throttled, row->throttled_usec);
-      g_autofree char *mem_text = row->have_memory ? rc_size_format (row->memory) : g_strdup ("-");
+      double values[] = {
+        percent (top, row->growth[CPU_NSEC] == UNKNOWN ? UNKNOWN : row->growth[CPU_NSEC] / 1000),
+        percent (top, row->growth[THROTTLED_USEC]), row->pressure[0], row->pressure[1], row->pressure[2]
+      };
+      char cells[G_N_ELEMENTS (values)][G_ASCII_DTOSTR_BUF_SIZE];
+      g_autofree char *memory_text = row->memory != UNKNOWN ? rc_size_format (row->memory) : g_strdup ("-");
       g_autofree char *line = NULL;
-      char *pressure[N_PRESSURES];
       guint pad = app_width - MIN (app_width, (guint) g_utf8_strlen (row->app_id, -1));
 
-      for (guint p = 0; p < N_PRESSURES; p++)
-        pressure[p] = row->have_pressure[p] ? g_strdup_printf ("%.1f", row->pressure[p]) : g_strdup ("-");
-      line = g_strdup_printf ("%6s %7s %6s %6s %6s %6s %4u  %s%*s  %s", cpu_text, mem_text, thr_text,
-                              pressure[0], pressure[1], pressure[2], row->instances, row->app_id,
-                              (int) pad, "", row->name);
+      for (gsize c = 0; c < G_N_ELEMENTS (values); c++)
+        g_snprintf (cells[c], sizeof cells[c], values[c] < 0 ? "-" : "%.1f", values[c]);
+      line = g_strdup_printf ("%6s %7s %6s %6s %6s %6s %4u  %s%*s  %s", cells[0], memory_text, cells[1],
+                              cells[2], cells[3], cells[4], row->instances, row->app_id, (int) pad, "",
+                              row->name);
       append_line (out, line, width);
-      for (guint p = 0; p < N_PRESSURES; p++)
-        g_free (pressure[p]);
     }
   if (top->interactive)
     append_line (out, "q quit, c/m/n sort by CPU/memory/name", width);
   return g_string_free (out, FALSE);
 }
 
+/* Prints a frame: in a terminal over the last one, else after a blank line. */
 static void
 show (Top *top)
 {
   g_autofree char *frame = render (top);
 
   if (top->interactive)
-    /* home, clear: the frame replaces the last one */
-    fputs ("\033[H\033[2J", stdout);
+    fputs ("\033[H\033[2J", stdout);   /* home, clear */
   else if (top->frames > 0)
     fputc ('\n', stdout);
   fputs (frame, stdout);
@@ -371,16 +357,6 @@ set_message (Top        *top,
   top->message = g_strdup (message);
 }
 
-/* A frame is a refresh: after -n of them, top is done. */
-static void
-frame_done (Top *top)
-{
-  show (top);
-  top->frames++;
-  if (opt_iterations > 0 && top->frames >= (guint) opt_iterations)
-    g_main_loop_quit (top->loop);
-}
-
 static void
 on_list_apps (GObject      *source,
               GAsyncResult *result,
@@ -389,55 +365,52 @@ on_list_apps (GObject      *source,
   Top *top = user_data;
   g_autoptr(GVariant) apps = NULL;
   g_autoptr(GError) error = NULL;
-  gboolean first = top->pending_first;
 
   if (!rc_dbus_resource_control_call_list_apps_finish (RC_DBUS_RESOURCE_CONTROL (source), &apps,
                                                        result, &error))
     {
+      g_autofree char *text = NULL;
+
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         return;
       g_dbus_error_strip_remote_error (error);
-      g_clear_object (&top->pending);
       g_clear_pointer (&top->rows, g_ptr_array_unref);
       top->units = 0;
       top->interval = 0;
       if (g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_SERVICE_UNKNOWN) ||
           g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_NAME_HAS_NO_OWNER))
-        set_message (top, "resource-controld is not on the session bus; waiting for it");
+        text = g_strdup ("resource-controld is not on the session bus; waiting for it");
       else
-        {
-          g_autofree char *text = g_strdup_printf ("cannot list the apps: %s", error->message);
-
-          set_message (top, text);
-        }
-      if (!first)
-        frame_done (top);
-      return;
+        text = g_strdup_printf ("cannot list the apps: %s", error->message);
+      set_message (top, text);
+    }
+  else
+    {
+      set_message (top, NULL);
+      take_sample (top, apps);
     }
   g_clear_object (&top->pending);
-  set_message (top, NULL);
-  take_sample (top, apps);
-  /* The first call only gives CPU time to count from. */
-  if (!first)
-    frame_done (top);
+
+  /* The first call only gives CPU time to count from; after -n frames, top is done. */
+  if (top->pending_first)
+    return;
+  show (top);
+  if (++top->frames == (guint) opt_iterations)
+    g_main_loop_quit (top->loop);
 }
 
-static void
-refresh (Top *top)
-{
-  if (top->pending != NULL)
-    return;   /* the daemon has not answered the last call yet: never two in flight */
-  top->pending = g_cancellable_new ();
-  top->pending_first = top->ticks == 0;
-  rc_dbus_resource_control_call_list_apps (top->proxy, top->pending, on_list_apps, top);
-}
-
+/* One ListApps call per interval, never two in flight (a daemon slow to answer). */
 static gboolean
 on_tick (gpointer user_data)
 {
   Top *top = user_data;
 
-  refresh (top);
+  if (top->pending == NULL)
+    {
+      top->pending = g_cancellable_new ();
+      top->pending_first = top->ticks == 0;
+      rc_dbus_resource_control_call_list_apps (top->proxy, top->pending, on_list_apps, top);
+    }
   top->ticks++;
   return G_SOURCE_CONTINUE;
 }
@@ -453,13 +426,12 @@ on_name_owner_changed (GObject    *proxy,
     ? "resource-controld left the session bus; waiting for it to return"
     : "resource-controld is back on the session bus";
 
-  if (top->interactive)
-    {
-      set_message (top, line);
-      show (top);
-    }
-  else
+  /* Like monitor: a line on stderr, or on the screen in a terminal. */
+  if (!top->interactive)
     g_printerr ("resourcectl: %s\n", line);
+  set_message (top, top->interactive ? line : NULL);
+  if (top->interactive)
+    show (top);
 }
 
 static void
@@ -483,30 +455,21 @@ on_quit_signal (gpointer user_data)
   return G_SOURCE_CONTINUE;
 }
 
-static void
-read_size (Top *top)
-{
-  struct winsize size;
-
-  top->columns = 80;
-  top->lines = 24;
-  if (ioctl (STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0 && size.ws_row > 0)
-    {
-      top->columns = size.ws_col;
-      top->lines = size.ws_row;
-    }
-}
-
+/* SIGWINCH, and the start: the terminal's size, and the frame redrawn to fit. */
 static gboolean
 on_winch (gpointer user_data)
 {
   Top *top = user_data;
+  struct winsize size;
+  gboolean known_size = ioctl (STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0;
 
-  read_size (top);
+  top->columns = known_size ? size.ws_col : 80;
+  top->lines = known_size ? size.ws_row : 24;
   show (top);
   return G_SOURCE_CONTINUE;
 }
 
+/* q quits; c, m and n sort what is shown, without asking the daemon again. */
 static gboolean
 on_key (int          fd,
         GIOCondition condition,
@@ -517,51 +480,15 @@ on_key (int          fd,
 
   if (read (fd, &key, 1) != 1)
     return G_SOURCE_REMOVE;
-  switch (key)
-    {
-    case 'q':
-    case 'Q':
-      g_main_loop_quit (top->loop);
-      break;
-    case 'c':
-    case 'm':
-    case 'n':
-      /* Sorts what is shown: no extra call to the daemon. */
-      sort_key = key == 'c' ? SORT_CPU : key == 'm' ? SORT_MEMORY : SORT_NAME;
-      show (top);
-      break;
-    default:
-      break;
-    }
+  if (key == 'q' || key == 'Q')
+    g_main_loop_quit (top->loop);
+  for (gsize i = 0; i < G_N_ELEMENTS (sort_names); i++)
+    if (key == sort_names[i][0])
+      {
+        sort_key = i;
+        show (top);
+      }
   return G_SOURCE_CONTINUE;
-}
-
-static void
-terminal_enter (Top *top)
-{
-  struct termios raw;
-
-  top->keys = isatty (STDIN_FILENO) && tcgetattr (STDIN_FILENO, &top->saved_termios) == 0;
-  if (top->keys)
-    {
-      raw = top->saved_termios;
-      raw.c_lflag &= ~(ICANON | ECHO);
-      raw.c_cc[VMIN] = 1;
-      raw.c_cc[VTIME] = 0;
-      tcsetattr (STDIN_FILENO, TCSANOW, &raw);
-    }
-  /* the alternate screen, cursor hidden, as top does */
-  fputs ("\033[?1049h\033[?25l", stdout);
-  fflush (stdout);
-}
-
-static void
-terminal_leave (Top *top)
-{
-  fputs ("\033[?25h\033[?1049l", stdout);
-  fflush (stdout);
-  if (top->keys)
-    tcsetattr (STDIN_FILENO, TCSANOW, &top->saved_termios);
 }
 
 int
@@ -570,8 +497,9 @@ rcctl_run_top (RcDBusResourceControl *proxy)
   g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
   GDBusConnection *bus = g_dbus_proxy_get_connection (G_DBUS_PROXY (proxy));
   Top top = { .proxy = proxy, .loop = loop, .status = EXIT_SUCCESS };
-  guint sources[4] = { 0 };
-  guint key_source = 0;
+  guint sources[5] = { 0 };
+  struct termios saved, raw;
+  gboolean keys = FALSE;
   gulong owner_id, closed_id;
 
   /* Not a terminal: batch mode whatever -b says. */
@@ -583,29 +511,38 @@ rcctl_run_top (RcDBusResourceControl *proxy)
   closed_id = g_signal_connect (bus, "closed", G_CALLBACK (on_bus_closed), &top);
   sources[0] = g_unix_signal_add (SIGINT, on_quit_signal, &top);
   sources[1] = g_unix_signal_add (SIGTERM, on_quit_signal, &top);
-  /* One call per interval, the first now: frame 1 comes after one interval. */
+  /* The first call now, the first frame after one interval. */
   sources[2] = g_timeout_add_seconds (opt_delay, on_tick, &top);
   if (top.interactive)
     {
-      read_size (&top);
-      terminal_enter (&top);
-      sources[3] = g_unix_signal_add (SIGWINCH, on_winch, &top);
-      if (top.keys)
-        key_source = g_unix_fd_add (STDIN_FILENO, G_IO_IN, on_key, &top);
+      /* Keys one at a time, not echoed; the alternate screen, no cursor, as top does. */
+      keys = isatty (STDIN_FILENO) && tcgetattr (STDIN_FILENO, &saved) == 0;
+      raw = saved;
+      raw.c_lflag &= ~(ICANON | ECHO);
+      raw.c_cc[VMIN] = 1;
+      raw.c_cc[VTIME] = 0;
+      if (keys && tcsetattr (STDIN_FILENO, TCSANOW, &raw) == 0)
+        sources[3] = g_unix_fd_add (STDIN_FILENO, G_IO_IN, on_key, &top);
+      fputs ("\033[?1049h\033[?25l", stdout);
+      sources[4] = g_unix_signal_add (SIGWINCH, on_winch, &top);
+      on_winch (&top);
     }
   on_tick (&top);
 
   g_main_loop_run (loop);
 
   if (top.interactive)
-    terminal_leave (&top);
+    {
+      fputs ("\033[?25h\033[?1049l", stdout);
+      fflush (stdout);
+    }
+  if (keys)
+    tcsetattr (STDIN_FILENO, TCSANOW, &saved);
   if (g_dbus_connection_is_closed (bus))
     g_printerr ("resourcectl: lost the session bus\n");
   for (guint i = 0; i < G_N_ELEMENTS (sources); i++)
     if (sources[i] != 0)
       g_source_remove (sources[i]);
-  if (key_source != 0)
-    g_source_remove (key_source);
   if (top.pending != NULL)
     g_cancellable_cancel (top.pending);
   g_clear_object (&top.pending);
