@@ -290,12 +290,15 @@ render (Top *top)
   app_width = MIN (app_width, 40);
   total_memory = rc_size_format (memory);
 
-  g_string_printf (heading, "top - %s, %u apps in %u units, ", now, n_rows, top->units);
-  if (top->interval > 0)
+  g_string_printf (heading, "top - %s, ", now);
+  if (top->rows != NULL)
+    g_string_append_printf (heading, "%u apps in %u units, ", n_rows, top->units);
+  if (top->rows != NULL && top->interval > 0)
     g_string_append_printf (heading, "CPU %.1f%% (100%% = one of %u CPUs), ",
                             percent (top, cpu / 1000), g_get_num_processors ());
-  g_string_append_printf (heading, "memory %s, every %d s, by %s", total_memory, opt_delay,
-                          sort_names[sort_key]);
+  if (top->rows != NULL)
+    g_string_append_printf (heading, "memory %s, ", total_memory);
+  g_string_append_printf (heading, "every %d s, by %s", opt_delay, sort_names[sort_key]);
   append_line (out, heading->str, width);
   if (top->message != NULL)
     append_line (out, top->message, width);
@@ -525,6 +528,7 @@ rcctl_run_top (RcDBusResourceControl *proxy)
         sources[3] = g_unix_fd_add (STDIN_FILENO, G_IO_IN, on_key, &top);
       fputs ("\033[?1049h\033[?25l", stdout);
       sources[4] = g_unix_signal_add (SIGWINCH, on_winch, &top);
+      top.message = g_strdup ("measuring, the first frame comes after one interval");
       on_winch (&top);
     }
   on_tick (&top);
