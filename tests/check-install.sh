@@ -23,6 +23,7 @@ expect=(
   "$(pkg-config --variable=policydir polkit-gobject-1)/org.example.ResourceControl.policy"
   "$(pkg-config --variable=systemduserunitdir systemd)/graphical-session.target.wants/resource-control.service"
   "$([ "$prefix" = /usr ] && echo /etc || echo "$prefix/etc")/xdg/autostart/resource-control.desktop"
+  "$(pkg-config --variable=completionsdir bash-completion 2>/dev/null || echo "$prefix/share/bash-completion/completions")/resourcectl"
 )
 passed=0 failed=0
 for f in "${expect[@]}"; do

@@ -161,6 +161,16 @@ static const Command commands[] = {
     NULL, 0, 0, NULL, FALSE, rcctl_parse_nothing, NULL, rcctl_run_status },
   { "monitor", "", "Print app events until interrupted", NULL, NULL, 0, 0,
     NULL, FALSE, rcctl_parse_nothing, NULL, rcctl_run_monitor },
+  { "top", "", "Show the apps' CPU and memory use live, busiest first",
+    "One line per app: its instances (units) are added up, the CPU % of one\n"
+    "refresh is the CPU time they used since the last one over the time between\n"
+    "(100% = one CPU), memory is their MemoryCurrent, THR% the time they were\n"
+    "throttled by CPUQuota; CPU-P, MEM-P and IO-P are the highest CPU, memory and\n"
+    "IO pressure (%) of an instance, \"-\" while the daemon does not send them. The first\n"
+    "frame comes after one interval. In a terminal the screen is redrawn; keys:\n"
+    "q quits, c, m and n sort by CPU, memory and name. With --batch, or when the\n"
+    "output is not a terminal, frames follow each other, separated by a blank line.",
+    rcctl_top_options, 0, 0, NULL, FALSE, rcctl_parse_top, NULL, rcctl_run_top },
   { "rule list", "", "List the rules (limits kept for an AppID)",
     "Rules come from /etc/resource-control/rules.d/ and then\n"
     "$XDG_CONFIG_HOME/resource-control/rules.d/; a later rule for an AppID wins.",

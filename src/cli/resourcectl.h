@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* resourcectl's commands: what the command files share with the table and
  * dispatch in resourcectl.c. Each command family lives in a file of its own
- * (resourcectl-list.c, -limits.c, -rules.c, -foreground.c, -launch.c, -processes.c, -status.c); how values are
- * shown is in resourcectl-output.c. */
+ * (resourcectl-list.c, -limits.c, -rules.c, -foreground.c, -launch.c, -processes.c, -status.c,
+ * -top.c); how values are shown is in resourcectl-output.c. */
 #pragma once
 
 #include <gio/gio.h>
@@ -25,6 +25,8 @@ extern char *rcctl_opt_launcher;
 extern char *rcctl_opt_app_id;
 extern gboolean rcctl_opt_all;
 extern gboolean rcctl_opt_yes;
+/* top's options, checked by rcctl_parse_top (resourcectl-top.c). */
+extern const GOptionEntry rcctl_top_options[];
 
 /* What one command sends: the method and its parameters (a sunk reference). */
 typedef struct {
@@ -93,6 +95,7 @@ gboolean rcctl_parse_foreground (char **args, RcctlRequest *req, GError **error)
 gboolean rcctl_parse_run (char **args, RcctlRequest *req, GError **error);
 gboolean rcctl_parse_pid (char **args, RcctlRequest *req, GError **error);
 gboolean rcctl_parse_adopt (char **args, RcctlRequest *req, GError **error);
+gboolean rcctl_parse_top (char **args, RcctlRequest *req, GError **error);
 
 int      rcctl_finish_list (GVariant *apps);
 int      rcctl_finish_show (GVariant *apps);
@@ -104,3 +107,4 @@ int      rcctl_finish_slices (GVariant *slices);
 int      rcctl_run_monitor (RcDBusResourceControl *proxy);
 int      rcctl_run_adopt (RcDBusResourceControl *proxy);
 int      rcctl_run_status (RcDBusResourceControl *proxy);
+int      rcctl_run_top (RcDBusResourceControl *proxy);

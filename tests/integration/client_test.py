@@ -9,10 +9,18 @@ Run as root, like integration_test.py:
         /usr/bin/python3 tests/integration/client_test.py [Class.test_name ...]
 '''
 
+import fcntl
 import json
 import os
+import pty
+import re
+import select
+import signal
+import struct
 import subprocess
 import sys
+import termios
+import time
 
 
 import rctest_harness as h
@@ -328,6 +336,219 @@ class RuleCommandsTest(ClientBase):
         self.assertNotEqual(proc.returncode, 2, proc.stderr)
         self.client_ok('foreground', '--none')
         self.wait_weight_call(100)
+
+
+BUSY = 'app-gnome-org.example.Busy-7.scope'
+BUSY_ID = 'org.example.Busy'
+
+
+class TopTest(ClientBase):
+    '''resourcectl top: frames of the apps, busiest first.'''
+
+    def start_top(self, *args):
+        # pylint: disable=consider-using-with
+        proc = subprocess.Popen([self.client_path, 'top'] + list(args), env=self.bus_env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.addCleanup(self._terminate, proc)
+        self.addCleanup(proc.stdout.close)
+        self.addCleanup(proc.stderr.close)
+        return proc
+
+    def burn(self, proc, unit, usec_per_second=800000, memory=None):
+        '''Let unit use CPU (its cpu.stat grows) until proc exits.'''
+        usage = 1234567
+        start = time.monotonic()
+        if memory is not None:
+            self.write_cgroup_file(unit, 'memory.current', str(memory))
+        while proc.poll() is None and time.monotonic() - start < h.scaled(20):
+            usage += usec_per_second // 10
+            self.write_cgroup_file(unit, 'cpu.stat', f'usage_usec {usage}\nuser_usec {usage}\n'
+                                   'system_usec 0\nthrottled_usec 0')
+            time.sleep(0.1)
+        out, err = proc.communicate(timeout=h.scaled(10))
+        return proc.returncode, out, err
+
+    @staticmethod
+    def frames(out):
+        return [f.split('\n') for f in out.rstrip('\n').split('\n\n')]
+
+    def test_busy_app_first_in_two_frames(self):
+        self.add_app(BUSY)
+        start = time.monotonic()
+        proc = self.start_top('-b', '-n', '2', '-d', '1')
+        status, out, err = self.burn(proc, BUSY)
+        elapsed = time.monotonic() - start
+        self.assertEqual(status, 0, err)
+        self.assertNotIn('\033', out, 'escape codes in batch mode')
+        frames = self.frames(out)
+        self.assertEqual(len(frames), 2, out)
+        self.assertGreaterEqual(elapsed, 1.5, 'two frames one second apart came too fast')
+        for frame in frames:
+            self.assertTrue(frame[0].startswith('top - '), out)
+            self.assertEqual(frame[1].split()[:7],
+                             ['CPU%', 'MEMORY', 'THR%', 'CPU-P', 'MEM-P', 'IO-P', 'INST'], out)
+            self.assertEqual(len(frame), 4, f'one line per app: {out}')
+        rows = [line.split() for line in frames[1][2:]]
+        self.assertEqual(rows[0][7], BUSY_ID, out)
+        self.assertEqual(rows[1][7], APP_ID, out)
+        self.assertGreater(float(rows[0][0]), 20.0, out)
+        self.assertEqual(rows[1][0], '0.0', out)
+        self.assertEqual(rows[1][1], '50M', out)     # the mock's memory.current
+        self.assertEqual(rows[0][2], '0.0', 'throttled_usec did not grow')
+        self.assertEqual(rows[0][3:6], ['-', '-', '-'], 'no pressure keys: "-"')
+        self.assertEqual(rows[1][6], '1', out)
+        self.assertEqual(' '.join(rows[1][8:]), 'Test Editor', out)
+
+    def test_instances_of_one_app_are_one_line(self):
+        second = 'app-gnome-org.example.Editor-4712.scope'
+        self.add_app(second, memory_current=30 * MIB)
+        self.add_app(BUSY, memory_current=10 * MIB)
+        out = self.client_ok('top', '-b', '-n', '1', '-d', '1', '--sort', 'memory')
+        rows = [line.split() for line in self.frames(out)[0][2:]]
+        self.assertEqual([(r[7], r[6], r[1]) for r in rows],
+                         [(APP_ID, '2', '80M'), (BUSY_ID, '1', '10M')], out)
+        out = self.client_ok('top', '-b', '-n', '1', '-d', '1', '-o', 'name')
+        self.assertEqual([line.split()[7] for line in self.frames(out)[0][2:]],
+                         [BUSY_ID, APP_ID], out)
+
+    def test_bad_options_exit_2(self):
+        for args in [('-d', '0'), ('-d', 'soon'), ('-n', '0'), ('-o', 'colour'),
+                     ('--bogus',), ('extra',)]:
+            with self.subTest(args=args):
+                proc = self.run_client('top', *args)
+                self.assertEqual(proc.returncode, 2, proc.stdout + proc.stderr)
+                self.assertIn('resourcectl top --help', proc.stderr)
+                self.assertEqual(proc.stdout, '')
+
+    def test_daemon_not_running(self):
+        self.stop_daemon()
+        proc = self.run_client('top', '-b', '-n', '1', '-d', '1')
+        self.assertEqual(proc.returncode, 1, proc.stdout + proc.stderr)
+        self.assertIn('resource-controld is not running', proc.stderr)
+        self.assertEqual(proc.stdout, '')
+
+    def test_interactive_in_a_terminal(self):
+        main, tty = pty.openpty()
+        fcntl.ioctl(tty, termios.TIOCSWINSZ, struct.pack('HHHH', 10, 60, 0, 0))
+        # pylint: disable=consider-using-with
+        proc = subprocess.Popen([self.client_path, 'top', '-d', '1'], env=self.bus_env,
+                                stdin=tty, stdout=tty, stderr=tty, start_new_session=True)
+        os.close(tty)
+        self.addCleanup(self._terminate, proc)
+        self.addCleanup(os.close, main)
+        out = bytearray()
+
+        def read():
+            while select.select([main], [], [], 0)[0]:
+                try:
+                    out.extend(os.read(main, 65536))
+                except OSError:
+                    break
+            return out
+        self.wait_until(lambda: b'org.exampl' in read(), timeout=h.scaled(5),
+                        message='a frame on the terminal')
+        self.assertIn(b'\033[H\033[2J', out)
+        lines = out.decode(errors='replace').split('\033[2J')[-1].splitlines()
+        self.assertLessEqual(max(len(line) for line in lines), 60, 'lines cut to the width')
+        self.assertNotIn(b'Test Editor', out, 'the name is beyond 60 columns')
+        fcntl.ioctl(main, termios.TIOCSWINSZ, struct.pack('HHHH', 10, 120, 0, 0))
+        os.kill(proc.pid, signal.SIGWINCH)
+        self.wait_until(lambda: b'Test Editor' in read(), timeout=h.scaled(5),
+                        message='a wider frame after SIGWINCH')
+        os.write(main, b'q')
+        self.assertEqual(proc.wait(timeout=h.scaled(5)), 0)
+        self.assertIn(b'\033[?1049l', read(), 'the normal screen back')
+
+    def test_daemon_restart_is_survived(self):
+        proc = self.start_top('-b', '-n', '4', '-d', '1')
+        time.sleep(1.5)
+        self.stop_daemon()
+        time.sleep(1.5)
+        self.start_daemon()
+        out, err = proc.communicate(timeout=h.scaled(15))
+        self.assertEqual(proc.returncode, 0, err)
+        self.assertIn('left the session bus', err)
+        self.assertIn('back on the session bus', err)
+        frames = self.frames(out)
+        self.assertEqual(len(frames), 4, out)
+        self.assertIn(APP_ID, frames[-1][-1], out)
+
+
+COMPLETION = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'data',
+                          'completion', 'resourcectl')
+
+
+class CompletionTest(ClientBase):
+    '''data/completion/resourcectl in bash with bash-completion, against the daemon.'''
+
+    def complete(self, line):
+        '''COMPREPLY for line, completed at its end ("" after a space is a new word).
+        The words are split as bash splits them (COMP_WORDBREAKS): "=" is a word.'''
+        bash_completion = '/usr/share/bash-completion/bash_completion'
+        if not os.path.exists(bash_completion):
+            self.skipTest('bash-completion is not installed')
+        words = []
+        for token in line.split(' '):
+            parts = [p for p in re.split('(=)', token) if p] or ['']
+            words.extend(parts)
+        script = (f'source {bash_completion}; source "$COMPLETION"; '
+                  'mapfile -t COMP_WORDS <<<"$WORDS"; '
+                  'COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMP_LINE=$LINE; COMP_POINT=${#LINE};'
+                  '_resourcectl; printf "%s\\n" "${COMPREPLY[@]}"')
+        env = dict(self.bus_env, COMPLETION=COMPLETION, LINE=line, WORDS='\n'.join(words),
+                   PATH=os.path.dirname(self.client_path) + ':' + os.environ.get('PATH', ''))
+        proc = subprocess.run(['bash', '--norc', '-c', script], env=env, capture_output=True,
+                              text=True, timeout=h.scaled(30), check=False)
+        self.assertEqual((proc.returncode, proc.stderr), (0, ''), f'completing {line!r}')
+        return [w for w in proc.stdout.split('\n') if w]
+
+    def test_commands(self):
+        got = self.complete('resourcectl ')
+        listed = self.client_ok('--help').split('Commands:\n')[1].split('\n\n')[0]
+        commands = {line.split()[0] for line in listed.splitlines()}
+        self.assertEqual(set(got), commands, 'every command of --help, and no other')
+        self.assertEqual(self.complete('resourcectl sl'), ['slices', 'slice-set'])
+        self.assertEqual(sorted(self.complete('resourcectl rule ')), ['--help', 'list', 'remove', 'set'])
+
+    def test_options_come_from_the_commands_help(self):
+        self.assertEqual(sorted(self.complete('resourcectl top --')),
+                         ['--batch', '--delay', '--help', '--iterations', '--sort'])
+        self.assertEqual(self.complete('resourcectl top -o m'), ['memory'])
+        self.assertEqual(self.complete('resourcectl top --sort=n'), ['name'])
+        self.assertIn('--force', self.complete('resourcectl set-memory-limit --'))
+
+    def test_running_apps(self):
+        self.add_app('app-gnome-org.example.Other-9.scope')
+        self.assertEqual(sorted(self.complete('resourcectl set-weight ')),
+                         sorted([APP, APP_ID, 'app-gnome-org.example.Other-9.scope',
+                                 'org.example.Other']))
+        self.assertEqual(self.complete('resourcectl freeze org.example.E'), [APP_ID])
+        self.assertEqual(self.complete(f'resourcectl set-weight {APP_ID} '), [])
+        self.assertEqual(self.complete('resourcectl rule set org.example.O'), ['org.example.Other'])
+        self.client_ok('rule', 'set', 'org.example.Ruled', 'CPUWeight=200')
+        self.assertEqual(self.complete('resourcectl rule remove '), ['org.example.Ruled'])
+
+    def test_limit_keys(self):
+        self.assertEqual(sorted(self.complete(f'resourcectl set {APP_ID} Mem')),
+                         ['MemoryHigh=', 'MemoryLow=', 'MemoryMax=', 'MemoryMin=', 'MemorySwapMax='])
+        self.assertEqual(self.complete(f'resourcectl set {APP_ID} CPUWeight=200 CPUQ'), ['CPUQuota='])
+        self.assertEqual(self.complete('resourcectl slice-set app.slice Tas'), ['TasksMax='])
+        self.assertEqual(self.complete('resourcectl slice-set back'), ['background.slice'])
+        self.assertEqual(self.complete(f'resourcectl rule set {APP_ID} Fr'), ['FreezeWhenInactiveSec='])
+        self.assertEqual(self.complete(f'resourcectl set {APP_ID} Fr'), [])
+        # after KEY=, bash replaces what follows the "="
+        self.assertEqual(sorted(self.complete(f'resourcectl set {APP} ManagedOOMPreference=')),
+                         ['avoid', 'none', 'omit'])
+        self.assertEqual(self.complete(f'resourcectl set {APP} ManagedOOMMemoryPressure=k'), ['kill'])
+        self.assertEqual(self.complete('resourcectl run --set Managed'),
+                         ['ManagedOOMPreference=', 'ManagedOOMMemoryPressure=',
+                          'ManagedOOMMemoryPressureLimit='])
+
+    def test_no_daemon_no_apps_and_no_noise(self):
+        self.stop_daemon()
+        self.assertEqual(self.complete('resourcectl show '), [])
+        self.assertEqual(self.complete('resourcectl rule remove '), [])
+        self.assertIn('MemoryMax=', self.complete('resourcectl set x Mem'))
 
 
 if __name__ == '__main__':
