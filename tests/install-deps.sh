@@ -18,8 +18,8 @@ packages=(
   dbus dbus-daemon dbus-user-session polkitd pkexec systemd procps util-linux
   # host integration tests
   python3 python3-gi python3-dbusmock libxml2-utils desktop-file-utils
-  # resourcectl's bash completion: its folder (bash-completion.pc) and its test
-  bash-completion
+  # resourcectl's bash completion: its folder (bash-completion.pc), its test and its lint
+  bash-completion shellcheck
   # focus_test.py plays an X11 window manager on Xvfb
   python3-xlib
   # the VM focus sections: the real compositors (sway with Debian's config.d, i3 on Xvfb, KWin 5.27,
