@@ -596,7 +596,8 @@ list_processes_cb (GObject      *source,
     if (((RcApp *) g_ptr_array_index (apps, i))->control_group != NULL)
       g_ptr_array_add (groups, ((RcApp *) g_ptr_array_index (apps, i))->control_group);
   g_ptr_array_add (groups, NULL);
-  rc_processes_list_async ((const char * const *) groups->pdata, self->svc.cancellable,
+  rc_processes_list_async ((const char * const *) groups->pdata, RC_LIST_PROCESSES_MAX,
+                           self->svc.cancellable,
                            processes_listed_cb, g_steal_pointer (&invocation));
 }
 

@@ -3,6 +3,18 @@
 #include "rc-cgroup.h"
 #include "rc-proc.h"
 
+typedef struct {
+  char **groups;   /* cgroup paths */
+  guint  max;      /* entries at most */
+} ListData;
+
+static void
+list_data_free (ListData *data)
+{
+  g_strfreev (data->groups);
+  g_free (data);
+}
+
 static int
 compare_pids (gconstpointer a,
               gconstpointer b)
@@ -18,7 +30,9 @@ list_thread (GTask        *task,
              gpointer      task_data,
              GCancellable *cancellable)
 {
-  const char * const *groups = task_data;
+  ListData *data = task_data;
+  const char * const *groups = (const char * const *) data->groups;
+  guint max = data->max;
   g_autoptr(GArray) all = g_array_new (FALSE, FALSE, sizeof (guint32));
   g_autoptr(GPtrArray) procs = g_ptr_array_new_with_free_func ((GDestroyNotify) g_variant_unref);
 
@@ -30,9 +44,9 @@ list_thread (GTask        *task,
         g_array_append_vals (all, pids->data, pids->len);
     }
   g_array_sort (all, compare_pids);
-  if (all->len > RC_LIST_PROCESSES_MAX)
-    g_debug ("ListProcesses: %u processes, the first %d answered", all->len, RC_LIST_PROCESSES_MAX);
-  for (guint i = 0; i < all->len && procs->len < RC_LIST_PROCESSES_MAX; i++)
+  if (all->len > max)
+    g_debug ("ListProcesses: %u processes, the first %u answered", all->len, max);
+  for (guint i = 0; i < all->len && procs->len < max; i++)
     {
       guint32 pid = g_array_index (all, guint32, i);
       GVariant *proc;
@@ -54,14 +68,18 @@ list_thread (GTask        *task,
 
 void
 rc_processes_list_async (const char * const *control_groups,
+                         guint               max_entries,
                          GCancellable       *cancellable,
                          GAsyncReadyCallback callback,
                          gpointer            user_data)
 {
   g_autoptr(GTask) task = g_task_new (NULL, cancellable, callback, user_data);
+  ListData *data = g_new0 (ListData, 1);
 
   g_task_set_source_tag (task, rc_processes_list_async);
-  g_task_set_task_data (task, g_strdupv ((char **) control_groups), (GDestroyNotify) g_strfreev);
+  data->groups = g_strdupv ((char **) control_groups);
+  data->max = max_entries;
+  g_task_set_task_data (task, data, (GDestroyNotify) list_data_free);
   g_task_run_in_thread (task, list_thread);
 }
 

@@ -11,9 +11,11 @@ G_BEGIN_DECLS
 #define RC_LIST_PROCESSES_MAX 1024
 
 /* The a(ussttt) of ListProcesses for the processes in @control_groups
- * (cgroup paths, copied), read from /proc in a worker thread: a big app
- * must not hold up the main loop. */
+ * (cgroup paths, copied), at most @max_entries of them (the lowest pids;
+ * ListProcesses passes RC_LIST_PROCESSES_MAX), read from /proc in a worker
+ * thread: a big app must not hold up the main loop. */
 void      rc_processes_list_async (const char * const *control_groups,
+                                   guint               max_entries,
                                    GCancellable       *cancellable,
                                    GAsyncReadyCallback callback,
                                    gpointer            user_data);
