@@ -250,7 +250,7 @@ class RulesTest(Base):
                 with self.assertRaises(GLib.Error) as raised:
                     self.conn.call_sync(h.RC_NAME, h.RC_PATH, h.RC_IFACE, method,
                                         GLib.Variant.new_tuple(*args), None,
-                                        Gio.DBusCallFlags.NONE, 10000, None)
+                                        Gio.DBusCallFlags.NONE, int(h.scaled(10) * 1000), None)
                 self.assertEqual(h.dbus_error_name(raised.exception), h.RC_ERROR + 'InvalidArgument')
                 self.assertIn('100000 limits given', h.dbus_error_message(raised.exception))
         self.assertEqual(self.list_rules(), {})
