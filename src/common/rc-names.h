@@ -35,6 +35,7 @@
 #define PPD_DBUS_PATH               "/net/hadess/PowerProfiles"
 #define UPOWER_DBUS_NAME            "org.freedesktop.UPower"
 #define UPOWER_DBUS_PATH            "/org/freedesktop/UPower"
+#define KWIN_DBUS_NAME              "org.kde.KWin"
 #define MPRIS_NAME_PREFIX           "org.mpris.MediaPlayer2."
 #define MPRIS_PATH                  "/org/mpris/MediaPlayer2"
 #define MPRIS_PLAYER_INTERFACE      "org.mpris.MediaPlayer2.Player"

@@ -165,7 +165,7 @@ start (Daemon  *daemon,
   daemon->manager = rc_manager_new (daemon->registry, daemon->systemd, daemon->authority,
                                     daemon->rules, daemon->policy, daemon->queue,
                                     daemon->slices, daemon->power_watch);
-  daemon->focus = rc_focus_tracker_new (daemon->connection, daemon->registry, daemon->systemd,
+  daemon->focus = rc_focus_tracker_new (daemon->connection, daemon->registry,
                                         daemon->policy);
   rc_manager_set_focus (daemon->manager, daemon->focus);
   if (!g_dbus_interface_skeleton_export (G_DBUS_INTERFACE_SKELETON (daemon->manager),

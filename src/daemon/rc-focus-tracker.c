@@ -14,7 +14,6 @@ struct _RcFocusTracker {
   GObject          parent_instance;
   GDBusConnection *connection;
   RcRegistry      *registry;
-  RcSystemd       *systemd;
   RcPolicy        *policy;
   GCancellable    *cancellable;
   guint            environment_id;
@@ -22,21 +21,15 @@ struct _RcFocusTracker {
   guint            monitor_filter_id;
   char           **environment;
   gboolean         kwin_spoke;
+  guint            kwin_watch_id;
+  char            *kwin_owner;     /* KWin's unique name on the bus, while it runs */
   char            *kind;       /* the source picked from the environment */
   char            *address;
   RcFocusSource   *source;
   guint            retries;
   guint            retry_id;
   guint32          unresolved_pid; /* focused before its app was listed */
-  guint64          serial;         /* of the latest focus change */
 };
-
-/* A focus change waiting for systemd to say which unit holds the pid. */
-typedef struct {
-  RcFocusTracker *self;
-  guint32         pid;
-  guint64         serial;
-} Lookup;
 
 G_DEFINE_TYPE (RcFocusTracker, rc_focus_tracker, G_TYPE_OBJECT);
 
@@ -105,53 +98,21 @@ boost (RcFocusTracker *self,
   rc_policy_set_foreground (self->policy, apps);
 }
 
-static void
-unit_by_pid_cb (GObject      *object,
-                GAsyncResult *result,
-                gpointer      user_data)
-{
-  Lookup *lookup = user_data;
-  RcFocusTracker *self = lookup->self;
-  g_autoptr(GError) error = NULL;
-  g_autofree char *path = NULL;
-  RcApp *app = NULL;
-
-  path = rc_systemd_get_unit_by_pid_finish (RC_SYSTEMD (object), result, &error);
-  if (path != NULL && lookup->serial == self->serial)
-    app = rc_registry_lookup_path (self->registry, path);
-  if (app != NULL && rc_app_is_controllable_slice (app->slice))
-    boost (self, app, lookup->pid);
-  else if (lookup->serial == self->serial)
-    {
-      /* maybe an app whose unit is not listed yet: tried again when it is */
-      self->unresolved_pid = lookup->pid;
-      g_debug ("Focus: process %u is in no app; the boost stays", lookup->pid);
-    }
-  g_object_unref (self);
-  g_free (lookup);
-}
-
-/* The app of @pid from its cgroup (no round trip), else from systemd,
- * which also knows a unit by its aliases. */
+/* The app of @pid from its cgroup, as GetAppByPid finds it. */
 static void
 focus_app (RcFocusTracker *self,
            guint32         pid)
 {
-  RcApp *app;
-  Lookup *lookup;
+  RcApp *app = rc_registry_lookup_pid (self->registry, pid);
 
-  self->serial++;
-  app = rc_registry_lookup_pid (self->registry, pid);
   if (app != NULL && rc_app_is_controllable_slice (app->slice))
     {
       boost (self, app, pid);
       return;
     }
-  lookup = g_new0 (Lookup, 1);
-  lookup->self = g_object_ref (self);
-  lookup->pid = pid;
-  lookup->serial = self->serial;
-  rc_systemd_get_unit_by_pid_async (self->systemd, pid, self->cancellable, unit_by_pid_cb, lookup);
+  /* maybe an app whose unit is not listed yet: tried again when it is */
+  self->unresolved_pid = pid;
+  g_debug ("Focus: process %u is in no app; the boost stays", pid);
 }
 
 static void
@@ -255,6 +216,7 @@ set_environment (RcFocusTracker *self,
   g_debug ("Focus: the session's environment names %s %s", kind, address != NULL ? address : "");
   g_free (self->kind);
   g_free (self->address);
+  g_free (self->kwin_owner);
   self->kind = g_strdup (kind);
   self->address = g_strdup (address);
   self->retries = 0;
@@ -432,17 +394,44 @@ rc_focus_tracker_report_kwin (RcFocusTracker *self,
   focus_app (self, pid);
 }
 
+gboolean
+rc_focus_tracker_is_compositor (RcFocusTracker *self,
+                                const char     *sender)
+{
+  return self->kwin_owner != NULL && g_strcmp0 (sender, self->kwin_owner) == 0;
+}
+
+static void
+kwin_appeared_cb (GDBusConnection *connection,
+                  const char      *name,
+                  const char      *owner,
+                  gpointer         user_data)
+{
+  RcFocusTracker *self = user_data;
+
+  g_free (self->kwin_owner);
+  self->kwin_owner = g_strdup (owner);
+}
+
+static void
+kwin_vanished_cb (GDBusConnection *connection,
+                  const char      *name,
+                  gpointer         user_data)
+{
+  RcFocusTracker *self = user_data;
+
+  g_clear_pointer (&self->kwin_owner, g_free);
+}
+
 RcFocusTracker *
 rc_focus_tracker_new (GDBusConnection *connection,
                       RcRegistry      *registry,
-                      RcSystemd       *systemd,
                       RcPolicy        *policy)
 {
   RcFocusTracker *self = g_object_new (RC_TYPE_FOCUS_TRACKER, NULL);
 
   self->connection = g_object_ref (connection);
   self->registry = g_object_ref (registry);
-  self->systemd = g_object_ref (systemd);
   self->policy = g_object_ref (policy);
   g_signal_connect_object (registry, "app-added", G_CALLBACK (app_added_cb), self, 0);
   self->environment_id =
@@ -450,6 +439,10 @@ rc_focus_tracker_new (GDBusConnection *connection,
                                         "PropertiesChanged", SYSTEMD_DBUS_PATH,
                                         SYSTEMD_MANAGER_INTERFACE, G_DBUS_SIGNAL_FLAGS_NONE,
                                         manager_properties_changed_cb, self, NULL);
+  self->kwin_watch_id = g_bus_watch_name_on_connection (connection, KWIN_DBUS_NAME,
+                                                        G_BUS_NAME_WATCHER_FLAGS_NONE,
+                                                        kwin_appeared_cb, kwin_vanished_cb,
+                                                        self, NULL);
   set_environment (self, g_get_environ ());
   read_environment (self);
   watch_environment_calls (self);
@@ -481,6 +474,7 @@ rc_focus_tracker_dispose (GObject *object)
       g_dbus_connection_close (self->monitor, NULL, NULL, NULL);
     }
   g_clear_object (&self->monitor);
+  g_clear_handle_id (&self->kwin_watch_id, g_bus_unwatch_name);
   g_clear_handle_id (&self->retry_id, g_source_remove);
   drop_source (self);
   g_clear_object (&self->policy);
@@ -494,11 +488,11 @@ rc_focus_tracker_finalize (GObject *object)
 {
   RcFocusTracker *self = RC_FOCUS_TRACKER (object);
 
-  g_clear_object (&self->systemd);
   g_clear_object (&self->cancellable);
   g_strfreev (self->environment);
   g_free (self->kind);
   g_free (self->address);
+  g_free (self->kwin_owner);
   G_OBJECT_CLASS (rc_focus_tracker_parent_class)->finalize (object);
 }
 

@@ -37,13 +37,18 @@ G_DECLARE_FINAL_TYPE (RcFocusTracker, rc_focus_tracker, RC, FOCUS_TRACKER, GObje
 
 RcFocusTracker *rc_focus_tracker_new (GDBusConnection *connection,
                                       RcRegistry      *registry,
-                                      RcSystemd       *systemd,
                                       RcPolicy        *policy);
 const char *rc_focus_tracker_get_source (RcFocusTracker *self);
 /* The KWin script says process @pid's window has the focus: KWin becomes
  * the source. */
 void        rc_focus_tracker_report_kwin (RcFocusTracker *self,
                                           guint32         pid);
+/* Whether @sender (a unique bus name) is the running compositor's own
+ * connection (KWin's, which its scripts' calls come from): what it reports
+ * is the desktop's own focus, as a compositor socket's events are, and is
+ * not checked with polkit. */
+gboolean    rc_focus_tracker_is_compositor (RcFocusTracker *self,
+                                            const char     *sender);
 /* Which source @environment (KEY=VALUE) speaks for, and its address (a
  * socket path, a display, a signature; NULL for none). Exposed for the unit
  * tests. */

@@ -374,7 +374,6 @@ foreground_authorized (RcManager             *self,
 typedef struct {
   RcManager             *manager;
   GDBusMethodInvocation *invocation;
-  guint32                pid;
 } Call;
 
 static gboolean
@@ -445,53 +444,33 @@ handle_set_foreground_app (RcDBusResourceControl *object,
   return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
-static void
-unit_by_pid_cb (GObject      *source,
-                GAsyncResult *result,
-                gpointer      user_data)
-{
-  g_autoptr(Call) call = user_data;
-  RcManager *self = call->manager;
-  GDBusMethodInvocation *invocation = call->invocation;
-  g_autoptr(GError) error = NULL;
-  g_autofree char *path = NULL;
-  GPtrArray *apps;
-  RcApp *app;
-
-  path = rc_systemd_get_unit_by_pid_finish (RC_SYSTEMD (source), result, &error);
-  if (path == NULL && !process_exists (call->pid))
-    {
-      g_dbus_method_invocation_return_gerror (invocation, error);
-      return;
-    }
-  /* A process outside the apps (the shell, a terminal in the login
-   * session's scope, which the user's manager does not even know) leaves
-   * no app in the foreground. */
-  /* The apps are held across the polkit check: one may stop meanwhile. */
-  apps = g_ptr_array_new_with_free_func ((GDestroyNotify) rc_app_unref);
-  app = path != NULL ? rc_registry_lookup_path (self->svc.registry, path) : NULL;
-  if (app != NULL && rc_app_is_controllable_slice (app->slice))
-    g_ptr_array_add (apps, rc_app_ref (app));
-  authorize_then (self, invocation, foreground_authorized, apps,
-                  (GDestroyNotify) g_ptr_array_unref);
-}
-
 static gboolean
 handle_set_foreground_process (RcDBusResourceControl *object,
                                GDBusMethodInvocation *invocation,
                                guint32                pid)
 {
   RcManager *self = RC_MANAGER (object);
-  Call *call;
+  g_autoptr(GError) error = NULL;
+  GPtrArray *apps;
+  RcApp *app;
 
   if (pid == 0)
     return reject (invocation,
                    g_error_new_literal (RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
                                         "Process 0 is not a process: pass the process id "
                                         "of the focused window's app"));
-  call = call_new (self, invocation);
-  call->pid = pid;
-  rc_systemd_get_unit_by_pid_async (self->svc.systemd, pid, self->svc.cancellable, unit_by_pid_cb, call);
+  /* the app from the process's cgroup, as GetAppByPid finds it */
+  app = rc_registry_find_pid (self->svc.registry, pid, &error);
+  if (app == NULL && !process_exists (pid))
+    return reject (invocation, g_steal_pointer (&error));
+  /* A process outside the apps (the shell, a terminal in the login
+   * session's scope, which the user's manager does not even know) leaves
+   * no app in the foreground. */
+  /* The apps are held across the polkit check: one may stop meanwhile. */
+  apps = g_ptr_array_new_with_free_func ((GDestroyNotify) rc_app_unref);
+  if (app != NULL && rc_app_is_controllable_slice (app->slice))
+    g_ptr_array_add (apps, rc_app_ref (app));
+  authorize_then (self, invocation, foreground_authorized, apps, (GDestroyNotify) g_ptr_array_unref);
   return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
@@ -510,13 +489,22 @@ handle_set_foreground_window_process (RcDBusResourceControl *object,
                                       GDBusMethodInvocation *invocation,
                                       gint32                 pid)
 {
+  RcManager *self = RC_MANAGER (object);
+
   if (pid <= 0)
     return reject (invocation,
                    g_error_new (RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
                                 "Process %d is not a process: pass the process id of the "
                                 "focused window (1 or more)", pid));
-  authorize_then (RC_MANAGER (object), invocation, window_process_authorized,
-                  GUINT_TO_POINTER (pid), NULL);
+  /* KWin's script speaks from KWin's own connection: the compositor telling
+   * its focus, as sway's socket does, needs no polkit check. */
+  if (self->focus != NULL &&
+      rc_focus_tracker_is_compositor (self->focus, g_dbus_method_invocation_get_sender (invocation)))
+    {
+      window_process_authorized (self, invocation, GUINT_TO_POINTER (pid));
+      return G_DBUS_METHOD_INVOCATION_HANDLED;
+    }
+  authorize_then (self, invocation, window_process_authorized, GUINT_TO_POINTER (pid), NULL);
   return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 

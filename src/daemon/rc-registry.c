@@ -326,13 +326,6 @@ rc_registry_get_apps (RcRegistry *self)
 }
 
 RcApp *
-rc_registry_lookup_path (RcRegistry *self,
-                         const char *object_path)
-{
-  return g_hash_table_lookup (self->by_path, object_path);
-}
-
-RcApp *
 rc_registry_lookup_unit (RcRegistry *self,
                          const char *unit)
 {

@@ -32,9 +32,6 @@ gboolean    rc_registry_is_ready (RcRegistry *self);
 GPtrArray  *rc_registry_get_apps (RcRegistry *self);
 RcApp      *rc_registry_lookup_unit (RcRegistry *self,
                                      const char *unit);
-/* The running app whose unit object is @object_path, or NULL. */
-RcApp      *rc_registry_lookup_path (RcRegistry *self,
-                                     const char *object_path);
 
 /* The running app whose cgroup is @cgroup or holds it, or NULL. */
 RcApp      *rc_registry_lookup_cgroup (RcRegistry *self,

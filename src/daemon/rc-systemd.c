@@ -322,46 +322,17 @@ rc_systemd_get_unit_async (RcSystemd          *self,
                 cancellable, rc_systemd_get_unit_async, callback, user_data);
 }
 
-/* The object path of a GetUnit or GetUnitByPID reply. */
-static char *
-object_path_finish (RcSystemd    *self,
-                    GAsyncResult *result,
-                    gpointer      source_tag,
-                    GError      **error)
-{
-  g_autoptr(GVariant) reply = call_systemd_finish (self, result, source_tag, error);
-  char *path = NULL;
-
-  if (reply != NULL)
-    g_variant_get (reply, "(o)", &path);
-  return path;
-}
-
 char *
 rc_systemd_get_unit_finish (RcSystemd    *self,
                             GAsyncResult *result,
                             GError      **error)
 {
-  return object_path_finish (self, result, rc_systemd_get_unit_async, error);
-}
+  g_autoptr(GVariant) reply = call_systemd_finish (self, result, rc_systemd_get_unit_async, error);
+  char *path = NULL;
 
-void
-rc_systemd_get_unit_by_pid_async (RcSystemd          *self,
-                                  guint32             pid,
-                                  GCancellable       *cancellable,
-                                  GAsyncReadyCallback callback,
-                                  gpointer            user_data)
-{
-  call_manager (self, "GetUnitByPID", g_variant_new ("(u)", pid), G_VARIANT_TYPE ("(o)"),
-                cancellable, rc_systemd_get_unit_by_pid_async, callback, user_data);
-}
-
-char *
-rc_systemd_get_unit_by_pid_finish (RcSystemd    *self,
-                                   GAsyncResult *result,
-                                   GError      **error)
-{
-  return object_path_finish (self, result, rc_systemd_get_unit_by_pid_async, error);
+  if (reply != NULL)
+    g_variant_get (reply, "(o)", &path);
+  return path;
 }
 
 /* The source tag of the call itself. */

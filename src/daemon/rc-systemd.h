@@ -97,17 +97,6 @@ char     *rc_systemd_get_unit_finish (RcSystemd    *self,
                                       GAsyncResult *result,
                                       GError      **error);
 
-/* The object path of the unit that holds process @pid (never 0: systemd
- * would take the caller's); RC_ERROR_NO_SUCH_APP when none does. */
-void      rc_systemd_get_unit_by_pid_async (RcSystemd          *self,
-                                            guint32             pid,
-                                            GCancellable       *cancellable,
-                                            GAsyncReadyCallback callback,
-                                            gpointer            user_data);
-char     *rc_systemd_get_unit_by_pid_finish (RcSystemd    *self,
-                                             GAsyncResult *result,
-                                             GError      **error);
-
 /* @properties is a floating or owned a(sv); applied with runtime=true. */
 void      rc_systemd_set_unit_properties_async (RcSystemd          *self,
                                                 const char         *unit,

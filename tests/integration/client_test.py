@@ -312,10 +312,10 @@ class RuleCommandsTest(ClientBase):
         self.assertFalse(os.path.exists(self.rules_file))
         self.assertEqual(self.systemd_calls('SetUnitProperties'), [])
 
-    def wait_weight_call(self, weight):
-        self.wait_until(lambda: any(unit == APP and props.get('CPUWeight') == weight
+    def wait_weight_call(self, weight, app=APP):
+        self.wait_until(lambda: any(unit == app and props.get('CPUWeight') == weight
                                     for unit, _, props in self.unit_property_calls()),
-                        message=f'SetUnitProperties CPUWeight={weight} for {APP}')
+                        message=f'SetUnitProperties CPUWeight={weight} for {app}')
         self.clear_systemd_calls()
 
     def test_foreground(self):
@@ -329,13 +329,16 @@ class RuleCommandsTest(ClientBase):
         self.wait_weight_call(100)
 
     def test_foreground_pid(self):
-        self.client_ok('foreground', '--pid', '4242')
-        self.assertEqual(self.systemd_calls('GetUnitByPID'), [[4242]])
-        self.wait_weight_call(300)
+        # the daemon finds the app of a pid from its cgroup: a process in one of its own
+        pid, cgroup = self.process_in_own_cgroup('client')
+        focused = 'app-gnome-org.example.Focused-9.scope'
+        self.add_app(focused, pids=[pid], control_group=cgroup)
+        self.client_ok('foreground', '--pid', str(pid))
+        self.wait_weight_call(300, focused)
         proc = self.run_client('foreground', '--pid', '99999')
         self.assertNotEqual(proc.returncode, 2, proc.stderr)
         self.client_ok('foreground', '--none')
-        self.wait_weight_call(100)
+        self.wait_weight_call(100, focused)
 
 
 BUSY = 'app-gnome-org.example.Busy-7.scope'

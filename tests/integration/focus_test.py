@@ -20,14 +20,13 @@ import subprocess
 import sys
 import threading
 
-from gi.repository import GLib
+from gi.repository import Gio, GLib
 
 import rctest_harness as h
 from rctest_harness import DBUSMOCK_IFACE, RcTestCase
 
 APPS = ['app-sway-org.example.A-1.scope', 'app-sway-org.example.B-2.scope',
         'app-sway-org.example.C-3.scope']
-PIDS = [5000, 5001, 5002]      # the mock's GetUnitByPID knows them
 SESSION_VARIABLES = ('DISPLAY', 'WAYLAND_DISPLAY', 'SWAYSOCK', 'I3SOCK',
                      'HYPRLAND_INSTANCE_SIGNATURE', 'XDG_CURRENT_DESKTOP')
 
@@ -126,8 +125,14 @@ class FocusBase(RcTestCase):
     def setUp(self):
         super().setUp()
         self.session_env = {}
-        for unit, pid in zip(APPS, PIDS):
-            self.add_app(unit, controllers='cpu io memory pids', pids=[pid], wait=False)
+        # each app's process in a real cgroup of its own: the daemon finds the app of a
+        # focused pid from /proc/PID/cgroup
+        self.pids = []
+        for unit in APPS:
+            pid, cgroup = self.process_in_own_cgroup('focus')
+            self.pids.append(pid)
+            self.add_app(unit, controllers='cpu io memory pids', pids=[pid], control_group=cgroup,
+                         wait=False)
 
     def daemon_env(self):
         env = {k: v for k, v in super().daemon_env().items() if k not in SESSION_VARIABLES}
@@ -196,13 +201,13 @@ class SwayFocusTest(SwayBase):
         self.start_daemon()
         conn = self.connection()
         self.assertEqual(self.focus_source(), 'sway')
-        conn.sendall(FakeSway.focus_event(PIDS[1]))
+        conn.sendall(FakeSway.focus_event(self.pids[1]))
         self.wait_weights([100, 300, 100])
-        conn.sendall(FakeSway.focus_event(PIDS[2]))
+        conn.sendall(FakeSway.focus_event(self.pids[2]))
         self.wait_weights([100, 100, 300])
         # the same focus twice moves nothing
         self.clear_systemd_calls()
-        conn.sendall(FakeSway.focus_event(PIDS[2]))
+        conn.sendall(FakeSway.focus_event(self.pids[2]))
         self.assert_weights_stay([100, 100, 300])
         self.assertEqual(self.systemd_calls('SetUnitProperties'), [])
 
@@ -210,7 +215,7 @@ class SwayFocusTest(SwayBase):
         self.session_env = {'SWAYSOCK': self.sway.path}
         self.start_daemon()
         conn = self.connection()
-        conn.sendall(FakeSway.focus_event(PIDS[0]))
+        conn.sendall(FakeSway.focus_event(self.pids[0]))
         self.wait_weights([300, 100, 100])
         for _ in range(3):
             conn.sendall(FakeSway.frame(0x80000003, b'{"change":"focus","container":'))
@@ -220,13 +225,13 @@ class SwayFocusTest(SwayBase):
         self.assertEqual(self.count_in_log('a window event that is not JSON'), 1)
         self.assertEqual(self.count_in_log('a focused window without a pid'), 1)
         # the connection still works
-        conn.sendall(FakeSway.focus_event(PIDS[1]))
+        conn.sendall(FakeSway.focus_event(self.pids[1]))
         self.wait_weights([100, 300, 100])
         # a message that is not i3 IPC: the daemon hangs up and connects again
         conn.sendall(b'HTTP/1.1 200 OK\r\n\r\n')
         conn2 = self.connection()
         self.assertEqual(self.count_in_log('a message that is not i3 IPC'), 1)
-        conn2.sendall(FakeSway.focus_event(PIDS[2]))
+        conn2.sendall(FakeSway.focus_event(self.pids[2]))
         self.wait_weights([100, 100, 300])
         self.assertIsNone(self.daemon.poll())
 
@@ -234,7 +239,7 @@ class SwayFocusTest(SwayBase):
         self.session_env = {'SWAYSOCK': self.sway.path}
         self.start_daemon()
         conn = self.connection()
-        event = FakeSway.focus_event(PIDS[1])
+        event = FakeSway.focus_event(self.pids[1])
         conn.sendall(event[:20])
         conn.close()
         self.wait_until(lambda: 'the socket closed within a message' in self.daemon_log(), 5,
@@ -252,7 +257,7 @@ class SwayFocusTest(SwayBase):
         self.set_user_manager_environment(['HOME=/nowhere', f'SWAYSOCK={self.sway.path}'])
         conn = self.connection()
         self.wait_source('sway')
-        conn.sendall(FakeSway.focus_event(PIDS[0]))
+        conn.sendall(FakeSway.focus_event(self.pids[0]))
         self.wait_weights([300, 100, 100])
         # sway restarts with a new socket
         conn.close()
@@ -262,7 +267,7 @@ class SwayFocusTest(SwayBase):
         self.wait_until(lambda: not sway2.connections.empty(), 10, 'the daemon to follow sway')
         conn2 = sway2.connections.get()
         self.addCleanup(conn2.close)
-        conn2.sendall(FakeSway.focus_event(PIDS[2]))
+        conn2.sendall(FakeSway.focus_event(self.pids[2]))
         self.wait_weights([100, 100, 300])
         # the session ends: no source
         self.set_user_manager_environment(['HOME=/nowhere'])
@@ -282,7 +287,7 @@ class SessionEnvironmentTest(SwayBase):
         self.systemd_call('SetEnvironment', [f'SWAYSOCK={self.sway.path}', 'WAYLAND_DISPLAY=w-1'])
         conn = self.connection()
         self.wait_source('sway')
-        conn.sendall(FakeSway.focus_event(PIDS[1]))
+        conn.sendall(FakeSway.focus_event(self.pids[1]))
         self.wait_weights([100, 300, 100])
         self.systemd_call('UnsetEnvironment', ['SWAYSOCK'])
         self.wait_source('none')
@@ -303,7 +308,7 @@ class HyprlandFocusTest(FocusBase):
         self.requests = FakeHyprlandRequests(os.path.join(folder, '.socket.sock'))
         self.addCleanup(self.events.close)
         self.addCleanup(self.requests.close)
-        self.requests.windows = {'55d0c0d0e0f0': PIDS[1], '55d0c0d0e100': PIDS[2],
+        self.requests.windows = {'55d0c0d0e0f0': self.pids[1], '55d0c0d0e100': self.pids[2],
                                  '55d0c0d0e200': None}
         self.session_env = {'HYPRLAND_INSTANCE_SIGNATURE': self.SIGNATURE,
                             'WAYLAND_DISPLAY': 'wayland-1', 'DISPLAY': ':1'}
@@ -389,7 +394,7 @@ class X11FocusTest(FocusBase):
         self.addCleanup(self._close_display)
         self.root = self.x.screen().root
         self.atom = self.x.intern_atom
-        self.windows = [self.window(pid) for pid in PIDS + [None]]
+        self.windows = [self.window(pid) for pid in self.pids + [None]]
 
     def _close_display(self):
         try:
@@ -459,15 +464,47 @@ class KWinFocusTest(FocusBase):
         self.session_env = {'SWAYSOCK': sway.path}
         self.start_daemon()
         self.wait_source('sway')
-        self.rc_call('SetForegroundWindowProcess', (PIDS[1],), '(i)')
+        self.rc_call('SetForegroundWindowProcess', (self.pids[1],), '(i)')
         self.wait_weights([100, 300, 100])
         # the script spoke: KWin is the source, no other source moves the boost
         self.assertEqual(self.focus_source(), 'kwin')
-        self.rc_call('SetForegroundWindowProcess', (PIDS[0],), '(i)')
+        self.rc_call('SetForegroundWindowProcess', (self.pids[0],), '(i)')
         self.wait_weights([300, 100, 100])
         # a process in no app (plasmashell, a terminal outside the apps) moves nothing
         self.rc_call('SetForegroundWindowProcess', (os.getpid(),), '(i)')
         self.assert_weights_stay([300, 100, 100])
+
+    def test_kwin_itself_needs_no_polkit_check(self):
+        # KWin's scripts call from KWin's own connection, which owns org.kde.KWin: the
+        # compositor telling its focus, as sway's socket does; anyone else is checked
+        self.start_daemon()
+        self.set_rules('deny-all')
+        kwin = Gio.DBusConnection.new_for_address_sync(
+            self.bus_address, Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT |
+            Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)
+        self.addCleanup(h.close_quietly, kwin)
+        reply = kwin.call_sync('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus',
+                               'RequestName', GLib.Variant('(su)', ('org.kde.KWin', 4)), None,
+                               Gio.DBusCallFlags.NONE, 5000, None)
+        self.assertEqual(reply.unpack(), (1,))   # PRIMARY_OWNER
+        self.wait_until(lambda: self.call_ok(kwin, self.pids[1]), 5, "the daemon to see KWin's name")
+        self.wait_weights([100, 300, 100])
+        self.assert_rc_error('NotAuthorized', 'SetForegroundWindowProcess', (self.pids[0],), '(i)')
+        self.assert_weights_stay([100, 300, 100])
+        # KWin gone, its old connection's name is nobody's: checked again
+        kwin.call_sync('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus',
+                       'ReleaseName', GLib.Variant('(s)', ('org.kde.KWin',)), None,
+                       Gio.DBusCallFlags.NONE, 5000, None)
+        self.wait_until(lambda: not self.call_ok(kwin, self.pids[0]), 5, "the daemon to see KWin leave")
+        self.assert_weights_stay([100, 300, 100])
+
+    def call_ok(self, conn, pid):
+        try:
+            self.rc_call('SetForegroundWindowProcess', (pid,), '(i)', conn=conn)
+        except GLib.Error as e:
+            self.assertEqual(h.dbus_error_name(e), h.RC_ERROR + 'NotAuthorized')
+            return False
+        return True
 
     def test_kde_desktop_names_kwin(self):
         self.session_env = {'XDG_CURRENT_DESKTOP': 'KDE', 'DISPLAY': ':5'}
@@ -480,9 +517,9 @@ class KWinFocusTest(FocusBase):
         for pid in (0, -1, -2147483648):
             self.assert_rc_error('InvalidArgument', 'SetForegroundWindowProcess', (pid,), '(i)')
         self.assert_rc_error('org.freedesktop.DBus.Error.InvalidArgs',
-                             'SetForegroundWindowProcess', (PIDS[0],), '(u)')
+                             'SetForegroundWindowProcess', (self.pids[0],), '(u)')
         self.set_rules('deny-all')
-        self.assert_rc_error('NotAuthorized', 'SetForegroundWindowProcess', (PIDS[0],), '(i)')
+        self.assert_rc_error('NotAuthorized', 'SetForegroundWindowProcess', (self.pids[0],), '(i)')
         self.assert_weights_stay([100, 100, 100])
 
 

@@ -52,7 +52,6 @@ PAGE_SIZE = 4096
 CPU_PERIOD_USEC = 100000
 
 ERR_NO_SUCH_UNIT = 'org.freedesktop.systemd1.NoSuchUnit'
-ERR_NO_UNIT_FOR_PID = 'org.freedesktop.systemd1.NoUnitForPID'
 ERR_UNIT_INACTIVE = 'org.freedesktop.systemd1.UnitInactive'
 ERR_INVALID_ARGS = 'org.freedesktop.DBus.Error.InvalidArgs'
 ERR_NOT_SUPPORTED = 'org.freedesktop.DBus.Error.NotSupported'
@@ -512,19 +511,6 @@ def LoadUnit(self, name, ok_cb, err_cb, msg=None):
     _note_auto_start(self, 'LoadUnit', msg)
     _dispatch(self, 'LoadUnit', str(name),
               lambda: dbus.ObjectPath(_lookup(self, name).path), ok_cb, err_cb)
-
-
-@dbus.service.method(MAIN_IFACE, in_signature='u', out_signature='o',
-                     async_callbacks=('ok_cb', 'err_cb'), message_keyword='msg')
-def GetUnitByPID(self, pid, ok_cb, err_cb, msg=None):
-    _note_auto_start(self, 'GetUnitByPID', msg)
-
-    def action():
-        for unit in _primary_units(self):
-            if int(pid) in unit.pids:
-                return dbus.ObjectPath(unit.path)
-        raise _dbus_error(ERR_NO_UNIT_FOR_PID, f'PID {pid} does not belong to any loaded unit.')
-    _dispatch(self, 'GetUnitByPID', '', action, ok_cb, err_cb)
 
 
 @dbus.service.method(MAIN_IFACE, in_signature='s', out_signature='o',

@@ -91,6 +91,13 @@ def _write_existing(path, text):
         os.close(fd)
 
 
+def _remove_cgroup(path):
+    try:
+        os.rmdir(path)
+    except OSError as e:
+        print(f'note: cgroup {path} not removed: {e}', file=sys.stderr)
+
+
 def own_cgroup(pid='self'):
     '''The unified-hierarchy cgroup of a process, from /proc/PID/cgroup.'''
     with open(f'/proc/{pid}/cgroup', encoding='utf-8') as f:
@@ -632,6 +639,7 @@ class RcTestCase(unittest.TestCase):  # pylint: disable=too-many-public-methods
         self.signals = []
         self.daemon = None
         self.daemon_logs = []
+        self._cgroup_processes = []
         self._stopped_polkitd = False
         self._paused_polkitd = False
 
@@ -1072,6 +1080,25 @@ class RcTestCase(unittest.TestCase):  # pylint: disable=too-many-public-methods
 
     def clear_systemd_calls(self):
         self.mock('ClearCalls', iface=DBUSMOCK_IFACE)
+
+    def process_in_own_cgroup(self, name):
+        '''A process (sleep) in a real cgroup of its own, below the delegated
+        subtree, so that the daemon finds its app from /proc/PID/cgroup as it
+        does on a real desktop; returns (pid, cgroup path).'''
+        delegated = os.environ.get('RC_TEST_CGROUP_DIR')
+        if not delegated:
+            self.fail('no writable cgroup v2 hierarchy to give a process a cgroup of its own '
+                      '(the root harness prints why)')
+        cg = os.path.join(delegated, f'{name}-{os.getpid()}-{len(self._cgroup_processes)}')
+        os.makedirs(cg, exist_ok=True)
+        # pylint: disable=consider-using-with
+        proc = subprocess.Popen(['sleep', '600'], stdin=subprocess.DEVNULL,
+                                preexec_fn=lambda: _write_existing(os.path.join(cg, 'cgroup.procs'), '0'))
+        self._cgroup_processes.append(proc)
+        self.addCleanup(_remove_cgroup, cg)
+        self.addCleanup(proc.wait)
+        self.addCleanup(proc.kill)
+        return proc.pid, own_cgroup(proc.pid)
 
     def cgroup_dir(self, unit):
         return self.mock('GetCgroupDir', (unit,), '(s)')[0]

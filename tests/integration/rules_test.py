@@ -322,8 +322,11 @@ class ForegroundTest(Base):
 
     def setUp(self):
         super().setUp()
-        for i, unit in enumerate(self.APPS):
-            self.add_app(unit, controllers='cpu io memory pids', pids=[5000 + i])
+        self.pids = []
+        for unit in self.APPS:
+            pid, cgroup = self.process_in_own_cgroup('foreground')
+            self.pids.append(pid)
+            self.add_app(unit, controllers='cpu io memory pids', pids=[pid], control_group=cgroup)
 
     def weights(self):
         '''cpu.weight of the three apps; None for a file the mock is rewriting
@@ -354,9 +357,9 @@ class ForegroundTest(Base):
         self.wait_weights([100, 50, 100])
 
     def test_foreground_process(self):
-        self.rc_call('SetForegroundProcess', (5001,), '(u)')
+        self.rc_call('SetForegroundProcess', (self.pids[1],), '(u)')
         self.wait_weights([100, 300, 100])
-        self.rc_call('SetForegroundProcess', (5002,), '(u)')
+        self.rc_call('SetForegroundProcess', (self.pids[2],), '(u)')
         self.wait_weights([100, 100, 300])
         self.assert_rc_error('InvalidArgument', 'SetForegroundProcess', (0,), '(u)')
         with open('/proc/sys/kernel/pid_max', encoding='ascii') as f:
@@ -373,7 +376,7 @@ class ForegroundTest(Base):
         # the daemon holds the app across the polkit check; under ASan a
         # borrowed pointer read after the app was freed crashes it here
         self.pause_polkitd()
-        pending = self.call_async('SetForegroundProcess', (5001,), '(u)')
+        pending = self.call_async('SetForegroundProcess', (self.pids[1],), '(u)')
         self.iterate(0.5)
         self.stop_app(self.APPS[1])
         self.wait_signal('AppRemoved', self.APPS[1])
@@ -499,7 +502,7 @@ class ForegroundTest(Base):
     def test_foreground_needs_authorization(self):
         self.set_rules('deny-all')
         self.assert_rc_error('NotAuthorized', 'SetForegroundApp', (self.APPS[0],), '(s)')
-        self.assert_rc_error('NotAuthorized', 'SetForegroundProcess', (5000,), '(u)')
+        self.assert_rc_error('NotAuthorized', 'SetForegroundProcess', (self.pids[0],), '(u)')
         self.assert_no_writes_to_systemd()
 
 

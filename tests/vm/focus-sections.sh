@@ -375,7 +375,7 @@ focus_figures_kwin () {
 sec_focus_kwin () {
   login_session
   gtk_window_script
-  local t0=$EPOCHREALTIME sig
+  local t0=$EPOCHREALTIME sig sender
   session_env set-environment XDG_CURRENT_DESKTOP=KDE
   wait_for 15 focus_source_is kwin
   check "FocusSource on a KDE session" kwin "$(focus_source)"
@@ -409,6 +409,12 @@ sec_focus_kwin () {
   kill "$monitor" 2>/dev/null
   sig=$(grep -m1 -A1 'member=SetForegroundWindowProcess' "$OUT/kwin-dbus-monitor.log" | tail -1 | awk '{ print $1 }')
   check "KWin's callDBus sends the pid as" int32 "$sig"
+  # the script's call comes from KWin's own connection, which the daemon trusts as it trusts
+  # sway's socket (no polkit check per focus change)
+  sender=$(grep -m1 'member=SetForegroundWindowProcess' "$OUT/kwin-dbus-monitor.log" | sed -n 's/.*sender=\([^ ]*\).*/\1/p')
+  check "the script calls from the connection owning org.kde.KWin" "${sender:-no sender seen}" \
+    "$($AU dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
+         org.freedesktop.DBus.GetNameOwner string:org.kde.KWin 2>&1 | sed -n 's/.*string "\(.*\)"/\1/p')"
   usc stop -- "$FW_A" "$FW_B" rc-test-kwin.scope
   session_env unset-environment XDG_CURRENT_DESKTOP
   check "daemon still active after KWin went away" active "$(usc is-active resource-control.service)"
