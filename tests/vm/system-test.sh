@@ -403,6 +403,17 @@ sec_cli () {
   check "resourcectl show exit status" 0 $?
   check_has "resourcectl show AppID: instance 1" 4711 "$out"
   check_has "resourcectl show AppID: instance 2" 4712 "$out"
+  # top: apps by the kernel's own CPU figures (cpu.stat), a busy one first
+  local first
+  start_scope "$P" sh -c 'while :; do :; done'
+  wait_for 30 all_active "$P"
+  out=$(cl resourcectl top -b -n 2 -d 1 2>&1)
+  check "resourcectl top -b -n 2 exit status" 0 $?
+  printf '%s\n' "$out" | sed 's/^/  | /'
+  check "resourcectl top -b -n 2: two frames" 2 "$(printf '%s\n' "$out" | grep -c '^top - ')"
+  first=$(printf '%s\n' "$out" | awk 'BEGIN { RS = "" } NR == 2' | sed -n 3p | awk '{ print $8 }')
+  check "resourcectl top: the busy app first in the second frame" org.example.Painter "$first"
+  usc stop -- "$P"
 }
 
 sec_polkit_default () {
