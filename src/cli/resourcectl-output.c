@@ -32,6 +32,11 @@ const RcctlAppKey rcctl_app_keys[] = {
   { RC_KEY_MEMORY_CURRENT, RCCTL_FORMAT_SIZE_USAGE },
   { RC_KEY_CPU_USAGE_NSEC, RCCTL_FORMAT_COUNT_USAGE },
   { RC_KEY_TASKS_CURRENT, RCCTL_FORMAT_COUNT_USAGE },
+  { RC_KEY_CPU_THROTTLED_USEC, RCCTL_FORMAT_COUNT_USAGE },
+  { RC_KEY_MEMORY_EVENTS, RCCTL_FORMAT_COUNTERS },
+  { RC_KEY_CPU_PRESSURE, RCCTL_FORMAT_PERCENT },
+  { RC_KEY_MEMORY_PRESSURE, RCCTL_FORMAT_PERCENT },
+  { RC_KEY_IO_PRESSURE, RCCTL_FORMAT_PERCENT },
 };
 const gsize rcctl_n_app_keys = G_N_ELEMENTS (rcctl_app_keys);
 
@@ -97,12 +102,31 @@ rcctl_format_value (const char *key,
 {
   gssize i = rcctl_find_app_key (key);
   RcctlValueFormat format = i >= 0 ? rcctl_app_keys[i].format : RCCTL_FORMAT_TEXT;
-  const GVariantType *type = format == RCCTL_FORMAT_QUOTA ? G_VARIANT_TYPE_UINT32 : G_VARIANT_TYPE_UINT64;
+  const GVariantType *type = format == RCCTL_FORMAT_QUOTA ? G_VARIANT_TYPE_UINT32
+                             : format == RCCTL_FORMAT_COUNTERS ? G_VARIANT_TYPE ("a{st}")
+                             : format == RCCTL_FORMAT_PERCENT ? G_VARIANT_TYPE_DOUBLE
+                             : G_VARIANT_TYPE_UINT64;
   guint64 n;
 
   /* A daemon newer than this client may send other types: show them as they are. */
   if (format == RCCTL_FORMAT_TEXT || !g_variant_is_of_type (value, type))
     return format_plain (value);
+
+  if (format == RCCTL_FORMAT_PERCENT)
+    return g_strdup_printf ("%.2f%%", g_variant_get_double (value));
+  if (format == RCCTL_FORMAT_COUNTERS)
+    {
+      g_autoptr(GString) out = g_string_new (NULL);
+      GVariantIter iter;
+      const char *name;
+      guint64 count;
+
+      g_variant_iter_init (&iter, value);
+      while (g_variant_iter_next (&iter, "{&st}", &name, &count))
+        g_string_append_printf (out, "%s%s=%" G_GUINT64_FORMAT, out->len > 0 ? " " : "", name,
+                                count);
+      return rcctl_printable (out->len > 0 ? out->str : "-");
+    }
 
   if (format == RCCTL_FORMAT_QUOTA)
     {
@@ -124,6 +148,8 @@ rcctl_format_value (const char *key,
       return n == G_MAXUINT64 ? g_strdup ("-") : g_strdup_printf ("%" G_GUINT64_FORMAT, n);
     case RCCTL_FORMAT_TEXT:
     case RCCTL_FORMAT_QUOTA:
+    case RCCTL_FORMAT_COUNTERS:
+    case RCCTL_FORMAT_PERCENT:
     default:
       g_assert_not_reached ();
     }

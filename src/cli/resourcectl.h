@@ -43,6 +43,8 @@ typedef enum {
   RCCTL_FORMAT_COUNT_LIMIT,  /* t, G_MAXUINT64 = no limit ("max") */
   RCCTL_FORMAT_COUNT_USAGE,  /* t, G_MAXUINT64 = not available ("-") */
   RCCTL_FORMAT_QUOTA,        /* u percent of one CPU, 0 = no quota ("max") */
+  RCCTL_FORMAT_COUNTERS,     /* a{st}: "name=value ..." */
+  RCCTL_FORMAT_PERCENT,      /* d percent */
 } RcctlValueFormat;
 
 typedef struct {

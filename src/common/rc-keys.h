@@ -38,6 +38,12 @@
 #define RC_KEY_CPU_USAGE_NSEC           "CPUUsageNSec"
 #define RC_KEY_TASKS_CURRENT            "TasksCurrent"
 #define RC_KEY_CPU_THROTTLED_USEC       "CPUThrottledUSec"
+/* what the limits do: memory.events' counters (a{st}), PSI "some" avg10
+ * (d, percent); each left out when the kernel has no such file */
+#define RC_KEY_MEMORY_EVENTS            "MemoryEvents"
+#define RC_KEY_CPU_PRESSURE             "CPUPressure"
+#define RC_KEY_MEMORY_PRESSURE          "MemoryPressure"
+#define RC_KEY_IO_PRESSURE              "IOPressure"
 /* SetLimits only: MemoryMax and MemoryHigh as SetMemoryLimit sets them */
 #define RC_KEY_MEMORY_LIMIT             "MemoryLimit"
 /* rules only */

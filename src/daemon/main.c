@@ -13,6 +13,7 @@
 #include "rc-focus-tracker.h"
 #include "rc-focus-watch.h"
 #include "rc-manager.h"
+#include "rc-memory-watch.h"
 #include "rc-names.h"
 #include "rc-policy.h"
 #include "rc-power-watch.h"
@@ -26,6 +27,7 @@ typedef struct {
   GDBusConnection *connection;
   RcSystemd       *systemd;
   RcRegistry      *registry;
+  RcMemoryWatch   *memory_watch;
   RcAuthority     *authority;
   RcSlices        *slices;
   RcRules         *rules;
@@ -158,6 +160,7 @@ start (Daemon  *daemon,
 
   daemon->systemd = rc_systemd_new (daemon->connection);
   daemon->registry = rc_registry_new (daemon->systemd);
+  daemon->memory_watch = rc_memory_watch_new (daemon->registry);
   daemon->authority = rc_authority_new ();
   daemon->queue = rc_request_queue_new ();
   start_policy (daemon);
@@ -202,6 +205,7 @@ stop (Daemon *daemon)
   g_clear_object (&daemon->power_watch);
   g_clear_object (&daemon->rules);
   g_clear_object (&daemon->authority);
+  g_clear_object (&daemon->memory_watch);
   g_clear_object (&daemon->registry);
   g_clear_object (&daemon->systemd);
   g_clear_object (&daemon->connection);
@@ -223,7 +227,7 @@ tune_memory (void)
   mallopt (M_ARENA_MAX, 1);
 }
 
-/* Each app keeps its cgroup folder and four usage files open: a desktop with a
+/* Each app keeps its cgroup folder and eight usage files open: a desktop with a
  * thousand apps needs more than the usual soft limit of 1024. */
 static void
 raise_fd_limit (void)

@@ -204,7 +204,8 @@ enum {
   KEY_ACTIVE_STATE, KEY_FREEZER_STATE, KEY_AUDIO, KEY_CPU_WEIGHT, KEY_IO_WEIGHT, KEY_CPU_QUOTA,
   KEY_MEMORY_LOW, KEY_MEMORY_HIGH, KEY_MEMORY_MAX, KEY_TASKS_MAX, KEY_MEMORY_MIN,
   KEY_MEMORY_SWAP_MAX, KEY_PIDS, KEY_MEMORY_CURRENT, KEY_CPU_USAGE_NSEC, KEY_TASKS_CURRENT,
-  KEY_CPU_THROTTLED_USEC,
+  KEY_CPU_THROTTLED_USEC, KEY_MEMORY_EVENTS, KEY_CPU_PRESSURE, KEY_MEMORY_PRESSURE,
+  KEY_IO_PRESSURE,
   N_KEYS
 };
 
@@ -220,7 +221,8 @@ record_keys (void)
     RC_KEY_CPU_QUOTA, RC_KEY_MEMORY_LOW, RC_KEY_MEMORY_HIGH, RC_KEY_MEMORY_MAX, RC_KEY_TASKS_MAX,
     RC_KEY_MEMORY_MIN, RC_KEY_MEMORY_SWAP_MAX,
     RC_KEY_PIDS, RC_KEY_MEMORY_CURRENT, RC_KEY_CPU_USAGE_NSEC, RC_KEY_TASKS_CURRENT,
-    RC_KEY_CPU_THROTTLED_USEC,
+    RC_KEY_CPU_THROTTLED_USEC, RC_KEY_MEMORY_EVENTS, RC_KEY_CPU_PRESSURE, RC_KEY_MEMORY_PRESSURE,
+    RC_KEY_IO_PRESSURE,
   };
   static GVariant *keys[N_KEYS];
   static gsize made = 0;
@@ -344,6 +346,40 @@ boolean_entry (guint    key,
   return shared_entry (key, &wide, make_boolean, &wide);
 }
 
+static GVariant *
+make_double (gconstpointer value)
+{
+  return g_variant_new_double (*(const double *) value);
+}
+
+/* Pressure reads 0.00 for most apps most of the time. */
+static GVariant *
+double_entry (guint  key,
+              double value)
+{
+  gint64 bits;
+
+  G_STATIC_ASSERT (sizeof bits == sizeof value);
+  memcpy (&bits, &value, sizeof bits);
+  return shared_entry (key, &bits, make_double, &value);
+}
+
+static GVariant *
+make_variant (gconstpointer value)
+{
+  return (GVariant *) value;
+}
+
+/* @value: one the cgroup reader keeps for good, so its address names it. */
+static GVariant *
+variant_entry (guint     key,
+               GVariant *value)
+{
+  gint64 address = (gint64) (gintptr) value;
+
+  return shared_entry (key, &address, make_variant, value);
+}
+
 /* The record of @app, whose folder open_cgroup () has seen. */
 static GVariant *
 build_record (RcApp *app)
@@ -352,6 +388,7 @@ build_record (RcApp *app)
   GVariant *entries[N_KEYS];
   GVariant *record;
   RcCgroupStats stats;
+  guint n;
 
   read_usage (app, &stats, pids);
   entries[KEY_UNIT] = g_variant_ref_sink (entry (KEY_UNIT, new_utf8_string (app->unit)));
@@ -386,8 +423,21 @@ build_record (RcApp *app)
                                                           g_variant_new_uint64 (stats.tasks_current)));
   entries[KEY_CPU_THROTTLED_USEC] = g_variant_ref_sink (entry (KEY_CPU_THROTTLED_USEC,
                                                                g_variant_new_uint64 (stats.cpu_throttled_usec)));
-  record = g_variant_new_array (G_VARIANT_TYPE ("{sv}"), entries, N_KEYS);
-  for (guint i = 0; i < N_KEYS; i++)
+  /* What the kernel has no file for is left out, not made up. */
+  n = KEY_MEMORY_EVENTS;
+  if (stats.memory_events != NULL)
+    {
+      if (stats.memory_events_kept)
+        entries[n++] = variant_entry (KEY_MEMORY_EVENTS, stats.memory_events);
+      else
+        entries[n++] = g_variant_ref_sink (entry (KEY_MEMORY_EVENTS, stats.memory_events));
+      g_variant_unref (stats.memory_events);
+    }
+  for (guint i = 0; i < RC_N_PRESSURES; i++)
+    if (stats.pressure[i] >= 0)
+      entries[n++] = double_entry (KEY_CPU_PRESSURE + i, stats.pressure[i]);
+  record = g_variant_new_array (G_VARIANT_TYPE ("{sv}"), entries, n);
+  for (guint i = 0; i < n; i++)
     g_variant_unref (entries[i]);
   return record;
 }

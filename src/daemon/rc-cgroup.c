@@ -2,6 +2,8 @@
 /* The cgroupfs reader. Reading cgroupfs is allowed; writing it is systemd's
  * alone, so nothing here opens a file for writing. */
 #include "rc-cgroup.h"
+#include "rc-keys.h"
+#include "rc-pressure.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -104,12 +106,15 @@ read_small_file (int         dir_fd,
   return ok;
 }
 
-/* The files read at every ListApps, kept open by an RcCgroupHandle. */
+/* The files read at every ListApps, kept open by an RcCgroupHandle. The
+ * pressure files are in RcPressure's order. */
 enum {
-  USAGE_MEMORY_CURRENT, USAGE_PIDS_CURRENT, USAGE_CPU_STAT, USAGE_PROCS, N_USAGE_FILES
+  USAGE_MEMORY_CURRENT, USAGE_PIDS_CURRENT, USAGE_CPU_STAT, USAGE_PROCS, USAGE_MEMORY_EVENTS,
+  USAGE_CPU_PRESSURE, USAGE_MEMORY_PRESSURE, USAGE_IO_PRESSURE, N_USAGE_FILES
 };
 static const char * const usage_files[N_USAGE_FILES] = {
-  "memory.current", "pids.current", "cpu.stat", "cgroup.procs",
+  "memory.current", "pids.current", "cpu.stat", "cgroup.procs", "memory.events",
+  "cpu.pressure", "memory.pressure", "io.pressure",
 };
 
 struct _RcCgroupHandle {
@@ -253,6 +258,38 @@ usage_u64_or_max (const RcCgroupHandle *handle,
          ? value : G_MAXUINT64;
 }
 
+/* memory.events texts are parsed once each, up to this many: nearly every
+ * app's reads "low 0\nhigh 0\n..." and a ListApps at 1,000 apps would
+ * otherwise build the same dictionary a thousand times. */
+#define MAX_KEPT_MEMORY_EVENTS 64
+
+/* NULL for a file with no counter: not one the kernel wrote. */
+static GVariant *
+memory_events_from_text (const char *text,
+                         gboolean   *out_kept)
+{
+  static GHashTable *kept;
+  g_autoptr(GVariant) events = NULL;
+  GVariant *known;
+
+  if (kept == NULL)
+    kept = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                  (GDestroyNotify) g_variant_unref);
+  known = g_hash_table_lookup (kept, text);
+  *out_kept = known != NULL;
+  if (known != NULL)
+    return g_variant_ref (known);
+  events = g_variant_ref_sink (rc_pressure_parse_memory_events (text));
+  if (g_variant_n_children (events) == 0)
+    return NULL;
+  if (g_hash_table_size (kept) < MAX_KEPT_MEMORY_EVENTS)
+    {
+      g_hash_table_insert (kept, g_strdup (text), g_variant_ref (events));
+      *out_kept = TRUE;
+    }
+  return g_steal_pointer (&events);
+}
+
 static void
 read_usage (const RcCgroupHandle *handle,
             RcCgroupStats        *out_stats)
@@ -270,6 +307,13 @@ read_usage (const RcCgroupHandle *handle,
   /* From the same read of cpu.stat: no file more per record. */
   if (!(buf[0] != '\0' && parse_keyed_u64 (buf, "throttled_usec", &out_stats->cpu_throttled_usec)))
     out_stats->cpu_throttled_usec = G_MAXUINT64;
+  out_stats->memory_events = read_usage_file (handle, USAGE_MEMORY_EVENTS, buf)
+                             ? memory_events_from_text (buf, &out_stats->memory_events_kept)
+                             : NULL;
+  for (guint i = 0; i < RC_N_PRESSURES; i++)
+    if (!(read_usage_file (handle, USAGE_CPU_PRESSURE + i, buf) &&
+          rc_pressure_parse_some_avg10 (buf, &out_stats->pressure[i])))
+      out_stats->pressure[i] = -1;
 }
 
 /* Appends the pids of one chunk of cgroup.procs ("<pid>\n" lines) to @pids.
@@ -347,7 +391,7 @@ read_pids (const RcCgroupHandle *handle,
 }
 
 /* A handle of nothing kept open: every file is opened when read. */
-#define UNKEPT_HANDLE(dir) { .dir_fd = (dir), .fds = { -1, -1, -1, -1 } }
+#define UNKEPT_HANDLE(dir) { .dir_fd = (dir), .fds = {[0 ... N_USAGE_FILES - 1] = -1 } }
 
 GArray *
 rc_cgroup_read_pids (const char *control_group)
@@ -434,6 +478,36 @@ rc_cgroup_handle_free (RcCgroupHandle *handle)
   close (handle->dir_fd);
   kept_fds -= FDS_PER_HANDLE;
   g_free (handle);
+}
+
+void
+rc_cgroup_stats_add_reports (RcCgroupStats   *stats,
+                             GVariantBuilder *vardict)
+{
+  static const char * const pressure_keys[RC_N_PRESSURES] = {
+    RC_KEY_CPU_PRESSURE, RC_KEY_MEMORY_PRESSURE, RC_KEY_IO_PRESSURE,
+  };
+
+  if (stats->memory_events != NULL)
+    g_variant_builder_add (vardict, "{sv}", RC_KEY_MEMORY_EVENTS, stats->memory_events);
+  g_clear_pointer (&stats->memory_events, g_variant_unref);
+  for (guint i = 0; i < RC_N_PRESSURES; i++)
+    if (stats->pressure[i] >= 0)
+      g_variant_builder_add (vardict, "{sv}", pressure_keys[i],
+                             g_variant_new_double (stats->pressure[i]));
+}
+
+GVariant *
+rc_cgroup_read_memory_events (const char *control_group)
+{
+  char buf[SMALL_FILE_MAX];
+  int dir_fd = open_cgroup_dir (control_group);
+  gboolean ok = read_small_file (dir_fd, "memory.events", buf);
+  gboolean kept;
+
+  if (dir_fd >= 0)
+    close (dir_fd);
+  return ok ? memory_events_from_text (buf, &kept) : NULL;
 }
 
 void

@@ -5,6 +5,11 @@
 
 G_BEGIN_DECLS
 
+/* The PSI files of a cgroup, in the order of RcCgroupStats' pressure. */
+typedef enum {
+  RC_PRESSURE_CPU, RC_PRESSURE_MEMORY, RC_PRESSURE_IO, RC_N_PRESSURES
+} RcPressure;
+
 /* What the kernel says about one app's cgroup, read when asked. Every
  * value the kernel reports as "max", or that cannot be read (a missing file,
  * a cgroup v1 or hybrid host), is G_MAXUINT64. */
@@ -22,6 +27,14 @@ typedef struct {
   guint64 cpu_usage_nsec;
   guint64 cpu_throttled_usec; /* cpu.stat throttled_usec: time held back by CPUQuota */
   guint64 tasks_current;
+  /* memory.events as an a{st}, a reference the reader of the usage hands
+   * on (the limit readers leave it alone); NULL without the file. */
+  GVariant *memory_events;
+  /* it is one of a few kept for good (the text most apps share, all
+   * counters 0): the same pointer stands for the same counters */
+  gboolean memory_events_kept;
+  /* PSI "some" avg10, percent; < 0 without the file (PSI off) */
+  double pressure[RC_N_PRESSURES];
 } RcCgroupStats;
 
 const char *rc_cgroup_root (void);
@@ -36,6 +49,12 @@ GArray     *rc_cgroup_read_pids (const char *control_group);
 void        rc_cgroup_read_app (const char    *control_group,
                                 RcCgroupStats *out_stats,
                                 GArray        *out_pids);
+/* Adds MemoryEvents and the three pressures of @stats that were read to
+ * @vardict (an a{sv} builder), and drops @stats' memory_events. */
+void        rc_cgroup_stats_add_reports (RcCgroupStats   *stats,
+                                         GVariantBuilder *vardict);
+/* memory.events of @control_group as an a{st} (a full reference), or NULL. */
+GVariant   *rc_cgroup_read_memory_events (const char *control_group);
 /* The limit fields of @out_stats, or the usage ones and the pids: each
  * file opened, read and closed. */
 void        rc_cgroup_read_limits (const char    *control_group,
@@ -57,7 +76,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (RcCgroupHandle, rc_cgroup_handle_free);
 /* The limit fields of @out_stats (cpu_weight … cpu_quota, io_weight). */
 void        rc_cgroup_handle_read_limits (RcCgroupHandle *handle,
                                           RcCgroupStats  *out_stats);
-/* memory_current, tasks_current, cpu_usage_nsec, and the pids. */
+/* memory_current, tasks_current, cpu_usage_nsec, cpu_throttled_usec,
+ * memory_events, pressure, and the pids. */
 void        rc_cgroup_handle_read_usage (RcCgroupHandle *handle,
                                          RcCgroupStats  *out_stats,
                                          GArray         *out_pids);

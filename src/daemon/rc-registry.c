@@ -150,6 +150,16 @@ set_freezer_state (RcRegistry *self,
   g_signal_emit (self, signals[SIGNAL_APP_CHANGED], 0, app, g_variant_dict_end (&dict));
 }
 
+void
+rc_registry_app_changed (RcRegistry *self,
+                         RcApp      *app,
+                         GVariant   *changed)
+{
+  g_autoptr(GVariant) owned = g_variant_ref_sink (changed);
+
+  g_signal_emit (self, signals[SIGNAL_APP_CHANGED], 0, app, owned);
+}
+
 static void
 unit_freezer_cb (RcUnitTracker *tracker,
                  const char    *object_path,

@@ -16,7 +16,8 @@ G_BEGIN_DECLS
  *   "ready" ()                          the first full listing is done
  *   "app-added" (RcApp*)                an app instance became active
  *   "app-removed" (RcApp*)              it stopped
- *   "app-changed" (RcApp*, GVariant*)   a{sv}: its FreezerState changed
+ *   "app-changed" (RcApp*, GVariant*)   a{sv}: its FreezerState changed,
+ *                                       or what rc_registry_app_changed () says
  *
  * It is the only writer of an app's freezer state, which it learns from
  * systemd: the units' PropertiesChanged, and the answers to FreezeUnit and
@@ -27,6 +28,12 @@ G_DECLARE_FINAL_TYPE (RcRegistry, rc_registry, RC, REGISTRY, GObject);
 RcRegistry *rc_registry_new (RcSystemd *systemd);
 /* Has the first full listing been read ("ready" was emitted)? */
 gboolean    rc_registry_is_ready (RcRegistry *self);
+
+/* Emits "app-changed" for @app with @changed (an a{sv}, may be floating):
+ * for the watchers of what systemd does not signal (memory.events). */
+void        rc_registry_app_changed (RcRegistry *self,
+                                     RcApp      *app,
+                                     GVariant   *changed);
 
 /* Every app instance, sorted by unit name. */
 GPtrArray  *rc_registry_get_apps (RcRegistry *self);

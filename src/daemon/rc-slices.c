@@ -88,6 +88,7 @@ rc_slices_to_variant (RcSlices *self)
                              g_variant_new_uint64 (st.tasks_current));
       g_variant_builder_add (&b, "{sv}", RC_KEY_CPU_THROTTLED_USEC,
                              g_variant_new_uint64 (st.cpu_throttled_usec));
+      rc_cgroup_stats_add_reports (&st, &b);
       g_variant_builder_add_value (&all, g_variant_builder_end (&b));
     }
   return g_variant_builder_end (&all);

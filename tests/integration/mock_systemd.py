@@ -266,6 +266,7 @@ def _make_unit_dir(mock, unit, memory_current):
     if 'io' in unit.controllers:
         files['io.weight'] = 'default 100\n'
         files['io.max'] = ''
+    files.update({str(k): str(v) for k, v in unit.extra_files.items()})
     for name, text in files.items():
         _write(os.path.join(path, name), text)
     unit.cgroup_dir = path
@@ -791,6 +792,8 @@ def _add_unit(mock, name, options):
     unit.names = [name] + aliases
     unit.pids = [int(p) for p in options.get('pids', [])]
     unit.controllers = str(options.get('controllers', 'cpu memory pids')).split()
+    # files a host's kernel may or may not have: memory.events, *.pressure
+    unit.extra_files = dict(options.get('files', {}))
     slice_path = slice_cgroup_path(slice_name)
     unit.cgroup = f'{mock.manager_cgroup}/{slice_path}/{name}' if slice_path else \
         f'{mock.manager_cgroup}/{name}'
@@ -879,7 +882,8 @@ def AddAppFull(self, unit, options):
     controllers s ("cpu memory pids"), memory_current t, active_state s,
     sub_state s, description s, announce b (false: no signals, e.g. before the
     daemon starts), make_cgroup b, control_group s (instead of
-    <manager>/<slice>/<unit>).'''
+    <manager>/<slice>/<unit>), files a{ss} (more files of its cgroup folder,
+    by name: memory.events, cpu.pressure...).'''
     return dbus.ObjectPath(_add_unit(self, unit, options).path)
 
 

@@ -36,6 +36,9 @@ LIMIT_KEYS = {
 # the usage, in records only
 USAGE_KEYS = {'MemoryCurrent': 't', 'CPUUsageNSec': 't', 'TasksCurrent': 't',
               'CPUThrottledUSec': 't'}
+# what the limits do, in app and slice records after the usage; each one only where the kernel
+# has its file (memory.events; PSI's cpu.pressure, memory.pressure, io.pressure)
+REPORT_KEYS = {'MemoryEvents': 'a{st}', 'CPUPressure': 'd', 'MemoryPressure': 'd', 'IOPressure': 'd'}
 # an app record (ListApps, GetApp, AppAdded), in the order the daemon gives them
 APP_KEYS = {
     'Unit': 's', 'AppId': 's', 'Launcher': 's', 'Name': 's', 'Icon': 's',

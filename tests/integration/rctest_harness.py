@@ -1062,7 +1062,7 @@ class RcTestCase(unittest.TestCase):  # pylint: disable=too-many-public-methods
         types = {'source_path': 's', 'aliases': 'as', 'pids': 'au', 'controllers': 's',
                  'memory_current': 't', 'active_state': 's', 'sub_state': 's',
                  'description': 's', 'announce': 'b', 'make_cgroup': 'b',
-                 'control_group': 's'}
+                 'control_group': 's', 'files': 'a{ss}'}
         for key, value in options.items():
             typed[key] = GLib.Variant(types[key], value)
         self.mock('AddAppFull', (unit, typed), '(sa{sv})')

@@ -49,7 +49,15 @@ make_cgroup (const char *name,
   write_file (dir, "pids.max", "4915\n");
   write_file (dir, "pids.current", "3\n");
   if (with_io)
-    write_file (dir, "io.weight", "default 300\n8:0 200\n");
+    {
+      /* a host with PSI and memory.events; the others have neither */
+      write_file (dir, "io.weight", "default 300\n8:0 200\n");
+      write_file (dir, "memory.events", "low 0\nhigh 12\nmax 3\noom 1\noom_kill 1\n");
+      write_file (dir, "cpu.pressure", "some avg10=1.50 avg60=0.20 avg300=0.00 total=10\n"
+                  "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n");
+      write_file (dir, "memory.pressure", "some avg10=0.00 avg60=0.00 avg300=0.00 total=0\n");
+      write_file (dir, "io.pressure", "some avg10=22.75 avg60=0.00 avg300=0.00 total=0\n");
+    }
   return g_strdup_printf ("/%s", name);
 }
 
@@ -88,6 +96,15 @@ reference_record (RcApp *app)
   g_variant_builder_add (&b, "{sv}", "CPUUsageNSec", g_variant_new_uint64 (st.cpu_usage_nsec));
   g_variant_builder_add (&b, "{sv}", "TasksCurrent", g_variant_new_uint64 (st.tasks_current));
   g_variant_builder_add (&b, "{sv}", "CPUThrottledUSec", g_variant_new_uint64 (st.cpu_throttled_usec));
+  if (st.memory_events != NULL)
+    g_variant_builder_add (&b, "{sv}", "MemoryEvents", st.memory_events);
+  g_clear_pointer (&st.memory_events, g_variant_unref);
+  if (st.pressure[RC_PRESSURE_CPU] >= 0)
+    g_variant_builder_add (&b, "{sv}", "CPUPressure", g_variant_new_double (st.pressure[0]));
+  if (st.pressure[RC_PRESSURE_MEMORY] >= 0)
+    g_variant_builder_add (&b, "{sv}", "MemoryPressure", g_variant_new_double (st.pressure[1]));
+  if (st.pressure[RC_PRESSURE_IO] >= 0)
+    g_variant_builder_add (&b, "{sv}", "IOPressure", g_variant_new_double (st.pressure[2]));
   return g_variant_ref_sink (g_variant_builder_end (&b));
 }
 
@@ -99,6 +116,36 @@ assert_same_bytes (GVariant *record,
   g_assert_cmpmem (g_variant_get_data (record), g_variant_get_size (record),
                    g_variant_get_data (reference), g_variant_get_size (reference));
   g_assert_true (g_variant_equal (record, reference));
+}
+
+/* The folders with_io have memory.events and PSI files; the others have
+ * none, and their records none of these keys. */
+static void
+assert_reports (GVariant *record,
+                gboolean  present)
+{
+  g_autoptr(GVariant) events = g_variant_lookup_value (record, "MemoryEvents",
+                                                       G_VARIANT_TYPE ("a{st}"));
+  double cpu = -1, memory = -1, io = -1;
+  guint64 high = 0, oom_kill = 0;
+
+  g_assert_cmpint (g_variant_lookup (record, "CPUPressure", "d", &cpu), ==, present);
+  g_assert_cmpint (g_variant_lookup (record, "MemoryPressure", "d", &memory), ==, present);
+  g_assert_cmpint (g_variant_lookup (record, "IOPressure", "d", &io), ==, present);
+  if (!present)
+    {
+      g_assert_null (events);
+      return;
+    }
+  g_assert_nonnull (events);
+  g_assert_cmpuint (g_variant_n_children (events), ==, 5);
+  g_assert_true (g_variant_lookup (events, "high", "t", &high));
+  g_assert_true (g_variant_lookup (events, "oom_kill", "t", &oom_kill));
+  g_assert_cmpuint (high, ==, 12);
+  g_assert_cmpuint (oom_kill, ==, 1);
+  g_assert_cmpfloat (cpu, ==, 1.5);
+  g_assert_cmpfloat (memory, ==, 0);
+  g_assert_cmpfloat (io, ==, 22.75);
 }
 
 typedef struct {
@@ -145,6 +192,7 @@ test_record_bytes (gconstpointer data)
   assert_same_bytes (record, reference);
   pids = g_variant_lookup_value (record, "Pids", G_VARIANT_TYPE ("au"));
   g_assert_cmpuint (g_variant_n_children (pids), ==, c->n_pids);
+  assert_reports (record, c->with_io);
 }
 
 /* A string that is not UTF-8 (a desktop file name, say) is sent repaired:
