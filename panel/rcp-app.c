@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "rc-keys.h"
+
 typedef struct
 {
   char     *unit;
@@ -20,6 +22,14 @@ struct _RcpApp
   gint64     prev_sample_usec;
   double     history[RCP_APP_HISTORY];
   guint      history_len;
+
+  /* what the limits do, at the last sample */
+  gboolean has_limit_sample;
+  guint64  prev_memory_hits;      /* memory.events high + max */
+  guint64  prev_throttled_usec;
+  gint64   memory_rose_usec;      /* when a sample last saw them rise; 0: never */
+  gint64   cpu_rose_usec;
+  RcpHeld  held;
 };
 
 G_DEFINE_TYPE (RcpApp, rcp_app, G_TYPE_OBJECT)
@@ -237,6 +247,136 @@ rcp_app_get_history (RcpApp *self,
   return self->history;
 }
 
+gboolean
+rcp_app_get_memory_event (RcpApp     *self,
+                          const char *name,
+                          guint64    *out_value)
+{
+  gboolean found = FALSE;
+  guint64 sum = 0;
+
+  for (guint i = 0; i < self->instances->len; i++)
+    {
+      Instance *inst = g_ptr_array_index (self->instances, i);
+      g_autoptr(GVariant) events = g_variant_lookup_value (inst->record, RC_KEY_MEMORY_EVENTS,
+                                                           G_VARIANT_TYPE ("a{st}"));
+      guint64 value;
+
+      if (events == NULL)
+        continue;
+      found = TRUE;
+      if (g_variant_lookup (events, name, "t", &value))
+        sum += value;
+    }
+  if (found)
+    *out_value = sum;
+  return found;
+}
+
+gboolean
+rcp_app_get_pressure (RcpApp     *self,
+                      const char *key,
+                      double     *out_percent)
+{
+  gboolean found = FALSE;
+  double highest = 0;
+
+  for (guint i = 0; i < self->instances->len; i++)
+    {
+      Instance *inst = g_ptr_array_index (self->instances, i);
+      double value;
+
+      if (g_variant_lookup (inst->record, key, "d", &value))
+        {
+          highest = found ? MAX (highest, value) : value;
+          found = TRUE;
+        }
+    }
+  if (found)
+    *out_percent = highest;
+  return found;
+}
+
+static guint64
+throttled_usec (RcpApp *self)
+{
+  guint64 sum = 0;
+
+  for (guint i = 0; i < self->instances->len; i++)
+    {
+      Instance *inst = g_ptr_array_index (self->instances, i);
+      guint64 value;
+
+      if (g_variant_lookup (inst->record, RC_KEY_CPU_THROTTLED_USEC, "t", &value) && value != G_MAXUINT64)
+        sum += value;
+    }
+  return sum;
+}
+
+static guint64
+memory_hits (RcpApp *self)
+{
+  guint64 high = 0, max = 0;
+
+  rcp_app_get_memory_event (self, "high", &high);
+  rcp_app_get_memory_event (self, "max", &max);
+  return high + max;
+}
+
+static gboolean
+pressure_notable (RcpApp     *self,
+                  const char *key)
+{
+  double percent;
+
+  return rcp_app_get_pressure (self, key, &percent) && percent >= RCP_APP_PRESSURE_NOTABLE;
+}
+
+/* The counters are summed over the instances: one that stops makes the
+ * sums drop, which is no rise; one that starts with counts of its own
+ * makes them grow, which is (it was held back before we saw it). */
+static void
+sample_limits (RcpApp *self,
+               gint64  now_usec)
+{
+  guint64 hits = memory_hits (self);
+  guint64 throttled = throttled_usec (self);
+
+  if (self->has_limit_sample)
+    {
+      if (hits > self->prev_memory_hits)
+        self->memory_rose_usec = now_usec;
+      if (throttled > self->prev_throttled_usec)
+        self->cpu_rose_usec = now_usec;
+    }
+  self->prev_memory_hits = hits;
+  self->prev_throttled_usec = throttled;
+  self->has_limit_sample = TRUE;
+
+  self->held = RCP_HELD_NONE;
+  if (self->memory_rose_usec != 0 && now_usec - self->memory_rose_usec < RCP_APP_HELD_USEC)
+    self->held |= RCP_HELD_MEMORY;
+  if (self->cpu_rose_usec != 0 && now_usec - self->cpu_rose_usec < RCP_APP_HELD_USEC)
+    self->held |= RCP_HELD_CPU;
+  if (pressure_notable (self, RC_KEY_CPU_PRESSURE) || pressure_notable (self, RC_KEY_MEMORY_PRESSURE) ||
+      pressure_notable (self, RC_KEY_IO_PRESSURE))
+    self->held |= RCP_HELD_PRESSURE;
+}
+
+RcpHeld
+rcp_app_get_held (RcpApp *self)
+{
+  return self->held;
+}
+
+gboolean
+rcp_app_get_memory_limited (RcpApp *self)
+{
+  if (self->held & RCP_HELD_MEMORY)
+    return TRUE;
+  return memory_hits (self) > 0 && pressure_notable (self, RC_KEY_MEMORY_PRESSURE);
+}
+
 void
 rcp_app_update_instance (RcpApp   *self,
                          GVariant *record)
@@ -360,5 +500,6 @@ rcp_app_sample (RcpApp *self,
       self->history[self->history_len++] = percent;
     }
   self->prev_sample_usec = now_usec;
+  sample_limits (self, now_usec);
   g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
 }

@@ -41,6 +41,38 @@ double       rcp_app_get_cpu_percent (RcpApp *self);
 const double *rcp_app_get_history (RcpApp *self,
                                    guint  *out_len);
 
+/* What the limits do (the records' MemoryEvents, CPUThrottledUSec and
+ * pressure keys). An app is held back while, within the last
+ * RCP_APP_HELD_USEC, a sample saw its memory.events "high" or "max"
+ * counters or its CPUThrottledUSec rise, or while some pressure (PSI
+ * "some" avg10) is at least RCP_APP_PRESSURE_NOTABLE percent. */
+#define RCP_APP_HELD_USEC (10 * G_USEC_PER_SEC)
+#define RCP_APP_PRESSURE_NOTABLE 10.0
+
+typedef enum
+{
+  RCP_HELD_NONE     = 0,
+  RCP_HELD_MEMORY   = 1 << 0,  /* memory.events high or max rose */
+  RCP_HELD_CPU      = 1 << 1,  /* CPUThrottledUSec rose */
+  RCP_HELD_PRESSURE = 1 << 2,  /* some pressure at or above the threshold */
+} RcpHeld;
+
+/* A memory.events counter summed over the instances; FALSE when no
+ * instance reports MemoryEvents (the kernel has no such file). */
+gboolean     rcp_app_get_memory_event (RcpApp     *self,
+                                       const char *name,
+                                       guint64    *out_value);
+/* CPUPressure, MemoryPressure or IOPressure: the highest of the
+ * instances; FALSE when no instance has the key. */
+gboolean     rcp_app_get_pressure (RcpApp     *self,
+                                   const char *key,
+                                   double     *out_percent);
+/* As of the last rcp_app_sample (). */
+RcpHeld      rcp_app_get_held (RcpApp *self);
+/* Slowed down by its memory limit: "high" or "max" rose lately, or they
+ * are non-zero and the memory pressure is notable. */
+gboolean     rcp_app_get_memory_limited (RcpApp *self);
+
 /* A full record (ListApps, GetApp, AppAdded) of one instance. */
 void         rcp_app_update_instance (RcpApp   *self,
                                       GVariant *record);
@@ -56,7 +88,7 @@ gboolean     rcp_app_has_instance (RcpApp     *self,
 /* Drops every instance not in @units (a set of unit names). */
 void         rcp_app_retain_instances (RcpApp     *self,
                                        GHashTable *units);
-/* Takes a CPU sample: call once per refresh, after the records of every
+/* Takes a CPU sample and one of what the limits do: call once per refresh, after the records of every
  * instance were updated. @now_usec is g_get_monotonic_time (). */
 void         rcp_app_sample (RcpApp *self,
                              gint64  now_usec);

@@ -112,6 +112,120 @@ test_instances_and_changes (void)
   g_assert_cmpstr (rcp_app_get_name (app), ==, "org.example.Editor");
 }
 
+/* A record with what the limits do; a negative pressure or high is left
+ * out, as the daemon leaves out a key whose file the kernel lacks. */
+static GVariant *
+limits_record (const char *unit,
+               gint64      high,
+               guint64     oom_kill,
+               guint64     throttled_usec,
+               double      cpu_pressure,
+               double      memory_pressure)
+{
+  GVariantDict dict;
+
+  g_variant_dict_init (&dict, record (unit, 0, 0, "running"));
+  if (high >= 0)
+    {
+      GVariantBuilder events;
+
+      g_variant_builder_init (&events, G_VARIANT_TYPE ("a{st}"));
+      g_variant_builder_add (&events, "{st}", "low", (guint64) 0);
+      g_variant_builder_add (&events, "{st}", "high", (guint64) high);
+      g_variant_builder_add (&events, "{st}", "max", (guint64) 0);
+      g_variant_builder_add (&events, "{st}", "oom_kill", oom_kill);
+      g_variant_dict_insert (&dict, "MemoryEvents", "a{st}", &events);
+    }
+  g_variant_dict_insert (&dict, "CPUThrottledUSec", "t", throttled_usec);
+  if (cpu_pressure >= 0)
+    g_variant_dict_insert (&dict, "CPUPressure", "d", cpu_pressure);
+  if (memory_pressure >= 0)
+    g_variant_dict_insert (&dict, "MemoryPressure", "d", memory_pressure);
+  return g_variant_dict_end (&dict);
+}
+
+/* Held back: a rise of memory.events high/max or of CPUThrottledUSec
+ * between two samples marks the app for RCP_APP_HELD_USEC; a pressure at
+ * or above RCP_APP_PRESSURE_NOTABLE marks it while it lasts. */
+static void
+test_held_back (void)
+{
+  g_autoptr(RcpApp) app = rcp_app_new ("org.example.Editor");
+  const gint64 s = G_USEC_PER_SEC;
+  guint64 value = 0;
+  double percent = 0;
+
+  /* the first sample has nothing to compare with: old counts are no rise */
+  rcp_app_update_instance (app, limits_record ("a.scope", 5, 0, 1000, 0.5, 0.5));
+  rcp_app_sample (app, 10 * s);
+  g_assert_cmpint (rcp_app_get_held (app), ==, RCP_HELD_NONE);
+  g_assert_false (rcp_app_get_memory_limited (app));
+
+  /* high rises: memory */
+  rcp_app_update_instance (app, limits_record ("a.scope", 6, 0, 1000, 0.5, 0.5));
+  rcp_app_sample (app, 12 * s);
+  g_assert_cmpint (rcp_app_get_held (app), ==, RCP_HELD_MEMORY);
+  g_assert_true (rcp_app_get_memory_limited (app));
+
+  /* throttled time rises too: both, and the memory mark lasts */
+  rcp_app_update_instance (app, limits_record ("a.scope", 6, 0, 5000, 0.5, 0.5));
+  rcp_app_sample (app, 14 * s);
+  g_assert_cmpint (rcp_app_get_held (app), ==, RCP_HELD_MEMORY | RCP_HELD_CPU);
+
+  /* nothing rises for RCP_APP_HELD_USEC: no mark */
+  rcp_app_sample (app, 14 * s + RCP_APP_HELD_USEC);
+  g_assert_cmpint (rcp_app_get_held (app), ==, RCP_HELD_NONE);
+  g_assert_false (rcp_app_get_memory_limited (app));
+
+  /* high was hit once and the memory pressure is notable: slowed down by
+   * its memory limit; any notable pressure marks the app */
+  rcp_app_update_instance (app, limits_record ("a.scope", 6, 0, 5000, 0.5, RCP_APP_PRESSURE_NOTABLE));
+  rcp_app_sample (app, 40 * s);
+  g_assert_cmpint (rcp_app_get_held (app), ==, RCP_HELD_PRESSURE);
+  g_assert_true (rcp_app_get_memory_limited (app));
+  rcp_app_update_instance (app, limits_record ("a.scope", 6, 0, 5000, 25.0, 1.0));
+  rcp_app_sample (app, 42 * s);
+  g_assert_cmpint (rcp_app_get_held (app), ==, RCP_HELD_PRESSURE);
+  g_assert_false (rcp_app_get_memory_limited (app));
+
+  /* a second instance: counters summed, pressure the highest; its arrival
+   * with counts of its own is a rise (the sums grew) */
+  rcp_app_update_instance (app, limits_record ("b.scope", 1, 2, 0, 3.0, 0.0));
+  g_assert_true (rcp_app_get_memory_event (app, "high", &value));
+  g_assert_cmpuint (value, ==, 7);
+  g_assert_true (rcp_app_get_memory_event (app, "oom_kill", &value));
+  g_assert_cmpuint (value, ==, 2);
+  g_assert_true (rcp_app_get_pressure (app, "CPUPressure", &percent));
+  g_assert_cmpfloat (percent, ==, 25.0);
+  rcp_app_sample (app, 60 * s);
+  g_assert_cmpint (rcp_app_get_held (app) & RCP_HELD_MEMORY, ==, RCP_HELD_MEMORY);
+  /* an instance going away is no rise */
+  rcp_app_sample (app, 80 * s);
+  rcp_app_remove_instance (app, "a.scope");
+  rcp_app_sample (app, 82 * s);
+  g_assert_cmpint (rcp_app_get_held (app) & (RCP_HELD_MEMORY | RCP_HELD_CPU), ==, 0);
+}
+
+/* No MemoryEvents or pressure keys (cgroup v1, no PSI): no figures, not 0. */
+static void
+test_held_back_without_figures (void)
+{
+  g_autoptr(RcpApp) app = rcp_app_new ("org.example.Editor");
+  guint64 value = 42;
+  double percent = 42;
+
+  rcp_app_update_instance (app, limits_record ("a.scope", -1, 0, 0, -1, -1));
+  rcp_app_sample (app, G_USEC_PER_SEC);
+  rcp_app_sample (app, 3 * G_USEC_PER_SEC);
+  g_assert_false (rcp_app_get_memory_event (app, "oom_kill", &value));
+  g_assert_cmpuint (value, ==, 42);
+  g_assert_false (rcp_app_get_pressure (app, "CPUPressure", &percent));
+  g_assert_false (rcp_app_get_pressure (app, "IOPressure", &percent));
+  g_assert_cmpfloat (percent, ==, 42);
+  g_assert_cmpint (rcp_app_get_held (app), ==, RCP_HELD_NONE);
+  g_assert_false (rcp_app_get_memory_limited (app));
+}
+
 static void
 test_texts (void)
 {
@@ -156,6 +270,8 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/panel/app/cpu-percent", test_cpu_percent);
   g_test_add_func ("/panel/app/instances-and-changes", test_instances_and_changes);
+  g_test_add_func ("/panel/app/held-back", test_held_back);
+  g_test_add_func ("/panel/app/held-back-without-figures", test_held_back_without_figures);
   g_test_add_func ("/panel/texts", test_texts);
   return g_test_run ();
 }
