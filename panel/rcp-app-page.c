@@ -4,6 +4,7 @@
 
 #include "rcp-feedback.h"
 #include "rcp-format.h"
+#include "rcp-limit-effects.h"
 #include "rcp-priority.h"
 
 struct _RcpAppPage
@@ -26,6 +27,7 @@ struct _RcpAppPage
   GtkWidget           *error_label;
   AdwActionRow        *usage_row;
   AdwActionRow        *freeze_row;
+  RcpLimitEffects     *effects;
   GtkWidget           *freeze_button;
   GtkWidget           *priority_buttons[RCP_N_PRESETS + 1];
   AdwActionRow        *priority_row;
@@ -267,6 +269,7 @@ app_changed_cb (RcpAppPage *self)
   usage = rcp_format_usage (rcp_app_get_n_instances (app), rcp_app_get_cpu_percent (app),
                             rcp_app_get_memory_current (app), memory_max);
   adw_action_row_set_subtitle (self->usage_row, usage);
+  rcp_limit_effects_update (self->effects, app);
 
   adw_action_row_set_subtitle (self->freeze_row, frozen ? "Frozen" : "Running");
   gtk_button_set_label (GTK_BUTTON (self->freeze_button), frozen ? "Resume" : "Freeze");
@@ -389,6 +392,8 @@ build (RcpAppPage *self)
   g_signal_connect_swapped (self->freeze_button, "clicked", G_CALLBACK (freeze_cb), self);
   adw_preferences_group_add (self->status_group, GTK_WIDGET (self->freeze_row));
   adw_preferences_page_add (page, self->status_group);
+  self->effects = RCP_LIMIT_EFFECTS (rcp_limit_effects_new ());
+  adw_preferences_page_add (page, ADW_PREFERENCES_GROUP (self->effects));
 
   /* priority */
   group = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());

@@ -11,6 +11,7 @@ struct _RcpAppRow
   RcpApp    *app;
   GtkImage  *icon;
   GtkWidget *frozen_badge;
+  GtkWidget *held_mark;
   GtkWidget *open_button;
 };
 
@@ -44,6 +45,7 @@ app_changed_cb (RcpAppRow *self)
 {
   g_autofree char *usage = NULL;
   g_autofree char *open_label = NULL;
+  g_autofree char *held = NULL;
 
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self), rcp_app_get_name (self->app));
   usage = rcp_format_usage (rcp_app_get_n_instances (self->app),
@@ -52,6 +54,14 @@ app_changed_cb (RcpAppRow *self)
                             rcp_app_get_uint64 (self->app, "MemoryMax", G_MAXUINT64));
   adw_action_row_set_subtitle (ADW_ACTION_ROW (self), usage);
   gtk_widget_set_visible (self->frozen_badge, rcp_app_get_frozen (self->app));
+  held = rcp_format_held (rcp_app_get_held (self->app));
+  if (held != NULL)
+    {
+      gtk_widget_set_tooltip_text (self->held_mark, held);
+      gtk_accessible_update_property (GTK_ACCESSIBLE (self->held_mark),
+                                      GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, held, -1);
+    }
+  gtk_widget_set_visible (self->held_mark, held != NULL);
   open_label = g_strdup_printf ("Open %s", rcp_app_get_name (self->app));
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->open_button),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, open_label, -1);
@@ -101,6 +111,12 @@ rcp_app_row_new (RcpApp *app)
   gtk_widget_add_css_class (self->frozen_badge, "rcp-badge");
   gtk_widget_set_valign (self->frozen_badge, GTK_ALIGN_CENTER);
   adw_action_row_add_suffix (ADW_ACTION_ROW (self), self->frozen_badge);
+  self->held_mark = gtk_image_new_from_icon_name ("dialog-warning-symbolic");
+  gtk_widget_add_css_class (self->held_mark, "warning");
+  gtk_widget_set_valign (self->held_mark, GTK_ALIGN_CENTER);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->held_mark), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  "Held back by its limits", -1);
+  adw_action_row_add_suffix (ADW_ACTION_ROW (self), self->held_mark);
   adw_action_row_add_suffix (ADW_ACTION_ROW (self), rcp_sparkline_new (app));
 
   self->open_button = gtk_button_new_from_icon_name ("go-next-symbolic");

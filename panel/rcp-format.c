@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rcp-format.h"
 
+#include "rcp-app.h"
 #include "rcp-priority.h"
 
 char *
@@ -34,4 +35,36 @@ rcp_format_weight (guint64 weight)
   RcpPriority priority = rcp_priority_from_weight (weight);
 
   return g_strdup_printf ("%s (%" G_GUINT64_FORMAT ")", rcp_priority_to_label (priority), weight);
+}
+
+char *
+rcp_format_pressure (double percent)
+{
+  return g_strdup_printf ("%.0f %%", percent);
+}
+
+char *
+rcp_format_oom_kills (guint64 oom_kills)
+{
+  return g_strdup_printf (oom_kills == 1 ? "%" G_GUINT64_FORMAT " process stopped for lack of memory"
+                                         : "%" G_GUINT64_FORMAT " processes stopped for lack of memory",
+                          oom_kills);
+}
+
+char *
+rcp_format_held (guint held)
+{
+  g_autoptr(GPtrArray) why = g_ptr_array_new_null_terminated (3, NULL, TRUE);
+  g_autofree char *joined = NULL;
+
+  if (held == RCP_HELD_NONE)
+    return NULL;
+  if (held & RCP_HELD_MEMORY)
+    g_ptr_array_add (why, (gpointer) "its memory limit");
+  if (held & RCP_HELD_CPU)
+    g_ptr_array_add (why, (gpointer) "its CPU limit");
+  if (held & RCP_HELD_PRESSURE)
+    g_ptr_array_add (why, (gpointer) "waiting for CPU, memory or disk");
+  joined = g_strjoinv (", ", (char **) why->pdata);
+  return g_strdup_printf ("Held back by its limits: %s", joined);
 }

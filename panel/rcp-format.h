@@ -17,5 +17,12 @@ char *rcp_format_usage (guint   n_instances,
                         guint64 memory_max);
 /* "Low (50)", "Normal (100)", "High (300)" or "Custom (250)" for a CPUWeight. */
 char *rcp_format_weight (guint64 weight);
+/* A PSI figure: "12 %". */
+char *rcp_format_pressure (double percent);
+/* memory.events oom_kill: "1 process stopped for lack of memory". */
+char *rcp_format_oom_kills (guint64 oom_kills);
+/* The main list's marker of an app held back (RcpHeld), or NULL: "Held
+ * back by its limits" and why. */
+char *rcp_format_held (guint held);
 
 G_END_DECLS

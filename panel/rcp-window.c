@@ -22,6 +22,7 @@ struct _RcpWindow
   guint             refresh_id;
   GdkSurface       *surface;        /* while realized, to follow "minimised" */
   SortMode          sort_mode;
+  char             *pending_app;    /* rcp_window_show_app before the first listing */
   GtkSorter        *sorter;
   GtkSortListModel *sorted;
 
@@ -171,17 +172,78 @@ show_main (RcpWindow *self)
 }
 
 static void
-open_app_cb (RcpAppRow *row,
-             RcpWindow *self)
+open_app (RcpWindow *self,
+          RcpApp    *app)
 {
-  RcpApp *app = rcp_app_row_get_app (row);
-
   rcp_app_page_set_app (self->app_page, app);
   gtk_stack_set_visible_child_name (self->nav_stack, "app");
   gtk_widget_set_visible (self->back_button, TRUE);
   gtk_widget_set_visible (self->sort_box, FALSE);
   adw_view_switcher_title_set_view_switcher_enabled (self->switcher_title, FALSE);
   adw_view_switcher_title_set_title (self->switcher_title, rcp_app_get_name (app));
+}
+
+static void
+open_app_cb (RcpAppRow *row,
+             RcpWindow *self)
+{
+  open_app (self, rcp_app_row_get_app (row));
+}
+
+static void
+add_toast (RcpWindow *self,
+           AdwToast  *toast)
+{
+  adw_toast_overlay_add_toast (ADW_TOAST_OVERLAY (adw_application_window_get_content (ADW_APPLICATION_WINDOW (self))),
+                               toast);
+}
+
+/* An AppID, or one of the units of an app. */
+static RcpApp *
+find_app (RcpWindow  *self,
+          const char *unit_or_app_id)
+{
+  GListModel *apps = rcp_client_get_apps (self->client);
+  RcpApp *app = rcp_client_lookup_app (self->client, unit_or_app_id);
+
+  for (guint i = 0; app == NULL && i < g_list_model_get_n_items (apps); i++)
+    {
+      g_autoptr(RcpApp) item = g_list_model_get_item (apps, i);
+
+      if (rcp_app_has_instance (item, unit_or_app_id))
+        app = item;
+    }
+  return app;
+}
+
+static void
+show_pending_app (RcpWindow *self)
+{
+  g_autofree char *wanted = g_steal_pointer (&self->pending_app);
+  RcpApp *app;
+
+  if (wanted == NULL)
+    return;
+  adw_view_stack_set_visible_child_name (self->view_stack, "apps");
+  app = find_app (self, wanted);
+  if (app != NULL)
+    open_app (self, app);
+  else
+    {
+      show_main (self);
+      add_toast (self, adw_toast_new_format ("%s is no longer running", wanted));
+    }
+}
+
+void
+rcp_window_show_app (RcpWindow  *self,
+                     const char *unit_or_app_id)
+{
+  g_free (self->pending_app);
+  self->pending_app = g_strdup (unit_or_app_id);
+  /* the daemon's listing first: it may not be read yet */
+  if (rcp_client_get_available (self->client))
+    show_pending_app (self);
 }
 
 static void
@@ -218,8 +280,7 @@ apps_changed_cb (GListModel *apps,
       AdwToast *toast = adw_toast_new_format ("%s stopped", rcp_app_get_name (shown));
 
       show_main (self);
-      adw_toast_overlay_add_toast (ADW_TOAST_OVERLAY (adw_application_window_get_content (ADW_APPLICATION_WINDOW (self))),
-                                   toast);
+      add_toast (self, toast);
     }
 }
 
@@ -232,6 +293,8 @@ available_cb (RcpWindow *self)
     show_main (self);
   gtk_stack_set_visible_child_name (self->top_stack, available ? "content" : "unavailable");
   update_refresh (self);
+  if (available)
+    show_pending_app (self);
 }
 
 static void
@@ -311,6 +374,7 @@ rcp_window_dispose (GObject *object)
     }
   g_clear_object (&self->sorted);
   g_clear_object (&self->client);
+  g_clear_pointer (&self->pending_app, g_free);
   G_OBJECT_CLASS (rcp_window_parent_class)->dispose (object);
 }
 

@@ -17,5 +17,10 @@ G_DECLARE_FINAL_TYPE (RcpWindow, rcp_window, RCP, WINDOW, AdwApplicationWindow);
 
 GtkWidget *rcp_window_new (GtkApplication *application,
                            RcpClient      *client);
+/* Opens the page of the app with this unit name or AppID; before the
+ * daemon's first listing, once it is read. A toast says when the app is
+ * not running. */
+void       rcp_window_show_app (RcpWindow  *self,
+                                const char *unit_or_app_id);
 
 G_END_DECLS

@@ -36,6 +36,19 @@ if grep -qx "Exec=$libexecdir/resource-controld" "$svc" && grep -qx 'SystemdServ
 else
   echo "not ok - D-Bus service file content:"; sed 's/^/#   /' "$svc"; failed=$((failed + 1))
 fi
+# the panel (-Dpanel) is D-Bus activatable: its service file starts it as a GApplication service
+if [ -e "$dest$prefix/bin/resource-control-panel" ]; then
+  panel_svc="$dest$(pkg-config --variable=session_bus_services_dir dbus-1)/org.example.ResourceControl.Panel.service"
+  panel_desktop="$dest$prefix/share/applications/org.example.ResourceControl.Panel.desktop"
+  if [ -e "$panel_svc" ] && grep -qx 'Name=org.example.ResourceControl.Panel' "$panel_svc" &&
+     grep -qx "Exec=$prefix/bin/resource-control-panel --gapplication-service" "$panel_svc" &&
+     grep -qx DBusActivatable=true "$panel_desktop"; then
+    echo "ok - the panel is D-Bus activatable ($prefix/bin/resource-control-panel --gapplication-service)"; passed=$((passed + 1))
+  else
+    echo "not ok - the panel's D-Bus service file or desktop file:"; sed 's/^/#   /' "$panel_svc" "$panel_desktop" || true
+    failed=$((failed + 1))
+  fi
+fi
 unit="$dest$(pkg-config --variable=systemduserunitdir systemd)/resource-control.service"
 for line in Type=dbus BusName=org.example.ResourceControl Slice=session.slice PartOf=graphical-session.target \
             "ExecStart=$libexecdir/resource-controld"; do

@@ -109,6 +109,8 @@ class PanelTestCase(RcTestCase):
 
     panel_path = os.environ.get('RC_PANEL')
     desktop = None
+    # the kernel's files of APP's cgroup beyond the mock's own (memory.events, *.pressure)
+    app_files = None
 
     @classmethod
     def setUpClass(cls):
@@ -122,7 +124,8 @@ class PanelTestCase(RcTestCase):
                         f'RC_PANEL ({self.panel_path}) is not an executable; run through meson test')
         self.panel = None
         self.panel_log = os.path.join(self.workdir, 'panel.log')
-        self.add_app(APP, controllers='cpu io memory pids', pids=[4242])
+        extra = {'files': self.app_files} if self.app_files else {}
+        self.add_app(APP, controllers='cpu io memory pids', pids=[4242], **extra)
 
     def tearDown(self):
         try:
@@ -653,6 +656,142 @@ class PanelTest(PanelTestCase):
         self.xdotool('windowmap', xid)
         shown = self.calls_to_daemon(scaled(5))
         self.assertIn('ListApps', shown, 'shown again, the panel did not refresh')
+
+
+PSI = ('some avg10={some:.2f} avg60=0.00 avg300=0.00 total=1000\n'
+       'full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n')
+CPU_STAT = ('usage_usec 1234567\nuser_usec 1000000\nsystem_usec 234567\n'
+            'nr_periods {periods}\nnr_throttled {periods}\nthrottled_usec {throttled}\n')
+
+
+def memory_events(**counters):
+    values = {'low': 0, 'high': 0, 'max': 0, 'oom': 0, 'oom_kill': 0, **counters}
+    return ''.join(f'{k} {v}\n' for k, v in values.items())
+
+
+class PanelLimitsTest(PanelTestCase):
+    '''What the limits do: the app page's group and the list's "held back" mark, from the
+    records' MemoryEvents, CPUThrottledUSec and pressure keys (the mock's cgroup files).'''
+
+    # every pressure under the 10 % that marks an app
+    app_files = {
+        'memory.events': memory_events(),
+        'cpu.pressure': PSI.format(some=5.0),
+        'memory.pressure': PSI.format(some=1.0),
+        'io.pressure': PSI.format(some=3.0),
+    }
+
+    def descriptions(self):
+        out = []
+        for node in self.walk():
+            try:
+                out.append(node.get_description())
+            except Exception:  # pylint: disable=broad-except
+                continue
+        return out
+
+    def write_in_place(self, name, text):
+        '''As the kernel changes a file: in place, as the daemon keeps it open.'''
+        h._write_existing(os.path.join(self.cgroup_dir(APP), name), text)
+
+    def test_page_tells_what_the_limits_do(self):
+        # memory.high was hit, memory.max too, and the kernel killed twice
+        self.write_in_place('memory.events', memory_events(high=7, max=1, oom=2, oom_kill=2))
+        self.write_in_place('memory.pressure', PSI.format(some=34.0))
+        self.write_in_place('cpu.pressure', PSI.format(some=12.0))
+        self.start_panel()
+        self.open_app_page()
+        self.wait_shown('What the limits do', 'LABEL')
+        for title, percent in (('Waiting for CPU', '12 %'), ('Waiting for memory', '34 %'),
+                               ('Waiting for disk', '3 %')):
+            self.wait_shown(title, 'LABEL')
+            self.wait_shown(percent, 'LABEL')
+            # a screen reader hears the figure with its row
+            self.assertIn(f'{title} {percent}', self.descriptions(),
+                          f'no row described as {title} {percent}:\n{self.dump_tree()}')
+        # high and max non-zero with a notable memory pressure: slowed down by it
+        self.wait_shown('Slowed down by its memory limit', 'LABEL')
+        self.wait_shown('2 processes stopped for lack of memory', 'LABEL')
+        self.assertIsNone(self.find('Held back by its CPU limit', 'LABEL'))
+        # the CPU limit throttles it: throttled_usec rises at every refresh
+        deadline = time.monotonic() + scaled(20)
+        throttled = 0
+        while self.find('Held back by its CPU limit', 'LABEL') is None:
+            self.assertLess(time.monotonic(), deadline,
+                            'no "Held back by its CPU limit" while throttled_usec rose:\n' + self.dump_tree())
+            throttled += 100000
+            self.write_in_place('cpu.stat', CPU_STAT.format(periods=throttled // 1000, throttled=throttled))
+            self.iterate(0.5)
+        self.screenshot('panel-limits.png')
+
+    def test_rising_high_marks_the_row(self):
+        self.start_panel()
+        # two refreshes with nothing rising and pressures under 10 %: no mark
+        self.calls_to_daemon(scaled(5))
+        self.assertIsNone(self.find('Held back by its limits'),
+                          'a mark with nothing rising:\n' + self.dump_tree())
+        self.write_in_place('memory.events', memory_events(high=3))
+        mark = self.wait_shown('Held back by its limits', timeout=scaled(10))
+        mark.clear_cache()
+        self.assertEqual(mark.get_description(), 'Held back by its limits: its memory limit')
+        # nothing rises any more: the mark goes after 10 s
+        self.wait_gone('Held back by its limits', timeout=scaled(20))
+
+    def test_high_pressure_marks_the_row(self):
+        self.write_in_place('io.pressure', PSI.format(some=40.0))
+        self.start_panel()
+        mark = self.wait_shown('Held back by its limits', timeout=scaled(10))
+        mark.clear_cache()
+        self.assertEqual(mark.get_description(), 'Held back by its limits: waiting for CPU, memory or disk')
+
+    def test_absent_files_mean_no_rows(self):
+        other = 'app-org.example.Real@c3d4.service'
+        self.add_app(other)
+        record = self.get_one(other)
+        for key in ('MemoryEvents', 'CPUPressure', 'MemoryPressure', 'IOPressure'):
+            self.assertNotIn(key, record, f'the mock reports {key} without its file')
+        self.start_panel(wait_for='The Real App')
+        self.open_app_page('The Real App')
+        self.wait_shown('CPU limit in percent', 'LABEL')
+        for text in ('What the limits do', 'Waiting for CPU', 'Waiting for memory', 'Waiting for disk',
+                     'Slowed down by its memory limit', 'Held back by its CPU limit'):
+            self.assertIsNone(self.find(text), f'{text!r} shown without the kernel figures')
+        self.assertIsNone(self.find(re.compile('.*stopped for lack of memory')))
+        # the app with figures shows them: the absence above is the other app's
+        self.press('Back')
+        self.open_app_page()
+        self.wait_shown('Waiting for CPU', 'LABEL')
+
+    def activate_action(self, *parameters):
+        '''org.freedesktop.Application.ActivateAction show-app, as gdbus sends it.'''
+        args = ', '.join(f"<'{p}'>" for p in parameters)
+        subprocess.run(['gdbus', 'call', '--session', '--dest', PANEL_ID, '--object-path', PANEL_PATH,
+                        '--method', 'org.freedesktop.Application.ActivateAction', 'show-app',
+                        f'[{args}]', '{}'], env=self.bus_env, check=True, capture_output=True,
+                       timeout=scaled(20))
+
+    def test_show_app_action_opens_the_page(self):
+        self.start_panel()
+        self.activate_action(APP)
+        self.wait_shown('Priority High', 'PUSH_BUTTON')
+        self.wait_shown('What the limits do', 'LABEL')
+        self.press('Back')
+        self.wait_gone('Priority High', 'PUSH_BUTTON')
+        # by AppID too
+        self.activate_action(APP_ID)
+        self.wait_shown('Priority High', 'PUSH_BUTTON')
+        # an app that is gone: a toast, the list
+        self.activate_action('app-gnome-org.example.Gone-1.scope')
+        self.wait_shown('app-gnome-org.example.Gone-1.scope is no longer running')
+        self.wait_gone('Priority High', 'PUSH_BUTTON')
+
+    def test_app_option_opens_the_page(self):
+        self.start_panel()
+        # a second resource-control-panel --app hands the request to the running one
+        subprocess.run([self.panel_path, '--app', APP], env=self.panel_env(), check=True,
+                       capture_output=True, timeout=scaled(30))
+        self.wait_shown('Priority High', 'PUSH_BUTTON')
+        self.wait_shown('What the limits do', 'LABEL')
 
 
 if __name__ == '__main__':

@@ -244,6 +244,10 @@ test_texts (void)
   g_autofree char *usage = NULL;
   g_autofree char *usage2 = NULL;
   g_autofree char *max = NULL;
+  g_autofree char *pressure = NULL;
+  g_autofree char *kills = NULL;
+  g_autofree char *kills2 = NULL;
+  g_autofree char *held = NULL;
 
   for (guint i = 0; i < G_N_ELEMENTS (weights); i++)
     {
@@ -261,6 +265,16 @@ test_texts (void)
   g_assert_cmpstr (usage2, ==, "2 instances · CPU 12 % · Memory 200.0\u00a0MiB of 100.0\u00a0MiB");
   max = rcp_format_bytes (G_MAXUINT64, "none");
   g_assert_cmpstr (max, ==, "none");
+
+  pressure = rcp_format_pressure (12.0);
+  g_assert_cmpstr (pressure, ==, "12 %");
+  kills = rcp_format_oom_kills (1);
+  g_assert_cmpstr (kills, ==, "1 process stopped for lack of memory");
+  kills2 = rcp_format_oom_kills (3);
+  g_assert_cmpstr (kills2, ==, "3 processes stopped for lack of memory");
+  g_assert_null (rcp_format_held (RCP_HELD_NONE));
+  held = rcp_format_held (RCP_HELD_MEMORY | RCP_HELD_CPU);
+  g_assert_cmpstr (held, ==, "Held back by its limits: its memory limit, its CPU limit");
 }
 
 int
