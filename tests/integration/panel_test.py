@@ -785,6 +785,52 @@ class PanelLimitsTest(PanelTestCase):
         self.wait_shown('app-gnome-org.example.Gone-1.scope is no longer running')
         self.wait_gone('Priority High', 'PUSH_BUTTON')
 
+    def test_dbus_activation_opens_the_page(self):
+        # the installed service file, pointed at the built panel
+        with open(os.path.join(h.SOURCE_ROOT, 'panel', PANEL_ID + '.service.in'), encoding='utf-8') as f:
+            service = f.read().replace('@bindir@/resource-control-panel', self.panel_path)
+        self.assertIn(f'Exec={self.panel_path} --gapplication-service\n', service)
+        h._write(os.path.join(self.session_services_dir(), PANEL_ID + '.service'), service)
+        bus = ('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus')
+        self.conn.call_sync(*bus, 'ReloadConfig', None, None, h.Gio.DBusCallFlags.NONE, -1, None)
+        # the display and accessibility bus of the test's desktop, as a session would have them
+        env = {k: v for k, v in self.panel_env().items() if not k.startswith('DBUS_')}
+        self.conn.call_sync(*bus, 'UpdateActivationEnvironment', h.GLib.Variant('(a{ss})', (env,)),
+                            None, h.Gio.DBusCallFlags.NONE, -1, None)
+        # no panel runs: the call starts one, which opens the page
+        self.assertIsNone(self.panel)
+        self.activate_action(APP)
+        pid = self.conn.call_sync(*bus, 'GetConnectionUnixProcessID', h.GLib.Variant('(s)', (PANEL_ID,)),
+                                  None, h.Gio.DBusCallFlags.NONE, -1, None).unpack()[0]
+
+        def find_activated():
+            desktop = atspi().get_desktop(0)
+            for i in range(desktop.get_child_count()):
+                app = desktop.get_child_at_index(i)
+                try:
+                    if app is not None and app.get_process_id() == pid:
+                        return app
+                except Exception:  # pylint: disable=broad-except
+                    continue
+            return None
+
+        def gone():
+            try:
+                with open(f'/proc/{pid}/stat', encoding='ascii') as f:
+                    return f.read().split(') ', 1)[1].startswith('Z')
+            except OSError:
+                return True
+        try:
+            self.app_root = self.wait_until(find_activated, timeout=30,
+                                            message='the activated panel on the accessibility bus')
+            self.wait_shown('Priority High', 'PUSH_BUTTON', timeout=20)
+            self.wait_shown('What the limits do', 'LABEL')
+        finally:
+            self.conn.call_sync(PANEL_ID, PANEL_PATH, 'org.gtk.Actions', 'Activate',
+                                h.GLib.Variant('(sava{sv})', ('quit', [], {})), None,
+                                h.Gio.DBusCallFlags.NONE, -1, None)
+        self.wait_until(gone, timeout=20, message='the activated panel to quit on app.quit')
+
     def test_app_option_opens_the_page(self):
         self.start_panel()
         # a second resource-control-panel --app hands the request to the running one

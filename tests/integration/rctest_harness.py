@@ -696,9 +696,15 @@ class RcTestCase(unittest.TestCase):  # pylint: disable=too-many-public-methods
             'PATH': '/usr/sbin:/usr/bin:/sbin:/bin',
         }
 
+    def session_services_dir(self):
+        return os.path.join(self.workdir, 'session-services')
+
     def _start_session_bus(self):
         socket_path = os.path.join(self.workdir, 'session_bus_socket')
         conf = os.path.join(self.workdir, 'session.conf')
+        # D-Bus activation of what a test puts there (the panel's test)
+        services = self.session_services_dir()
+        os.makedirs(services, exist_ok=True)
         # allow any user so that a foreign caller can reach the daemon and be refused
         _write(conf, f'''<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
  "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
@@ -706,6 +712,7 @@ class RcTestCase(unittest.TestCase):  # pylint: disable=too-many-public-methods
   <type>session</type>
   <listen>unix:path={socket_path}</listen>
   <auth>EXTERNAL</auth>
+  <servicedir>{services}</servicedir>
   <policy context="default">
     <allow user="*"/>
     <allow own="*"/>
