@@ -247,30 +247,45 @@ rcp_app_get_history (RcpApp *self,
   return self->history;
 }
 
+/* Each instance's value of @key, for those whose record has it (the
+ * daemon leaves out a figure the kernel does not give); NULL if none. */
+static GPtrArray *
+instance_values (RcpApp             *self,
+                 const char         *key,
+                 const GVariantType *type)
+{
+  g_autoptr(GPtrArray) values = g_ptr_array_new_with_free_func ((GDestroyNotify) g_variant_unref);
+
+  for (guint i = 0; i < self->instances->len; i++)
+    {
+      Instance *inst = g_ptr_array_index (self->instances, i);
+      GVariant *value = g_variant_lookup_value (inst->record, key, type);
+
+      if (value != NULL)
+        g_ptr_array_add (values, value);
+    }
+  return values->len > 0 ? g_steal_pointer (&values) : NULL;
+}
+
 gboolean
 rcp_app_get_memory_event (RcpApp     *self,
                           const char *name,
                           guint64    *out_value)
 {
-  gboolean found = FALSE;
+  g_autoptr(GPtrArray) events = instance_values (self, RC_KEY_MEMORY_EVENTS, G_VARIANT_TYPE ("a{st}"));
   guint64 sum = 0;
 
-  for (guint i = 0; i < self->instances->len; i++)
+  if (events == NULL)
+    return FALSE;
+  for (guint i = 0; i < events->len; i++)
     {
-      Instance *inst = g_ptr_array_index (self->instances, i);
-      g_autoptr(GVariant) events = g_variant_lookup_value (inst->record, RC_KEY_MEMORY_EVENTS,
-                                                           G_VARIANT_TYPE ("a{st}"));
       guint64 value;
 
-      if (events == NULL)
-        continue;
-      found = TRUE;
-      if (g_variant_lookup (events, name, "t", &value))
+      if (g_variant_lookup (g_ptr_array_index (events, i), name, "t", &value))
         sum += value;
     }
-  if (found)
-    *out_value = sum;
-  return found;
+  *out_value = sum;
+  return TRUE;
 }
 
 gboolean
@@ -278,36 +293,29 @@ rcp_app_get_pressure (RcpApp     *self,
                       const char *key,
                       double     *out_percent)
 {
-  gboolean found = FALSE;
+  g_autoptr(GPtrArray) values = instance_values (self, key, G_VARIANT_TYPE_DOUBLE);
   double highest = 0;
 
-  for (guint i = 0; i < self->instances->len; i++)
-    {
-      Instance *inst = g_ptr_array_index (self->instances, i);
-      double value;
-
-      if (g_variant_lookup (inst->record, key, "d", &value))
-        {
-          highest = found ? MAX (highest, value) : value;
-          found = TRUE;
-        }
-    }
-  if (found)
-    *out_percent = highest;
-  return found;
+  if (values == NULL)
+    return FALSE;
+  for (guint i = 0; i < values->len; i++)
+    highest = MAX (highest, g_variant_get_double (g_ptr_array_index (values, i)));
+  *out_percent = highest;
+  return TRUE;
 }
 
 static guint64
 throttled_usec (RcpApp *self)
 {
+  g_autoptr(GPtrArray) values = instance_values (self, RC_KEY_CPU_THROTTLED_USEC, G_VARIANT_TYPE_UINT64);
   guint64 sum = 0;
 
-  for (guint i = 0; i < self->instances->len; i++)
+  for (guint i = 0; values != NULL && i < values->len; i++)
     {
-      Instance *inst = g_ptr_array_index (self->instances, i);
-      guint64 value;
+      guint64 value = g_variant_get_uint64 (g_ptr_array_index (values, i));
 
-      if (g_variant_lookup (inst->record, RC_KEY_CPU_THROTTLED_USEC, "t", &value) && value != G_MAXUINT64)
+      /* G_MAXUINT64: not available on this host */
+      if (value != G_MAXUINT64)
         sum += value;
     }
   return sum;

@@ -146,64 +146,76 @@ limits_record (const char *unit,
 
 /* Held back: a rise of memory.events high/max or of CPUThrottledUSec
  * between two samples marks the app for RCP_APP_HELD_USEC; a pressure at
- * or above RCP_APP_PRESSURE_NOTABLE marks it while it lasts. */
+ * or above RCP_APP_PRESSURE_NOTABLE marks it while it lasts. One step: an
+ * instance's record (none when @unit is NULL; @remove drops it instead),
+ * then a sample at @now seconds, then what the app says. */
 static void
 test_held_back (void)
 {
+  static const struct
+  {
+    const char *unit;
+    gboolean    remove;
+    gint64      high;
+    guint64     throttled;
+    double      cpu_pressure;
+    double      memory_pressure;
+    double      now;
+    RcpHeld     held;
+    gboolean    memory_limited;
+  } steps[] = {
+    /* the first sample has nothing to compare with: old counts are no rise */
+    { "a.scope", FALSE, 5, 1000, 0.5, 0.5, 10, RCP_HELD_NONE, FALSE },
+    /* high rises: memory */
+    { "a.scope", FALSE, 6, 1000, 0.5, 0.5, 12, RCP_HELD_MEMORY, TRUE },
+    /* throttled time rises too: both, and the memory mark lasts */
+    { "a.scope", FALSE, 6, 5000, 0.5, 0.5, 14, RCP_HELD_MEMORY | RCP_HELD_CPU, TRUE },
+    /* nothing rises for RCP_APP_HELD_USEC (10 s): no mark */
+    { NULL, FALSE, 0, 0, 0, 0, 24, RCP_HELD_NONE, FALSE },
+    /* high was hit once and the memory pressure is notable: slowed down
+     * by its memory limit; any notable pressure marks the app */
+    { "a.scope", FALSE, 6, 5000, 0.5, RCP_APP_PRESSURE_NOTABLE, 40, RCP_HELD_PRESSURE, TRUE },
+    { "a.scope", FALSE, 6, 5000, 25.0, 1.0, 42, RCP_HELD_PRESSURE, FALSE },
+    /* a second instance arriving with counts of its own: the sums grew */
+    { "b.scope", FALSE, 1, 0, 3.0, 0.0, 60, RCP_HELD_MEMORY | RCP_HELD_PRESSURE, TRUE },
+    { NULL, FALSE, 0, 0, 0, 0, 80, RCP_HELD_PRESSURE, FALSE },
+    /* an instance going away makes the sums drop: no rise */
+    { "a.scope", TRUE, 0, 0, 0, 0, 82, RCP_HELD_NONE, FALSE },
+  };
   g_autoptr(RcpApp) app = rcp_app_new ("org.example.Editor");
-  const gint64 s = G_USEC_PER_SEC;
+
+  for (guint i = 0; i < G_N_ELEMENTS (steps); i++)
+    {
+      g_test_message ("step %u", i);
+      if (steps[i].remove)
+        rcp_app_remove_instance (app, steps[i].unit);
+      else if (steps[i].unit != NULL)
+        rcp_app_update_instance (app, limits_record (steps[i].unit, steps[i].high, 2, steps[i].throttled,
+                                                     steps[i].cpu_pressure, steps[i].memory_pressure));
+      rcp_app_sample (app, (gint64) (steps[i].now * G_USEC_PER_SEC));
+      g_assert_cmpint (rcp_app_get_held (app), ==, steps[i].held);
+      g_assert_cmpint (rcp_app_get_memory_limited (app), ==, steps[i].memory_limited);
+    }
+}
+
+/* Several instances: the counters summed, each pressure the highest. */
+static void
+test_limit_figures_of_instances (void)
+{
+  g_autoptr(RcpApp) app = rcp_app_new ("org.example.Editor");
   guint64 value = 0;
   double percent = 0;
 
-  /* the first sample has nothing to compare with: old counts are no rise */
-  rcp_app_update_instance (app, limits_record ("a.scope", 5, 0, 1000, 0.5, 0.5));
-  rcp_app_sample (app, 10 * s);
-  g_assert_cmpint (rcp_app_get_held (app), ==, RCP_HELD_NONE);
-  g_assert_false (rcp_app_get_memory_limited (app));
-
-  /* high rises: memory */
-  rcp_app_update_instance (app, limits_record ("a.scope", 6, 0, 1000, 0.5, 0.5));
-  rcp_app_sample (app, 12 * s);
-  g_assert_cmpint (rcp_app_get_held (app), ==, RCP_HELD_MEMORY);
-  g_assert_true (rcp_app_get_memory_limited (app));
-
-  /* throttled time rises too: both, and the memory mark lasts */
-  rcp_app_update_instance (app, limits_record ("a.scope", 6, 0, 5000, 0.5, 0.5));
-  rcp_app_sample (app, 14 * s);
-  g_assert_cmpint (rcp_app_get_held (app), ==, RCP_HELD_MEMORY | RCP_HELD_CPU);
-
-  /* nothing rises for RCP_APP_HELD_USEC: no mark */
-  rcp_app_sample (app, 14 * s + RCP_APP_HELD_USEC);
-  g_assert_cmpint (rcp_app_get_held (app), ==, RCP_HELD_NONE);
-  g_assert_false (rcp_app_get_memory_limited (app));
-
-  /* high was hit once and the memory pressure is notable: slowed down by
-   * its memory limit; any notable pressure marks the app */
-  rcp_app_update_instance (app, limits_record ("a.scope", 6, 0, 5000, 0.5, RCP_APP_PRESSURE_NOTABLE));
-  rcp_app_sample (app, 40 * s);
-  g_assert_cmpint (rcp_app_get_held (app), ==, RCP_HELD_PRESSURE);
-  g_assert_true (rcp_app_get_memory_limited (app));
-  rcp_app_update_instance (app, limits_record ("a.scope", 6, 0, 5000, 25.0, 1.0));
-  rcp_app_sample (app, 42 * s);
-  g_assert_cmpint (rcp_app_get_held (app), ==, RCP_HELD_PRESSURE);
-  g_assert_false (rcp_app_get_memory_limited (app));
-
-  /* a second instance: counters summed, pressure the highest; its arrival
-   * with counts of its own is a rise (the sums grew) */
-  rcp_app_update_instance (app, limits_record ("b.scope", 1, 2, 0, 3.0, 0.0));
+  rcp_app_update_instance (app, limits_record ("a.scope", 6, 2, 5000, 25.0, 1.0));
+  rcp_app_update_instance (app, limits_record ("b.scope", 1, 1, 0, 3.0, 0.0));
   g_assert_true (rcp_app_get_memory_event (app, "high", &value));
   g_assert_cmpuint (value, ==, 7);
   g_assert_true (rcp_app_get_memory_event (app, "oom_kill", &value));
-  g_assert_cmpuint (value, ==, 2);
+  g_assert_cmpuint (value, ==, 3);
   g_assert_true (rcp_app_get_pressure (app, "CPUPressure", &percent));
   g_assert_cmpfloat (percent, ==, 25.0);
-  rcp_app_sample (app, 60 * s);
-  g_assert_cmpint (rcp_app_get_held (app) & RCP_HELD_MEMORY, ==, RCP_HELD_MEMORY);
-  /* an instance going away is no rise */
-  rcp_app_sample (app, 80 * s);
-  rcp_app_remove_instance (app, "a.scope");
-  rcp_app_sample (app, 82 * s);
-  g_assert_cmpint (rcp_app_get_held (app) & (RCP_HELD_MEMORY | RCP_HELD_CPU), ==, 0);
+  g_assert_true (rcp_app_get_pressure (app, "MemoryPressure", &percent));
+  g_assert_cmpfloat (percent, ==, 1.0);
 }
 
 /* No MemoryEvents or pressure keys (cgroup v1, no PSI): no figures, not 0. */
@@ -285,6 +297,7 @@ main (int   argc,
   g_test_add_func ("/panel/app/cpu-percent", test_cpu_percent);
   g_test_add_func ("/panel/app/instances-and-changes", test_instances_and_changes);
   g_test_add_func ("/panel/app/held-back", test_held_back);
+  g_test_add_func ("/panel/app/limit-figures-of-instances", test_limit_figures_of_instances);
   g_test_add_func ("/panel/app/held-back-without-figures", test_held_back_without_figures);
   g_test_add_func ("/panel/texts", test_texts);
   return g_test_run ();
