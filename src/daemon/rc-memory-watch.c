@@ -179,6 +179,16 @@ app_removed_cb (RcRegistry    *registry,
 
   if (watched == NULL)
     return;
+  /* A change not yet read (an OOM kill that ends the app, say) is still
+   * news, if the folder is still there to read. */
+  if (watched->dirty)
+    {
+      g_autoptr(GVariant) now = rc_cgroup_read_memory_events (app->control_group);
+
+      watched->dirty = FALSE;
+      if (now != NULL && (watched->events == NULL || !g_variant_equal (now, watched->events)))
+        emit_change (self, watched, now);
+    }
   if (watched->wd >= 0)
     {
       inotify_rm_watch (self->fd, watched->wd);
