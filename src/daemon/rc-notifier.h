@@ -16,9 +16,9 @@ G_BEGIN_DECLS
 #define RC_TYPE_NOTIFIER (rc_notifier_get_type ())
 G_DECLARE_FINAL_TYPE (RcNotifier, rc_notifier, RC, NOTIFIER, GObject);
 
-#define RC_HELD_BACK_SUSTAIN_SEC 5
+#define RC_HELD_BACK_SUSTAIN_SEC 10
 /* a rise within this of the last continues a spell of being held back */
-#define RC_HELD_BACK_GAP_SEC     2
+#define RC_HELD_BACK_GAP_SEC     5
 #define RC_NOTIFY_QUIET_SEC      600
 
 typedef enum {
