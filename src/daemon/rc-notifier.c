@@ -218,6 +218,7 @@ notified_cb (GObject      *source,
   if (instance != NULL)
     instance->ids[sending->kind] = id;
   remember_sent (self, id, sending->unit);
+  g_debug ("Notifications: %s shown as %u", sending->unit, id);
   sending_free (sending);
 }
 

@@ -269,7 +269,9 @@ class NotifyTest(Base):
         self.start_panel()
         path = self.add_watched_app()
         self.oom_kill(path, 1)
-        self.wait_until(self.notifications, message='a Notify call')
+        # the daemon has the server's id (and listens for its actions) once it logs it
+        self.wait_until(lambda: f'{APP} shown as 1' in self.daemon_log_text(),
+                        message='the Notify reply read')
         self.dbusmock_call(NOTIFY_NAME, NOTIFY_PATH, 'EmitSignal',
                            ('', 'ActionInvoked', 'us', [GLib.Variant('u', 1), GLib.Variant('s', 'open')]),
                            '(sssav)')
