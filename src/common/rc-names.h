@@ -40,6 +40,14 @@
 #define MPRIS_PATH                  "/org/mpris/MediaPlayer2"
 #define MPRIS_PLAYER_INTERFACE      "org.mpris.MediaPlayer2.Player"
 
+#define NOTIFICATIONS_DBUS_NAME     "org.freedesktop.Notifications"
+#define NOTIFICATIONS_DBUS_PATH     "/org/freedesktop/Notifications"
+#define NOTIFICATIONS_INTERFACE     "org.freedesktop.Notifications"
+/* the settings panel, a GApplication: its "show-app" action (s unit) */
+#define RC_PANEL_DBUS_NAME          "org.example.ResourceControl.Panel"
+#define RC_PANEL_DBUS_PATH          "/org/example/ResourceControl/Panel"
+#define GAPPLICATION_INTERFACE      "org.freedesktop.Application"
+
 #define DBUS_PROPERTIES_INTERFACE   "org.freedesktop.DBus.Properties"
 #define DBUS_NAME                   "org.freedesktop.DBus"
 #define DBUS_PATH                   "/org/freedesktop/DBus"

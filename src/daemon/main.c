@@ -15,6 +15,7 @@
 #include "rc-manager.h"
 #include "rc-memory-watch.h"
 #include "rc-names.h"
+#include "rc-notifier.h"
 #include "rc-policy.h"
 #include "rc-power-watch.h"
 #include "rc-registry.h"
@@ -28,6 +29,7 @@ typedef struct {
   RcSystemd       *systemd;
   RcRegistry      *registry;
   RcMemoryWatch   *memory_watch;
+  RcNotifier      *notifier;
   RcAuthority     *authority;
   RcSlices        *slices;
   RcRules         *rules;
@@ -164,6 +166,8 @@ start (Daemon  *daemon,
   daemon->authority = rc_authority_new ();
   daemon->queue = rc_request_queue_new ();
   start_policy (daemon);
+  daemon->notifier = rc_notifier_new (daemon->connection, daemon->registry, daemon->memory_watch,
+                                      daemon->rules);
   daemon->slices = rc_slices_new (daemon->systemd, daemon->queue, daemon->rules);
   daemon->manager = rc_manager_new (daemon->registry, daemon->systemd, daemon->authority,
                                     daemon->rules, daemon->policy, daemon->queue,
@@ -196,6 +200,10 @@ stop (Daemon *daemon)
   g_clear_object (&daemon->policy);
   g_clear_object (&daemon->queue);
   g_clear_object (&daemon->focus_watch);
+  /* cancels its calls */
+  if (daemon->notifier != NULL)
+    g_object_run_dispose (G_OBJECT (daemon->notifier));
+  g_clear_object (&daemon->notifier);
   /* cancels their calls, which hold them */
   if (daemon->audio_watch != NULL)
     g_object_run_dispose (G_OBJECT (daemon->audio_watch));

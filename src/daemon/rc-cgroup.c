@@ -117,6 +117,11 @@ static const char * const usage_files[N_USAGE_FILES] = {
   "cpu.pressure", "memory.pressure", "io.pressure",
 };
 
+/* A kept handle's report file (memory.events, *.pressure) the kernel does
+ * not have: it never makes one later for the same folder (PSI off, a v1 or
+ * hybrid host), so it is not looked for at every read. */
+#define FD_ABSENT -2
+
 struct _RcCgroupHandle {
   int dir_fd;
   int fds[N_USAGE_FILES];   /* -1: opened when read */
@@ -129,6 +134,8 @@ read_usage_file (const RcCgroupHandle *handle,
 {
   if (handle->fds[file] >= 0)
     return read_small_fd (handle->fds[file], buf);
+  if (handle->fds[file] == FD_ABSENT)
+    return FALSE;
   return read_small_file (handle->dir_fd, usage_files[file], buf);
 }
 
@@ -463,7 +470,11 @@ rc_cgroup_handle_open (const char *control_group)
   /* A file that cannot be kept open (none on a v1 host, or no fd left)
    * is opened at each read instead. */
   for (guint i = 0; i < N_USAGE_FILES; i++)
-    handle->fds[i] = openat (dir_fd, usage_files[i], O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    {
+      handle->fds[i] = openat (dir_fd, usage_files[i], O_RDONLY | O_CLOEXEC | O_NOCTTY);
+      if (handle->fds[i] < 0 && errno == ENOENT && i >= USAGE_MEMORY_EVENTS)
+        handle->fds[i] = FD_ABSENT;
+    }
   return handle;
 }
 

@@ -1,13 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-focus-watch.h"
 #include "rc-cgroup.h"
+#include "rc-inotify.h"
 #include "rc-names.h"
 
-#include <errno.h>
-#include <glib-unix.h>
 #include <sys/inotify.h>
 #include <sys/xattr.h>
-#include <unistd.h>
 
 /* Any process of the user can set the mark as fast as it likes, and each
  * change is a systemd call and a state-file write: marks are read at most
@@ -16,21 +14,15 @@
 #define MIN_INTERVAL_MS 200
 
 typedef struct {
-  char    *unit;
-  char    *path;
-  int      wd;
-  RcFocus  focus;
-  gboolean dirty;         /* changed since it was last read */
+  char   *unit;
+  char   *path;
+  RcFocus focus;
 } Watched;
 
 struct _RcFocusWatch {
   GObject     parent_instance;
-  int         fd;
-  guint       source_id;
-  guint       flush_id;
-  gint64      last_flush; /* monotonic µs */
+  RcWatchSet *files;
   GHashTable *by_unit;    /* unit -> Watched */
-  GHashTable *by_wd;      /* wd -> Watched (borrowed) */
 };
 
 G_DEFINE_TYPE (RcFocusWatch, rc_focus_watch, G_TYPE_OBJECT);
@@ -72,30 +64,26 @@ read_focus (const char *path)
   return rc_focus_parse (value, (gsize) length);
 }
 
-static gboolean
-flush_cb (gpointer user_data)
+static void
+flush_cb (GPtrArray *units,
+          gpointer   user_data)
 {
   RcFocusWatch *self = user_data;
-  g_autoptr(GPtrArray) changed = g_ptr_array_new_with_free_func (g_free);
-  GHashTableIter iter;
-  Watched *watched;
+  g_autoptr(GPtrArray) changed = g_ptr_array_new ();
 
-  self->flush_id = 0;
-  self->last_flush = g_get_monotonic_time ();
   /* Read first, emit after: a handler may add or remove units. */
-  g_hash_table_iter_init (&iter, self->by_unit);
-  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &watched))
+  for (guint i = 0; i < units->len; i++)
     {
+      Watched *watched = g_hash_table_lookup (self->by_unit, g_ptr_array_index (units, i));
       RcFocus focus;
 
-      if (!watched->dirty)
+      if (watched == NULL)
         continue;
-      watched->dirty = FALSE;
       focus = read_focus (watched->path);
       if (focus == watched->focus || focus == RC_FOCUS_UNKNOWN)
         continue;
       watched->focus = focus;
-      g_ptr_array_add (changed, g_strdup (watched->unit));
+      g_ptr_array_add (changed, g_ptr_array_index (units, i));
     }
   for (guint i = 0; i < changed->len; i++)
     {
@@ -108,53 +96,6 @@ flush_cb (gpointer user_data)
       g_signal_emit (self, signals[SIGNAL_FOCUS_CHANGED], 0, unit,
                      now->focus == RC_FOCUS_FOCUSED);
     }
-  return G_SOURCE_REMOVE;
-}
-
-static void
-schedule_flush (RcFocusWatch *self)
-{
-  gint64 since_ms = (g_get_monotonic_time () - self->last_flush) / 1000;
-
-  if (self->flush_id != 0)
-    return;
-  self->flush_id = g_timeout_add (since_ms >= MIN_INTERVAL_MS ? 0 : MIN_INTERVAL_MS - (guint) since_ms,
-                                  flush_cb, self);
-}
-
-static gboolean
-inotify_cb (int          fd,
-            GIOCondition condition,
-            gpointer     user_data)
-{
-  RcFocusWatch *self = user_data;
-  char buffer[4096] __attribute__ ((aligned (__alignof__ (struct inotify_event))));
-  ssize_t length;
-
-  while ((length = read (fd, buffer, sizeof buffer)) > 0)
-    {
-      for (char *p = buffer; p < buffer + length;)
-        {
-          const struct inotify_event *event = (const struct inotify_event *) p;
-          Watched *watched = g_hash_table_lookup (self->by_wd, GINT_TO_POINTER (event->wd));
-
-          p += sizeof (struct inotify_event) + event->len;
-          if (watched == NULL)
-            continue;
-          if (event->mask & IN_IGNORED)
-            {
-              /* The cgroup is gone; the registry removes the unit soon. */
-              watched->wd = -1;
-              g_hash_table_remove (self->by_wd, GINT_TO_POINTER (event->wd));
-            }
-          else if (event->mask & IN_ATTRIB)
-            {
-              watched->dirty = TRUE;
-              schedule_flush (self);
-            }
-        }
-    }
-  return G_SOURCE_CONTINUE;
 }
 
 RcFocus
@@ -164,17 +105,13 @@ rc_focus_watch_add (RcFocusWatch *self,
 {
   Watched *watched;
 
-  if (self->fd < 0 || control_group == NULL || *control_group == '\0' ||
-      g_hash_table_contains (self->by_unit, unit))
+  if (!rc_watch_set_available (self->files) || control_group == NULL ||
+      *control_group == '\0' || g_hash_table_contains (self->by_unit, unit))
     return RC_FOCUS_UNKNOWN;
   watched = g_new0 (Watched, 1);
   watched->unit = g_strdup (unit);
   watched->path = g_build_filename (rc_cgroup_root (), control_group, NULL);
-  watched->wd = inotify_add_watch (self->fd, watched->path, IN_ATTRIB | IN_ONLYDIR);
-  if (watched->wd < 0)
-    g_debug ("Focus: cannot watch %s: %s", watched->path, g_strerror (errno));
-  else
-    g_hash_table_insert (self->by_wd, GINT_TO_POINTER (watched->wd), watched);
+  rc_watch_set_add (self->files, unit, watched->path);
   watched->focus = read_focus (watched->path);
   g_hash_table_insert (self->by_unit, watched->unit, watched);
   return watched->focus;
@@ -184,16 +121,10 @@ void
 rc_focus_watch_remove (RcFocusWatch *self,
                        const char   *unit)
 {
-  Watched *watched = g_hash_table_lookup (self->by_unit, unit);
-
-  if (watched == NULL)
+  if (!g_hash_table_contains (self->by_unit, unit))
     return;
-  if (watched->wd >= 0)
-    {
-      inotify_rm_watch (self->fd, watched->wd);
-      g_hash_table_remove (self->by_wd, GINT_TO_POINTER (watched->wd));
-    }
-  g_hash_table_remove (self->by_unit, unit);   /* frees @watched */
+  rc_watch_set_remove (self->files, unit);
+  g_hash_table_remove (self->by_unit, unit);
 }
 
 RcFocusWatch *
@@ -207,12 +138,8 @@ rc_focus_watch_finalize (GObject *object)
 {
   RcFocusWatch *self = RC_FOCUS_WATCH (object);
 
-  g_clear_handle_id (&self->source_id, g_source_remove);
-  g_clear_handle_id (&self->flush_id, g_source_remove);
-  g_clear_pointer (&self->by_wd, g_hash_table_unref);
+  g_clear_pointer (&self->files, rc_watch_set_free);
   g_clear_pointer (&self->by_unit, g_hash_table_unref);
-  if (self->fd >= 0)
-    close (self->fd);
   G_OBJECT_CLASS (rc_focus_watch_parent_class)->finalize (object);
 }
 
@@ -230,11 +157,5 @@ rc_focus_watch_init (RcFocusWatch *self)
 {
   self->by_unit = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
                                          (GDestroyNotify) watched_free);
-  self->by_wd = g_hash_table_new (NULL, NULL);
-  self->fd = inotify_init1 (IN_NONBLOCK | IN_CLOEXEC);
-  if (self->fd < 0)
-    g_warning ("Focus: inotify unavailable (%s): Mutter's focus marks are not followed",
-               g_strerror (errno));
-  else
-    self->source_id = g_unix_fd_add (self->fd, G_IO_IN, inotify_cb, self);
+  self->files = rc_watch_set_new ("Focus", IN_ATTRIB | IN_ONLYDIR, MIN_INTERVAL_MS, flush_cb, self);
 }

@@ -14,6 +14,7 @@
 #define FREEZE_KEY RC_KEY_FREEZE_WHEN_INACTIVE_SEC
 #define ENABLED_KEY "Enabled"
 #define SLICE_GROUP_PREFIX "Slice "
+#define NOTIFY_GROUP "Notify"
 
 static const struct {
   const char  *suffix;
@@ -124,6 +125,43 @@ read_boost_group (GPtrArray  *problems,
     }
 }
 
+static void
+read_notify_group (GPtrArray     *problems,
+                   GKeyFile      *file,
+                   const char    *path,
+                   RcNotifyRules *notify)
+{
+  static const struct {
+    const char *key;
+    gsize       offset;
+  } keys[] = {
+    { "OutOfMemory", G_STRUCT_OFFSET (RcNotifyRules, out_of_memory) },
+    { "HeldBack", G_STRUCT_OFFSET (RcNotifyRules, held_back) },
+  };
+  g_auto(GStrv) names = g_key_file_get_keys (file, NOTIFY_GROUP, NULL, NULL);
+
+  for (guint i = 0; names != NULL && names[i] != NULL; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      gboolean value;
+      gsize k;
+
+      for (k = 0; k < G_N_ELEMENTS (keys) && !g_str_equal (names[i], keys[k].key); k++)
+        ;
+      if (k == G_N_ELEMENTS (keys))
+        {
+          problem (problems, "%s, [%s], %s: unknown key: allowed are OutOfMemory and HeldBack",
+                   path, NOTIFY_GROUP, names[i]);
+          continue;
+        }
+      value = g_key_file_get_boolean (file, NOTIFY_GROUP, names[i], &error);
+      if (error != NULL)
+        problem (problems, "%s, [%s], %s: must be true or false", path, NOTIFY_GROUP, names[i]);
+      else
+        G_STRUCT_MEMBER (gboolean, notify, keys[k].offset) = value;
+    }
+}
+
 static RcRule *
 read_rule_group (GPtrArray  *problems,
                  GKeyFile   *file,
@@ -212,13 +250,14 @@ layer_of_condition (RcConditions condition)
 }
 
 void
-rc_rules_parse_data (const char  *data,
-                     gsize        length,
-                     const char  *path,
-                     GHashTable **rules,
-                     GHashTable **slices,
-                     RcBoost     *boost,
-                     GPtrArray   *problems)
+rc_rules_parse_data (const char    *data,
+                     gsize          length,
+                     const char    *path,
+                     GHashTable   **rules,
+                     GHashTable   **slices,
+                     RcBoost       *boost,
+                     RcNotifyRules *notify,
+                     GPtrArray     *problems)
 {
   g_autoptr(GKeyFile) file = g_key_file_new ();
   g_autoptr(GError) error = NULL;
@@ -249,6 +288,10 @@ rc_rules_parse_data (const char  *data,
         read_boost_group (problems, file, path, boost);
       else if (g_str_equal (base, BOOST_GROUP))
         problem (problems, "%s, [%s]: the boost has no power conditions", path, groups[i]);
+      else if (g_str_equal (base, NOTIFY_GROUP) && layer == RC_RULES_LAYER_BASE)
+        read_notify_group (problems, file, path, notify);
+      else if (g_str_equal (base, NOTIFY_GROUP))
+        problem (problems, "%s, [%s]: notifications have no power conditions", path, groups[i]);
       else if (slice != NULL)
         g_hash_table_replace (slices[layer], g_steal_pointer (&slice),
                               read_slice_group (problems, file, path, groups[i]));

@@ -24,6 +24,7 @@ struct _RcRules {
   GHashTable   *rules;       /* AppID -> RcRule, under the conditions */
   GHashTable   *slices;      /* slice unit name -> RcLimits, the same */
   RcBoost       boost;
+  RcNotifyRules notify;
   GHashTable   *reported;    /* problems logged at the last reading */
   GFileMonitor *monitors[2];
   guint         reload_id;
@@ -110,12 +111,13 @@ report (RcRules    *self,
 
 /* One file, read whole and parsed; its problems are reported. */
 static void
-read_file (RcRules     *self,
-           GHashTable  *reported,
-           const char  *path,
-           GHashTable **rules,
-           GHashTable **slices,
-           RcBoost     *boost)
+read_file (RcRules       *self,
+           GHashTable    *reported,
+           const char    *path,
+           GHashTable   **rules,
+           GHashTable   **slices,
+           RcBoost       *boost,
+           RcNotifyRules *notify)
 {
   g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GError) error = NULL;
@@ -125,7 +127,7 @@ read_file (RcRules     *self,
   if (!rc_safe_file_read (path, RC_SAFE_FILE_MAX_SIZE, &contents, &length, &error))
     report (self, reported, "%s: %s", path, error->message);
   else
-    rc_rules_parse_data (contents, length, path, rules, slices, boost, problems);
+    rc_rules_parse_data (contents, length, path, rules, slices, boost, notify, problems);
   for (guint i = 0; i < problems->len; i++)
     report (self, reported, "%s", (const char *) g_ptr_array_index (problems, i));
 }
@@ -206,6 +208,7 @@ rc_rules_reload (RcRules *self)
   g_autoptr(GHashTable) reported = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   GHashTable *rules[N_LAYERS], *slices[N_LAYERS];
   RcBoost boost = { .enabled = TRUE };
+  RcNotifyRules notify = RC_NOTIFY_RULES_DEFAULT;
 
   for (guint i = 0; i < N_LAYERS; i++)
     {
@@ -219,7 +222,8 @@ rc_rules_reload (RcRules *self)
       g_autoptr(GPtrArray) files = list_rule_files (dirs[d]);
 
       for (guint i = 0; i < files->len; i++)
-        read_file (self, reported, g_ptr_array_index (files, i), rules, slices, &boost);
+        read_file (self, reported, g_ptr_array_index (files, i), rules, slices, &boost,
+                   &notify);
     }
   for (guint i = 0; i < N_LAYERS; i++)
     {
@@ -230,6 +234,7 @@ rc_rules_reload (RcRules *self)
     }
   merge_layers (self);
   self->boost = boost;
+  self->notify = notify;
   g_hash_table_unref (self->reported);
   self->reported = g_steal_pointer (&reported);
   g_debug ("Rules: %u AppIDs, boost %s", g_hash_table_size (rules[LAYER_BASE]),
@@ -298,6 +303,12 @@ const RcBoost *
 rc_rules_get_boost (RcRules *self)
 {
   return &self->boost;
+}
+
+const RcNotifyRules *
+rc_rules_get_notify (RcRules *self)
+{
+  return &self->notify;
 }
 
 static GVariant *

@@ -10,7 +10,8 @@ G_BEGIN_DECLS
 /* The rule store: persistent per-AppID limits and the foreground boost, read
  * from key files in the system's rules folder and then the user's (later
  * wins per AppID; one group per AppID, a [Boost] group for the boost, a
- * [Slice session], [Slice app] or [Slice background] group for a slice),
+ * [Slice session], [Slice app] or [Slice background] group for a slice, a
+ * [Notify] group for the desktop notifications),
  * re-read when the files change, and written by SetRule and RemoveRule into
  * the user's folder. It knows nothing of running apps.
  *
@@ -43,6 +44,14 @@ typedef struct {
   RcLimits limits;                     /* CPUWeight and IOWeight */
 } RcBoost;
 
+/* The [Notify] group: which desktop notifications the daemon sends. */
+typedef struct {
+  gboolean out_of_memory;              /* OutOfMemory: an app killed for memory */
+  gboolean held_back;                  /* HeldBack: an app held back by its own limit */
+} RcNotifyRules;
+
+#define RC_NOTIFY_RULES_DEFAULT ((RcNotifyRules) { .out_of_memory = TRUE, .held_back = TRUE })
+
 /* The groups of the files by condition: none, @battery, @power-saver (in
  * the order they apply). */
 typedef enum {
@@ -59,16 +68,18 @@ RcConditions   rc_rules_layer_condition (RcRulesLayer layer);
  * its AppID groups go into @rules (AppID -> RcRule) and its [Slice ...]
  * groups into @slices (slice unit name -> RcLimits), arrays of
  * RC_RULES_N_LAYERS tables indexed by RcRulesLayer, replacing a group an
- * earlier file gave; its [Boost] keys into @boost. A key, group or file
+ * earlier file gave; its [Boost] keys into @boost, its [Notify] keys into
+ * @notify. A key, group or file
  * that cannot be used is skipped, with a message (naming @path) appended to
  * @problems. */
-void           rc_rules_parse_data (const char  *data,
-                                    gsize        length,
-                                    const char  *path,
-                                    GHashTable **rules,
-                                    GHashTable **slices,
-                                    RcBoost     *boost,
-                                    GPtrArray   *problems);
+void           rc_rules_parse_data (const char    *data,
+                                    gsize          length,
+                                    const char    *path,
+                                    GHashTable   **rules,
+                                    GHashTable   **slices,
+                                    RcBoost       *boost,
+                                    RcNotifyRules *notify,
+                                    GPtrArray     *problems);
 /* Replaces @app_id's group in @file with @rule, as SetRule writes it. */
 void           rc_rules_write_group (GKeyFile     *file,
                                      const char   *app_id,
@@ -91,6 +102,7 @@ gboolean       rc_rules_split_group (const char   *group,
                                      char        **out_base,
                                      RcConditions *out_condition);
 const RcBoost *rc_rules_get_boost (RcRules *self);
+const RcNotifyRules *rc_rules_get_notify (RcRules *self);
 /* The limits of a [Slice session], [Slice app] or [Slice background]
  * group, by the slice's unit name ("session.slice"); NULL for none. */
 const RcLimits *rc_rules_lookup_slice (RcRules    *self,

@@ -32,10 +32,11 @@ LLVMFuzzerInitialize (int    *argc,
 }
 
 typedef struct {
-  GHashTable *rules[RC_RULES_N_LAYERS];
-  GHashTable *slices[RC_RULES_N_LAYERS];
-  RcBoost     boost;
-  GPtrArray  *problems;
+  GHashTable   *rules[RC_RULES_N_LAYERS];
+  GHashTable   *slices[RC_RULES_N_LAYERS];
+  RcBoost       boost;
+  RcNotifyRules notify;
+  GPtrArray    *problems;
 } Parsed;
 
 static void
@@ -52,9 +53,10 @@ parse (Parsed     *parsed,
   parsed->boost = (RcBoost) { .enabled = TRUE };
   rc_limits_set (&parsed->boost.limits, RC_LIMIT_CPU_WEIGHT, RC_BOOST_WEIGHT_DEFAULT);
   rc_limits_set (&parsed->boost.limits, RC_LIMIT_IO_WEIGHT, RC_BOOST_WEIGHT_DEFAULT);
+  parsed->notify = RC_NOTIFY_RULES_DEFAULT;
   parsed->problems = g_ptr_array_new_with_free_func (g_free);
   rc_rules_parse_data (data, size, "fuzz.conf", parsed->rules, parsed->slices, &parsed->boost,
-                       parsed->problems);
+                       &parsed->notify, parsed->problems);
 }
 
 static void

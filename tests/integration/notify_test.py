@@ -14,7 +14,11 @@ files. The proof with the kernel's own memory.events is VM section "notify".
 
 import json
 import os
+import subprocess
 import sys
+import time
+
+from gi.repository import Gio, GLib
 
 import rctest_harness as h
 from rcbase import APP, Base
@@ -137,6 +141,149 @@ class MemoryEventsTest(Base):
         os.makedirs(os.path.dirname(path), exist_ok=True)
         append(path, events_text(oom_kill=1))
         self.assert_no_signal('AppChanged', APP, wait=0.5)
+
+
+NOTIFY_NAME = 'org.freedesktop.Notifications'
+NOTIFY_PATH = '/org/freedesktop/Notifications'
+PANEL_NAME = 'org.example.ResourceControl.Panel'
+PANEL_PATH = '/org/example/ResourceControl/Panel'
+
+
+class NotifyTest(Base):
+    '''Desktop notifications, to a notification server of the test's own (python-dbusmock's
+    notification_daemon template, which records every Notify) on the private session bus.'''
+
+    def setUp(self):
+        super().setUp()
+        self.notifyd = self.start_dbusmock(['--template', 'notification_daemon'], NOTIFY_NAME)
+
+    def start_dbusmock(self, args, name):
+        # pylint: disable=consider-using-with
+        proc = subprocess.Popen([sys.executable, '-B', '-m', 'dbusmock', '--session'] + args,
+                                env=self.bus_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.addCleanup(self._terminate, proc)
+        self.wait_for_name(name, proc, name)
+        return proc
+
+    def start_panel(self):
+        self.start_dbusmock([PANEL_NAME, PANEL_PATH, 'org.freedesktop.Application'], PANEL_NAME)
+        self.dbusmock_call(PANEL_NAME, PANEL_PATH, 'AddMethod',
+                           ('', 'ActivateAction', 'sava{sv}', '', ''), '(sssss)')
+
+    def dbusmock_call(self, name, path, method, args=None, sig=None):
+        params = GLib.Variant(sig, args) if sig is not None else None
+        return self.conn.call_sync(name, path, h.DBUSMOCK_IFACE, method, params, None,
+                                   Gio.DBusCallFlags.NONE, 10000, None).unpack()
+
+    def calls(self, name, path, method):
+        return [list(args) for _, args in self.dbusmock_call(name, path, 'GetMethodCalls', (method,), '(s)')[0]]
+
+    def daemon_log_text(self):
+        with open(self.daemon_logs[-1], encoding='utf-8', errors='replace') as f:
+            return f.read()
+
+    def notifications(self):
+        return self.calls(NOTIFY_NAME, NOTIFY_PATH, 'Notify')
+
+    def add_watched_app(self):
+        self.add_app(APP, files={'memory.events': EVENTS})
+        return os.path.join(self.cgroup_dir(APP), 'memory.events')
+
+    def oom_kill(self, path, count):
+        append(path, events_text(max=count, oom=count, oom_kill=count))
+        self.wait_signal('AppChanged', APP,
+                         lambda a: a[1].get('MemoryEvents', {}).get('oom_kill') == count)
+
+    def test_oom_kill_is_one_notification_with_the_apps_name_and_icon(self):
+        path = self.add_watched_app()
+        self.oom_kill(path, 1)
+        sent = self.wait_until(self.notifications, message='a Notify call')
+        self.assertEqual(len(sent), 1)
+        app_name, replaces, icon, summary, body, actions, hints, timeout = sent[0]
+        self.assertEqual(app_name, 'Resource Control')
+        self.assertEqual(replaces, 0)
+        self.assertEqual(icon, 'accessories-text-editor')
+        self.assertIn('Test Editor', summary)
+        self.assertIn('memory', summary + body)
+        self.assertEqual(list(actions), ['default', 'Open settings', 'open', 'Open settings'])
+        self.assertEqual(hints['desktop-entry'], 'org.example.Editor')
+        self.assertEqual(hints['urgency'], 1)
+        self.assertEqual(timeout, -1)
+        # a second kill within the quiet period: no second notification
+        self.oom_kill(path, 2)
+        self.iterate(0.5)
+        self.assertEqual(len(self.notifications()), 1)
+
+    def rise_for(self, path, seconds, high, every=0.5):
+        """The kernel's high counter rising every @every s for @seconds, as at a MemoryHigh the
+        app keeps pushing past; returns the last value."""
+        start = time.monotonic()
+        while time.monotonic() - start < seconds:
+            high += 17
+            append(path, events_text(high=high))
+            self.iterate(every)
+        return high
+
+    def test_sustained_high_is_one_held_back_notification(self):
+        path = self.add_watched_app()
+        start = time.monotonic()
+        # rises 2 s apart: the kernel's longest penalty sleep at memory.high (measured in the VM)
+        high = self.rise_for(path, 9, 0, every=2)
+        self.assertEqual(self.notifications(), [], 'held back before 10 s')
+        self.rise_for(path, 12 - (time.monotonic() - start), high)
+        sent = self.wait_until(self.notifications, message='the held-back Notify')
+        self.assertEqual(len(sent), 1)
+        self.assertIn('held back', sent[0][3])
+        self.assertIn('Test Editor', sent[0][3])
+
+    def test_a_short_spell_is_no_notification(self):
+        path = self.add_watched_app()
+        high = self.rise_for(path, 6, 0)
+        self.iterate(6)     # a gap longer than 5 s: the next rise starts a new spell
+        self.rise_for(path, 6, high)
+        self.iterate(0.5)
+        self.assertEqual(self.notifications(), [])
+
+    def test_rules_turn_out_of_memory_off(self):
+        readings = self.daemon_log_text().count('Rules: ')
+        self.write_rules(self.user_rules_dir, '10-quiet.conf', '[Notify]\nOutOfMemory=false\n')
+        self.wait_until(lambda: self.daemon_log_text().count('Rules: ') > readings,
+                        message='the rules read again')
+        path = self.add_watched_app()
+        self.oom_kill(path, 1)
+        self.iterate(1)
+        self.assertEqual(self.notifications(), [])
+
+    def test_no_server_daemon_fine(self):
+        self._terminate(self.notifyd)
+        self.wait_until(lambda: not self.name_has_owner(NOTIFY_NAME), message='the server gone')
+        path = self.add_watched_app()
+        self.oom_kill(path, 1)
+        self.iterate(0.5)
+        self.assertEqual(len(self.get_one(APP)['MemoryEvents']), 5, 'the daemon answers')
+        self.wait_until(lambda: 'notification server is unavailable' in self.daemon_log_text(),
+                        message='the message in the log')
+        self.assertEqual(self.daemon_log_text().count('notification server is unavailable'), 1)
+
+    def test_action_opens_the_panel_on_the_app(self):
+        self.start_panel()
+        path = self.add_watched_app()
+        self.oom_kill(path, 1)
+        # the daemon has the server's id (and listens for its actions) once it logs it
+        self.wait_until(lambda: f'{APP} shown as 1' in self.daemon_log_text(),
+                        message='the Notify reply read')
+        self.dbusmock_call(NOTIFY_NAME, NOTIFY_PATH, 'EmitSignal',
+                           ('', 'ActionInvoked', 'us', [GLib.Variant('u', 1), GLib.Variant('s', 'open')]),
+                           '(sssav)')
+        called = self.wait_until(lambda: self.calls(PANEL_NAME, PANEL_PATH, 'ActivateAction'),
+                                 message='ActivateAction on the panel')
+        self.assertEqual(called, [['show-app', [APP], {}]])
+        # an action of someone else's notification: nothing
+        self.dbusmock_call(NOTIFY_NAME, NOTIFY_PATH, 'EmitSignal',
+                           ('', 'ActionInvoked', 'us', [GLib.Variant('u', 99), GLib.Variant('s', 'default')]),
+                           '(sssav)')
+        self.iterate(0.5)
+        self.assertEqual(len(self.calls(PANEL_NAME, PANEL_PATH, 'ActivateAction')), 1)
 
 
 if __name__ == '__main__':

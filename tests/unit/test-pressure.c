@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-pressure.h"
+#include "rc-notifier.h"
 
 static void
 test_psi_some (void)
@@ -40,6 +41,33 @@ test_memory_events (void)
   g_assert_cmpuint (g_variant_n_children (empty), ==, 0);
 }
 
+/* Held back: rises with gaps of at most RC_HELD_BACK_GAP_SEC make a spell;
+ * it counts once it is RC_HELD_BACK_SUSTAIN_SEC long; a longer gap starts
+ * a new one. */
+static void
+test_held_spell (void)
+{
+  const gint64 s = G_USEC_PER_SEC;
+  RcHeldSpell spell = { 0, };
+  gint64 t = 1000 * s;
+  gint64 last;
+
+  g_assert_false (rc_held_spell_rise (&spell, t));
+  for (gint64 at = t + s / 5; at < t + RC_HELD_BACK_SUSTAIN_SEC * s; at += s / 5)
+    g_assert_false (rc_held_spell_rise (&spell, at));
+  g_assert_true (rc_held_spell_rise (&spell, t + RC_HELD_BACK_SUSTAIN_SEC * s));
+
+  /* a gap longer than RC_HELD_BACK_GAP_SEC: over */
+  t += (RC_HELD_BACK_SUSTAIN_SEC + RC_HELD_BACK_GAP_SEC + 1) * s;
+  g_assert_false (rc_held_spell_rise (&spell, t));
+  g_assert_false (rc_held_spell_rise (&spell, t + (RC_HELD_BACK_SUSTAIN_SEC - 1) * s));
+  /* gaps of exactly RC_HELD_BACK_GAP_SEC still continue it */
+  spell = (RcHeldSpell) { 0, };
+  for (last = t; last < t + RC_HELD_BACK_SUSTAIN_SEC * s; last += RC_HELD_BACK_GAP_SEC * s)
+    g_assert_false (rc_held_spell_rise (&spell, last));
+  g_assert_true (rc_held_spell_rise (&spell, last));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -47,5 +75,6 @@ main (int    argc,
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/pressure/psi-some", test_psi_some);
   g_test_add_func ("/pressure/memory-events", test_memory_events);
+  g_test_add_func ("/pressure/held-spell", test_held_spell);
   return g_test_run ();
 }

@@ -194,6 +194,52 @@ test_load_order (void)
   remove_tree (root);
 }
 
+/* [Notify]: both kinds on by default; a file turns each off; a bad value
+ * or key is a problem and changes nothing; no power conditions. */
+static void
+test_notify_group (void)
+{
+  static const struct {
+    const char *text;
+    gboolean    out_of_memory;
+    gboolean    held_back;
+    guint       n_problems;
+  } cases[] = {
+    { "", TRUE, TRUE, 0 },
+    { "[Notify]\nOutOfMemory=false\n", FALSE, TRUE, 0 },
+    { "[Notify]\nHeldBack=false\nOutOfMemory=true\n", TRUE, FALSE, 0 },
+    { "[Notify]\nHeldBack=no\n", TRUE, TRUE, 1 },
+    { "[Notify]\nOutOfMemory=false\nHeldBack=maybe\n", FALSE, TRUE, 1 },
+    { "[Notify]\nLoud=true\n", TRUE, TRUE, 1 },
+    { "[Notify @battery]\nHeldBack=false\n", TRUE, TRUE, 1 },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func (g_free);
+      GHashTable *rules[RC_RULES_N_LAYERS], *slices[RC_RULES_N_LAYERS];
+      RcBoost boost = { .enabled = TRUE };
+      RcNotifyRules notify = RC_NOTIFY_RULES_DEFAULT;
+
+      for (guint l = 0; l < RC_RULES_N_LAYERS; l++)
+        {
+          rules[l] = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+          slices[l] = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+        }
+      rc_rules_parse_data (cases[i].text, strlen (cases[i].text), "n.conf", rules, slices, &boost,
+                           &notify, problems);
+      g_assert_cmpint (notify.out_of_memory, ==, cases[i].out_of_memory);
+      g_assert_cmpint (notify.held_back, ==, cases[i].held_back);
+      g_assert_cmpuint (problems->len, ==, cases[i].n_problems);
+      for (guint l = 0; l < RC_RULES_N_LAYERS; l++)
+        {
+          g_assert_cmpuint (g_hash_table_size (rules[l]), ==, 0);
+          g_hash_table_unref (rules[l]);
+          g_hash_table_unref (slices[l]);
+        }
+    }
+}
+
 static void
 test_defaults_without_files (void)
 {
@@ -207,6 +253,8 @@ test_defaults_without_files (void)
   g_assert_cmpuint (g_variant_n_children (listed), ==, 0);
   g_assert_true (boost->enabled);
   g_assert_cmpuint (boost->limits.values[RC_LIMIT_CPU_WEIGHT], ==, RC_BOOST_WEIGHT_DEFAULT);
+  g_assert_true (rc_rules_get_notify (rules)->out_of_memory);
+  g_assert_true (rc_rules_get_notify (rules)->held_back);
   /* The user's folder is created, so it can be watched without polling. */
   g_assert_true (g_file_test (user_dir, G_FILE_TEST_IS_DIR));
   g_clear_object (&rules);
@@ -361,6 +409,7 @@ main (int   argc,
   g_test_add_func ("/rules/parse-variant", test_parse_variant);
   g_test_add_func ("/rules/load-order", test_load_order);
   g_test_add_func ("/rules/defaults-without-files", test_defaults_without_files);
+  g_test_add_func ("/rules/notify-group", test_notify_group);
   g_test_add_func ("/rules/split-group", test_split_group);
   g_test_add_func ("/rules/condition-precedence", test_condition_precedence);
   return g_test_run ();

@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "rc-inotify.h"
+
+#include <errno.h>
+#include <glib-unix.h>
+#include <sys/inotify.h>
+#include <unistd.h>
+
+typedef struct {
+  char    *key;
+  int      wd;        /* -1 once the file is gone */
+  gboolean dirty;     /* changed since it was last handed over */
+} Entry;
+
+struct _RcWatchSet {
+  char           *what;
+  guint32         mask;
+  guint           min_interval_ms;
+  RcWatchSetFlush flush;
+  gpointer        user_data;
+  int             fd;
+  guint           source_id;
+  guint           flush_id;
+  gint64          last_flush;   /* monotonic µs */
+  GHashTable     *by_key;       /* key -> Entry */
+  GHashTable     *by_wd;        /* wd -> Entry (borrowed) */
+};
+
+static void
+entry_free (Entry *entry)
+{
+  g_free (entry->key);
+  g_free (entry);
+}
+
+static gboolean
+flush_cb (gpointer user_data)
+{
+  RcWatchSet *set = user_data;
+  g_autoptr(GPtrArray) keys = g_ptr_array_new_with_free_func (g_free);
+  GHashTableIter iter;
+  Entry *entry;
+
+  set->flush_id = 0;
+  set->last_flush = g_get_monotonic_time ();
+  g_hash_table_iter_init (&iter, set->by_key);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &entry))
+    if (entry->dirty)
+      {
+        entry->dirty = FALSE;
+        g_ptr_array_add (keys, g_strdup (entry->key));
+      }
+  if (keys->len > 0)
+    set->flush (keys, set->user_data);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+schedule_flush (RcWatchSet *set)
+{
+  gint64 since_ms = (g_get_monotonic_time () - set->last_flush) / 1000;
+
+  if (set->flush_id != 0)
+    return;
+  set->flush_id = g_timeout_add (since_ms >= set->min_interval_ms
+                                 ? 0 : set->min_interval_ms - (guint) since_ms,
+                                 flush_cb, set);
+}
+
+static gboolean
+inotify_cb (int          fd,
+            GIOCondition condition,
+            gpointer     user_data)
+{
+  RcWatchSet *set = user_data;
+  char buffer[4096] __attribute__ ((aligned (__alignof__ (struct inotify_event))));
+  ssize_t length;
+
+  while ((length = read (fd, buffer, sizeof buffer)) > 0)
+    for (char *p = buffer; p < buffer + length;)
+      {
+        const struct inotify_event *event = (const struct inotify_event *) p;
+        Entry *entry = g_hash_table_lookup (set->by_wd, GINT_TO_POINTER (event->wd));
+
+        p += sizeof (struct inotify_event) + event->len;
+        if (entry == NULL)
+          continue;
+        if (event->mask & IN_IGNORED)
+          {
+            /* The file is gone (its cgroup removed); its key goes soon. */
+            entry->wd = -1;
+            g_hash_table_remove (set->by_wd, GINT_TO_POINTER (event->wd));
+          }
+        else if (event->mask & set->mask)
+          {
+            entry->dirty = TRUE;
+            schedule_flush (set);
+          }
+      }
+  return G_SOURCE_CONTINUE;
+}
+
+RcWatchSet *
+rc_watch_set_new (const char     *what,
+                  guint32         mask,
+                  guint           min_interval_ms,
+                  RcWatchSetFlush flush,
+                  gpointer        user_data)
+{
+  RcWatchSet *set = g_new0 (RcWatchSet, 1);
+
+  set->what = g_strdup (what);
+  set->mask = mask;
+  set->min_interval_ms = min_interval_ms;
+  set->flush = flush;
+  set->user_data = user_data;
+  set->by_key = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) entry_free);
+  set->by_wd = g_hash_table_new (NULL, NULL);
+  set->fd = inotify_init1 (IN_NONBLOCK | IN_CLOEXEC);
+  if (set->fd < 0)
+    g_warning ("%s: inotify unavailable (%s): changes are not followed", what, g_strerror (errno));
+  else
+    set->source_id = g_unix_fd_add (set->fd, G_IO_IN, inotify_cb, set);
+  return set;
+}
+
+void
+rc_watch_set_free (RcWatchSet *set)
+{
+  if (set == NULL)
+    return;
+  g_clear_handle_id (&set->source_id, g_source_remove);
+  g_clear_handle_id (&set->flush_id, g_source_remove);
+  g_hash_table_unref (set->by_wd);
+  g_hash_table_unref (set->by_key);
+  if (set->fd >= 0)
+    close (set->fd);
+  g_free (set->what);
+  g_free (set);
+}
+
+gboolean
+rc_watch_set_available (RcWatchSet *set)
+{
+  return set->fd >= 0;
+}
+
+gboolean
+rc_watch_set_add (RcWatchSet *set,
+                  const char *key,
+                  const char *path)
+{
+  Entry *entry;
+
+  if (set->fd < 0 || g_hash_table_contains (set->by_key, key))
+    return FALSE;
+  entry = g_new0 (Entry, 1);
+  entry->key = g_strdup (key);
+  entry->wd = inotify_add_watch (set->fd, path, set->mask);
+  g_hash_table_insert (set->by_key, entry->key, entry);
+  if (entry->wd < 0)
+    {
+      g_debug ("%s: cannot watch %s: %s", set->what, path, g_strerror (errno));
+      return FALSE;
+    }
+  g_hash_table_insert (set->by_wd, GINT_TO_POINTER (entry->wd), entry);
+  return TRUE;
+}
+
+gboolean
+rc_watch_set_remove (RcWatchSet *set,
+                     const char *key)
+{
+  Entry *entry = g_hash_table_lookup (set->by_key, key);
+  gboolean dirty;
+
+  if (entry == NULL)
+    return FALSE;
+  dirty = entry->dirty;
+  if (entry->wd >= 0)
+    {
+      inotify_rm_watch (set->fd, entry->wd);
+      g_hash_table_remove (set->by_wd, GINT_TO_POINTER (entry->wd));
+    }
+  g_hash_table_remove (set->by_key, key);   /* frees @entry */
+  return dirty;
+}

@@ -1,0 +1,404 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "rc-notifier.h"
+#include "rc-names.h"
+
+#include <string.h>
+
+#define CALL_TIMEOUT_MS 10000
+/* ids of sent notifications kept for their actions; past this, the oldest
+ * go (a server closes them long before) */
+#define MAX_SENT 256
+
+typedef struct {
+  char       *unit;
+  guint32     ids[RC_NOTIFY_N_KINDS];       /* the server's, for replaces_id */
+  gint64      sent_us[RC_NOTIFY_N_KINDS];   /* monotonic; 0: never */
+  RcHeldSpell held;
+} Instance;
+
+struct _RcNotifier {
+  GObject          parent_instance;
+  GDBusConnection *connection;
+  RcRules         *rules;
+  GCancellable    *cancellable;
+  GHashTable      *instances;   /* unit -> Instance */
+  GHashTable      *sent;        /* notification id -> unit */
+  GQueue           sent_order;  /* ids, oldest first */
+  guint            action_id;   /* ActionInvoked subscription, made with the first notification */
+  guint            closed_id;
+  gboolean         told_no_server;
+};
+
+G_DEFINE_TYPE (RcNotifier, rc_notifier, G_TYPE_OBJECT);
+
+gboolean
+rc_held_spell_rise (RcHeldSpell *spell,
+                    gint64       now_us)
+{
+  if (spell->since_us == 0 || now_us - spell->last_rise_us > RC_HELD_BACK_GAP_SEC * G_USEC_PER_SEC)
+    spell->since_us = now_us;
+  spell->last_rise_us = now_us;
+  return now_us - spell->since_us >= RC_HELD_BACK_SUSTAIN_SEC * G_USEC_PER_SEC;
+}
+
+static void
+instance_free (Instance *instance)
+{
+  g_free (instance->unit);
+  g_free (instance);
+}
+
+static Instance *
+lookup_instance (RcNotifier *self,
+                 const char *unit)
+{
+  Instance *instance = g_hash_table_lookup (self->instances, unit);
+
+  if (instance == NULL)
+    {
+      instance = g_new0 (Instance, 1);
+      instance->unit = g_strdup (unit);
+      g_hash_table_insert (self->instances, instance->unit, instance);
+    }
+  return instance;
+}
+
+/* ---- the panel ---------------------------------------------------------- */
+
+static void
+panel_activated_cb (GObject      *source,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  g_autoptr(GVariant) reply = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *unit = user_data;
+
+  reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &error);
+  if (reply == NULL && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    g_message ("Notifications: the settings panel could not show %s: %s", unit, error->message);
+}
+
+static void
+action_invoked_cb (GDBusConnection *connection,
+                   const char      *sender,
+                   const char      *path,
+                   const char      *interface,
+                   const char      *signal,
+                   GVariant        *parameters,
+                   gpointer         user_data)
+{
+  RcNotifier *self = user_data;
+  GVariantBuilder target;
+  const char *key;
+  const char *unit;
+  guint32 id;
+
+  if (!g_variant_is_of_type (parameters, G_VARIANT_TYPE ("(us)")))
+    return;
+  g_variant_get (parameters, "(u&s)", &id, &key);
+  unit = g_hash_table_lookup (self->sent, GUINT_TO_POINTER (id));
+  if (unit == NULL || !(g_str_equal (key, "default") || g_str_equal (key, "open")))
+    return;
+  g_debug ("Notifications: %s: open the settings of %s", key, unit);
+  g_variant_builder_init (&target, G_VARIANT_TYPE ("av"));
+  g_variant_builder_add (&target, "v", g_variant_new_string (unit));
+  /* The panel may be D-Bus activated. */
+  g_dbus_connection_call (self->connection, RC_PANEL_DBUS_NAME, RC_PANEL_DBUS_PATH,
+                          GAPPLICATION_INTERFACE, "ActivateAction",
+                          g_variant_new ("(sava{sv})", "show-app", &target, NULL), NULL,
+                          G_DBUS_CALL_FLAGS_NONE, CALL_TIMEOUT_MS, self->cancellable,
+                          panel_activated_cb, g_strdup (unit));
+}
+
+static void
+forget_sent (RcNotifier *self,
+             guint32     id)
+{
+  if (g_hash_table_remove (self->sent, GUINT_TO_POINTER (id)))
+    g_queue_remove (&self->sent_order, GUINT_TO_POINTER (id));
+}
+
+static void
+notification_closed_cb (GDBusConnection *connection,
+                        const char      *sender,
+                        const char      *path,
+                        const char      *interface,
+                        const char      *signal,
+                        GVariant        *parameters,
+                        gpointer         user_data)
+{
+  guint32 id, reason;
+
+  if (g_variant_is_of_type (parameters, G_VARIANT_TYPE ("(uu)")))
+    {
+      g_variant_get (parameters, "(uu)", &id, &reason);
+      forget_sent (user_data, id);
+    }
+}
+
+static void
+remember_sent (RcNotifier *self,
+               guint32     id,
+               const char *unit)
+{
+  forget_sent (self, id);
+  if (g_queue_get_length (&self->sent_order) >= MAX_SENT)
+    g_hash_table_remove (self->sent, g_queue_pop_head (&self->sent_order));
+  g_hash_table_insert (self->sent, GUINT_TO_POINTER (id), g_strdup (unit));
+  g_queue_push_tail (&self->sent_order, GUINT_TO_POINTER (id));
+  if (self->action_id != 0)
+    return;
+  /* Only once there is something to act on: no match rule at rest. */
+  self->action_id = g_dbus_connection_signal_subscribe (self->connection, NOTIFICATIONS_DBUS_NAME,
+                                                        NOTIFICATIONS_INTERFACE, "ActionInvoked",
+                                                        NOTIFICATIONS_DBUS_PATH, NULL,
+                                                        G_DBUS_SIGNAL_FLAGS_NONE,
+                                                        action_invoked_cb, self, NULL);
+  self->closed_id = g_dbus_connection_signal_subscribe (self->connection, NOTIFICATIONS_DBUS_NAME,
+                                                        NOTIFICATIONS_INTERFACE,
+                                                        "NotificationClosed",
+                                                        NOTIFICATIONS_DBUS_PATH, NULL,
+                                                        G_DBUS_SIGNAL_FLAGS_NONE,
+                                                        notification_closed_cb, self, NULL);
+}
+
+/* ---- sending ------------------------------------------------------------ */
+
+/* The notifier's dispose cancels every call: a callback that was not
+ * cancelled has a live notifier. */
+typedef struct {
+  RcNotifier  *notifier;
+  char        *unit;
+  RcNotifyKind kind;
+} Sending;
+
+static void
+sending_free (Sending *sending)
+{
+  g_free (sending->unit);
+  g_free (sending);
+}
+
+static void
+notified_cb (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  Sending *sending = user_data;
+  RcNotifier *self = sending->notifier;
+  g_autoptr(GVariant) reply = NULL;
+  g_autoptr(GError) error = NULL;
+  Instance *instance;
+  guint32 id;
+
+  reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &error);
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      sending_free (sending);
+      return;
+    }
+  if (reply == NULL)
+    {
+      /* No server (none installed, none activatable) is normal on some
+       * desktops: said once, and nothing is tried again before the next
+       * event of that kind and app, after the quiet period. */
+      if (!self->told_no_server)
+        g_message ("Notifications: not shown, the notification server is unavailable: %s",
+                   error->message);
+      else
+        g_debug ("Notifications: not shown: %s", error->message);
+      self->told_no_server = TRUE;
+      sending_free (sending);
+      return;
+    }
+  self->told_no_server = FALSE;
+  g_variant_get (reply, "(u)", &id);
+  instance = g_hash_table_lookup (self->instances, sending->unit);
+  if (instance != NULL)
+    instance->ids[sending->kind] = id;
+  remember_sent (self, id, sending->unit);
+  g_debug ("Notifications: %s shown as %u", sending->unit, id);
+  sending_free (sending);
+}
+
+/* "org.gnome.Calculator" from its desktop file, else the AppID. */
+static char *
+desktop_id (RcApp *app)
+{
+  g_autofree char *base = NULL;
+
+  if (*app->desktop_file == '\0')
+    return g_strdup (app->app_id);
+  base = g_path_get_basename (app->desktop_file);
+  if (g_str_has_suffix (base, ".desktop"))
+    base[strlen (base) - strlen (".desktop")] = '\0';
+  return g_steal_pointer (&base);
+}
+
+static void
+send (RcNotifier  *self,
+      RcApp       *app,
+      Instance    *instance,
+      RcNotifyKind kind)
+{
+  static const char * const actions[] = { "default", "Open settings", "open", "Open settings", NULL };
+  g_autofree char *entry = desktop_id (app);
+  g_autofree char *summary = NULL;
+  g_autofree char *body = NULL;
+  GVariantBuilder hints;
+  Sending *sending;
+
+  if (kind == RC_NOTIFY_OUT_OF_MEMORY)
+    {
+      summary = g_strdup_printf ("%s ran out of memory", app->name);
+      body = g_strdup_printf ("The system stopped a process of %s: the app reached the memory "
+                              "it may use. Open settings to raise its limit.", app->name);
+    }
+  else
+    {
+      summary = g_strdup_printf ("%s is held back by its limit", app->name);
+      body = g_strdup_printf ("%s has been at its memory limit for a while and may be slow. "
+                              "Open settings to raise its limit.", app->name);
+    }
+  g_variant_builder_init (&hints, G_VARIANT_TYPE_VARDICT);
+  g_variant_builder_add (&hints, "{sv}", "desktop-entry", g_variant_new_string (entry));
+  g_variant_builder_add (&hints, "{sv}", "urgency", g_variant_new_byte (1));
+  sending = g_new0 (Sending, 1);
+  sending->notifier = self;
+  sending->unit = g_strdup (app->unit);
+  sending->kind = kind;
+  g_debug ("Notifications: %s: %s", app->unit, summary);
+  /* Notification servers are usually D-Bus activated: auto start allowed. */
+  g_dbus_connection_call (self->connection, NOTIFICATIONS_DBUS_NAME, NOTIFICATIONS_DBUS_PATH,
+                          NOTIFICATIONS_INTERFACE, "Notify",
+                          g_variant_new ("(susss^asa{sv}i)", "Resource Control",
+                                         instance->ids[kind], app->icon, summary, body,
+                                         actions, &hints, -1),
+                          G_VARIANT_TYPE ("(u)"), G_DBUS_CALL_FLAGS_NONE, CALL_TIMEOUT_MS,
+                          self->cancellable, notified_cb, sending);
+}
+
+static void
+maybe_notify (RcNotifier  *self,
+              RcApp       *app,
+              Instance    *instance,
+              RcNotifyKind kind,
+              gint64       now_us)
+{
+  const RcNotifyRules *rules = rc_rules_get_notify (self->rules);
+  gboolean wanted = kind == RC_NOTIFY_OUT_OF_MEMORY ? rules->out_of_memory : rules->held_back;
+
+  if (!wanted)
+    return;
+  if (instance->sent_us[kind] != 0 &&
+      now_us - instance->sent_us[kind] < RC_NOTIFY_QUIET_SEC * G_USEC_PER_SEC)
+    return;
+  instance->sent_us[kind] = now_us;
+  send (self, app, instance, kind);
+}
+
+static guint64
+counter (GVariant   *events,
+         const char *name)
+{
+  guint64 value = 0;
+
+  if (events != NULL)
+    g_variant_lookup (events, name, "t", &value);
+  return value;
+}
+
+static void
+events_changed_cb (RcMemoryWatch *watch,
+                   RcApp         *app,
+                   GVariant      *before,
+                   GVariant      *now,
+                   RcNotifier    *self)
+{
+  gint64 now_us = g_get_monotonic_time ();
+  Instance *instance;
+
+  /* Nothing to compare with: the first figures of the instance. */
+  if (before == NULL)
+    return;
+  instance = lookup_instance (self, app->unit);
+  if (counter (now, "oom_kill") > counter (before, "oom_kill"))
+    maybe_notify (self, app, instance, RC_NOTIFY_OUT_OF_MEMORY, now_us);
+  if ((counter (now, "high") > counter (before, "high") ||
+       counter (now, "max") > counter (before, "max")) &&
+      rc_held_spell_rise (&instance->held, now_us))
+    maybe_notify (self, app, instance, RC_NOTIFY_HELD_BACK, now_us);
+}
+
+static void
+app_removed_cb (RcRegistry *registry,
+                RcApp      *app,
+                RcNotifier *self)
+{
+  g_hash_table_remove (self->instances, app->unit);
+}
+
+RcNotifier *
+rc_notifier_new (GDBusConnection *connection,
+                 RcRegistry      *registry,
+                 RcMemoryWatch   *memory_watch,
+                 RcRules         *rules)
+{
+  RcNotifier *self = g_object_new (RC_TYPE_NOTIFIER, NULL);
+
+  self->connection = g_object_ref (connection);
+  self->rules = g_object_ref (rules);
+  g_signal_connect_object (memory_watch, "events-changed", G_CALLBACK (events_changed_cb), self, 0);
+  /* after the memory watch (made before), which may tell of a last change */
+  g_signal_connect_object (registry, "app-removed", G_CALLBACK (app_removed_cb), self, 0);
+  return self;
+}
+
+static void
+rc_notifier_dispose (GObject *object)
+{
+  RcNotifier *self = RC_NOTIFIER (object);
+
+  g_cancellable_cancel (self->cancellable);
+  if (self->connection != NULL)
+    {
+      if (self->action_id != 0)
+        g_dbus_connection_signal_unsubscribe (self->connection, self->action_id);
+      if (self->closed_id != 0)
+        g_dbus_connection_signal_unsubscribe (self->connection, self->closed_id);
+      self->action_id = self->closed_id = 0;
+    }
+  g_clear_object (&self->connection);
+  g_clear_object (&self->rules);
+  G_OBJECT_CLASS (rc_notifier_parent_class)->dispose (object);
+}
+
+static void
+rc_notifier_finalize (GObject *object)
+{
+  RcNotifier *self = RC_NOTIFIER (object);
+
+  g_clear_object (&self->cancellable);
+  g_hash_table_unref (self->instances);
+  g_hash_table_unref (self->sent);
+  g_queue_clear (&self->sent_order);
+  G_OBJECT_CLASS (rc_notifier_parent_class)->finalize (object);
+}
+
+static void
+rc_notifier_class_init (RcNotifierClass *klass)
+{
+  G_OBJECT_CLASS (klass)->dispose = rc_notifier_dispose;
+  G_OBJECT_CLASS (klass)->finalize = rc_notifier_finalize;
+}
+
+static void
+rc_notifier_init (RcNotifier *self)
+{
+  self->cancellable = g_cancellable_new ();
+  self->instances = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
+                                           (GDestroyNotify) instance_free);
+  self->sent = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  g_queue_init (&self->sent_order);
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include "rc-memory-watch.h"
+#include "rc-rules.h"
+
+G_BEGIN_DECLS
+
+/* The notifier: desktop notifications (org.freedesktop.Notifications) when
+ * an app instance is killed for memory (memory.events oom_kill rises) and when its own limit has
+ * held it back for a sustained time (memory.events high or max rising for
+ * RC_HELD_BACK_SUSTAIN_SEC). At most one of each kind per instance per
+ * RC_NOTIFY_QUIET_SEC; the [Notify] rules group turns each kind off. Its
+ * "Open settings" action asks the settings panel to show the app. It only
+ * listens: memory.events changes come from RcMemoryWatch, nothing polls. */
+#define RC_TYPE_NOTIFIER (rc_notifier_get_type ())
+G_DECLARE_FINAL_TYPE (RcNotifier, rc_notifier, RC, NOTIFIER, GObject);
+
+#define RC_HELD_BACK_SUSTAIN_SEC 10
+/* a rise within this of the last continues a spell of being held back */
+#define RC_HELD_BACK_GAP_SEC     5
+#define RC_NOTIFY_QUIET_SEC      600
+
+typedef enum {
+  RC_NOTIFY_OUT_OF_MEMORY,
+  RC_NOTIFY_HELD_BACK,
+  RC_NOTIFY_N_KINDS
+} RcNotifyKind;
+
+/* One instance's spell of being held back: whether a rise of its counters
+ * at @now_us (monotonic) makes it RC_HELD_BACK_SUSTAIN_SEC long. Pure, for
+ * the unit tests. */
+typedef struct {
+  gint64 since_us;      /* 0: not held back */
+  gint64 last_rise_us;
+} RcHeldSpell;
+
+gboolean    rc_held_spell_rise (RcHeldSpell *spell,
+                                gint64       now_us);
+
+RcNotifier *rc_notifier_new (GDBusConnection *connection,
+                             RcRegistry      *registry,
+                             RcMemoryWatch   *memory_watch,
+                             RcRules         *rules);
+
+G_END_DECLS

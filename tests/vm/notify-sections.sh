@@ -1,0 +1,192 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# notify-sections.sh - VM section of what the limits do: the kernel's memory.events and PSI figures in
+# the records, AppChanged when memory.events changes, and the desktop notifications of an app killed
+# for memory and of one held back by its MemoryHigh (sourced by system-test.sh, after its helpers).
+
+# A notification server of the test's own on the test user's session bus: it logs every Notify with
+# its CLOCK_MONOTONIC time.
+NOTIFYD_PY='
+import sys, time
+from gi.repository import Gio, GLib
+XML = """<node><interface name="org.freedesktop.Notifications">
+<method name="Notify"><arg type="s" direction="in"/><arg type="u" direction="in"/>
+<arg type="s" direction="in"/><arg type="s" direction="in"/><arg type="s" direction="in"/>
+<arg type="as" direction="in"/><arg type="a{sv}" direction="in"/><arg type="i" direction="in"/>
+<arg type="u" direction="out"/></method>
+<method name="GetCapabilities"><arg type="as" direction="out"/></method>
+<method name="CloseNotification"><arg type="u" direction="in"/></method>
+<signal name="ActionInvoked"><arg type="u"/><arg type="s"/></signal>
+<signal name="NotificationClosed"><arg type="u"/><arg type="u"/></signal>
+</interface></node>"""
+log = sys.stdout
+count = [0]
+def call(conn, sender, path, iface, method, params, inv):
+    if method == "Notify":
+        a = params.unpack()
+        count[0] += 1
+        log.write("notify %.6f id=%d app=%s icon=%s entry=%s urgency=%s summary=%s\n" % (
+            time.monotonic(), count[0], a[0], a[2], a[6].get("desktop-entry"), a[6].get("urgency"), a[3]))
+        log.flush()
+        inv.return_value(GLib.Variant("(u)", (count[0],)))
+    elif method == "GetCapabilities":
+        inv.return_value(GLib.Variant("(as)", (["body", "actions"],)))
+    else:
+        inv.return_value(None)
+bus = Gio.bus_get_sync(Gio.BusType.SESSION)
+bus.register_object("/org/freedesktop/Notifications",
+                    Gio.DBusNodeInfo.new_for_xml(XML).interfaces[0], call, None, None)
+Gio.bus_own_name_on_connection(bus, "org.freedesktop.Notifications", 0,
+                               lambda c, n: print("ready", flush=True), None)
+GLib.MainLoop().run()
+'
+# WATCH_PY MEMORY.EVENTS LOG: the kernel's own word of an OOM kill, from poll () on memory.events
+# (POLLPRI: the same cgroup_file_notify as inotify), with its CLOCK_MONOTONIC time and the figures
+WATCH_PY='
+import select, sys, time
+f = open(sys.argv[1])
+def read():
+    f.seek(0)
+    return dict(l.split() for l in f.read().splitlines() if l)
+first = int(read().get("oom_kill", 0))
+log = open(sys.argv[2], "a", buffering=1)
+p = select.poll()
+p.register(f, select.POLLPRI | select.POLLERR)
+end = time.monotonic() + 120
+while time.monotonic() < end:
+    p.poll(20)
+    now = read()
+    if int(now.get("oom_kill", 0)) > first:
+        log.write("oomkill %.6f %s\n" % (time.monotonic(), " ".join("%s=%s" % kv for kv in sorted(now.items()))))
+        break
+'
+# grows past any MemoryMax, 1 MiB at a time
+ALLOC_PY='
+b = bytearray()
+while True:
+    b += bytearray(1 << 20)
+'
+# keeps 40 MiB and allocates and frees 8 MiB over and over: above a MemoryHigh of 32 MiB every new
+# page is charged over it, for as long as it runs
+CHURN_PY='
+import time
+keep = bytearray(40 << 20)
+end = time.monotonic() + float(__import__("sys").argv[1])
+while time.monotonic() < end:
+    x = bytearray(8 << 20)
+    del x
+time.sleep(1000)
+'
+
+NOTIFY_LOG=
+notifyd_up () {
+  [ -z "$NOTIFY_LOG" ] || return 0
+  NOTIFY_LOG=$OUT/notifyd.log
+  : > "$NOTIFY_LOG"; chmod 666 "$NOTIFY_LOG"
+  # written by this shell: the guest's user may not open files in the shared folder
+  cl python3 -u -c "$NOTIFYD_PY" >> "$NOTIFY_LOG" 2> "$OUT/notifyd.err" &
+  wait_for 15 grep -qx ready "$NOTIFY_LOG"
+  check "test notification server on the session bus" 0 $?
+}
+notified () { grep -F -- "$1" "$NOTIFY_LOG" 2>/dev/null | grep -F -- "$2"; } # notified SUMMARY-PART NAME
+events_line () { tr '\n' ' ' < "$1" | sed 's/ $//'; } # memory.events as one "name value ..." line
+# the record's MemoryEvents of UNIT in the kernel's order, "name value ..."
+record_events () {
+  rc_json GetApp s "$1" | jq -r '.data[0][0].MemoryEvents.data | to_entries | map("\(.key) \(.value)") | join(" ")'
+}
+
+sec_notify () {
+  login_session
+  monitor_up
+  notifyd_up
+  printf '[Desktop Entry]\nType=Application\nName=Memory Hog\nIcon=utilities-system-monitor\nExec=/usr/bin/sleep 1000\n' \
+    > "$APPS_DIR/org.example.Hog.desktop"
+  chown "$TUSER:" "$APPS_DIR/org.example.Hog.desktop"
+
+  # 1. the record keys, as the kernel's files say
+  local idle=app-rctest-org.example.Idle-1.scope
+  start_scope "$idle" sleep 1000
+  wait_for 30 all_active "$idle"
+  local d; d=$(cg "$idle")
+  check "kernel has memory.events" yes "$([ -f "$d/memory.events" ] && echo yes || echo no)"
+  check "record MemoryEvents = the kernel's memory.events" "$(events_line "$d/memory.events")" "$(record_events "$idle")"
+  local psi
+  psi=$(rc_json GetApp s "$idle" | jq -r '.data[0][0] | [has("CPUPressure"), has("MemoryPressure"), has("IOPressure")] | map(tostring) | join(" ")')
+  if [ -f "$d/cpu.pressure" ]; then
+    check "record has the three pressures (PSI on)" "true true true" "$psi"
+  else
+    check "record has no pressure (PSI off)" "false false false" "$psi"
+  fi
+
+  # 2. killed for memory: the kernel's oom_kill, AppChanged, the Notify; and the time from the kill to
+  # the Notify, over a few runs. OOMPolicy=continue and a sleep beside the allocator keep the unit, so
+  # its record can be compared with the kernel's file after the kill.
+  local i unit t_kill t_notify lat lats=() kernel
+  for i in 1 2 3; do
+    unit=app-rctest-org.example.Hog-$i.scope
+    start_scope "$unit" -p MemoryMax=64M -p MemorySwapMax=0 -p OOMPolicy=continue -- \
+      /bin/sh -c "sleep 1000 & exec sleep 1000"
+    wait_for 30 all_active "$unit"
+    d=$(cg "$unit")
+    check "run $i: memory.max 64M" $((64 * MiB)) "$(cat "$d/memory.max")"
+    : > "$OUT/oomwatch-$i.log"
+    python3 -c "$WATCH_PY" "$d/memory.events" "$OUT/oomwatch-$i.log" &
+    local watcher=$!
+    nap 0.5
+    # the allocator in the app's cgroup, as a process the app started
+    ( echo "$BASHPID" > "$d/cgroup.procs" && exec "$AU" python3 -c "$ALLOC_PY" ) > /dev/null 2>&1 &
+    wait "$watcher"
+    t_kill=$(awk '$1 == "oomkill" { print $2 }' "$OUT/oomwatch-$i.log")
+    check "run $i: the kernel's oom_kill rose" yes "$([ -n "$t_kill" ] && echo yes || echo no)"
+    wait_for 15 notified "ran out of memory" "app=Resource Control" > /dev/null
+    t_notify=$(grep -F "ran out of memory" "$NOTIFY_LOG" | sed -n "${i}p" | awk '{ print $2 }')
+    check "run $i: Notify for the kill" yes "$([ -n "$t_notify" ] && echo yes || echo no)"
+    if [ -n "$t_kill" ] && [ -n "$t_notify" ]; then
+      lat=$(awk -v a="$t_kill" -v b="$t_notify" 'BEGIN { printf "%.1f", (b - a) * 1000 }')
+      lats+=("$lat")
+      note "run $i: oom_kill -> Notify $lat ms"
+    fi
+    if [ "$i" = 1 ]; then
+      kernel=$(events_line "$d/memory.events")
+      note "kernel memory.events after the kill: $kernel"
+      check_has "kernel oom_kill >= 1" "oom_kill 1" "$kernel"
+      check "record MemoryEvents = the kernel's file after the kill" "$kernel" "$(record_events "$unit")"
+      wait_for 15 grep -qF "AppChanged ('$unit', {'MemoryEvents': <{'low'" "$OUT/monitor.log"
+      check "AppChanged with MemoryEvents seen by a client" 0 $?
+      check_has "AppChanged carries oom_kill 1" "'oom_kill': 1" \
+        "$(grep -F "AppChanged ('$unit', {'MemoryEvents'" "$OUT/monitor.log" | tail -1)"
+      local line; line=$(grep -F "ran out of memory" "$NOTIFY_LOG" | head -1)
+      check_has "Notify names the app" "summary=Memory Hog ran out of memory" "$line"
+      check_has "Notify has the app's icon" "icon=utilities-system-monitor" "$line"
+      check_has "Notify has the desktop entry" "entry=org.example.Hog" "$line"
+    fi
+    usc stop -- "$unit" 2>/dev/null
+  done
+  check "one Notify per killed instance" 3 "$(grep -cF "ran out of memory" "$NOTIFY_LOG")"
+  if [ "${#lats[@]}" -gt 0 ]; then
+    echo "== figure: OOM kill (kernel oom_kill) -> Notify on the bus, p50 of ${#lats[@]}: $(printf '%s\n' "${lats[@]}" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }') ms (runs: ${lats[*]} ms)"
+  fi
+
+  # 3. held back by its own MemoryHigh: the kernel's high counter rises for as long as the app pushes;
+  # an app without a MemoryHigh never moves it
+  local held=app-rctest-org.example.Hog-held.scope h0 h1 i0 i1
+  start_scope "$held" -p MemoryHigh=32M -p MemoryMax=256M -p MemorySwapMax=0 -- python3 -c "$CHURN_PY" 40
+  wait_for 30 all_active "$held"
+  d=$(cg "$held")
+  wait_for 20 sh -c "[ \$(awk '\$1 == \"high\" { print \$2 }' '$d/memory.events') -gt 0 ]"
+  h0=$(awk '$1 == "high" { print $2 }' "$d/memory.events"); i0=$(awk '$1 == "high" { print $2 }' "$(cg "$idle")/memory.events")
+  sleep 4
+  h1=$(awk '$1 == "high" { print $2 }' "$d/memory.events"); i1=$(awk '$1 == "high" { print $2 }' "$(cg "$idle")/memory.events")
+  check "kernel's high rises for the app at its MemoryHigh" yes "$([ "$h1" -gt "$h0" ] && echo yes || echo no)"
+  check "an app without MemoryHigh: high stays" "$i0" "$i1"
+  echo "== figure: memory.events high at MemoryHigh=32M (40 MiB kept, 8 MiB churned): $(( (h1 - h0) / 4 )) events/s; an idle app without MemoryHigh: $(( (i1 - i0) / 4 )) events/s"
+  wait_for 15 grep -qF "AppChanged ('$held', {'MemoryEvents'" "$OUT/monitor.log"
+  check "AppChanged with the rising high seen by a client" 0 $?
+  local n_changed
+  n_changed=$(grep -cF "AppChanged ('$held', {'MemoryEvents'" "$OUT/monitor.log")
+  note "AppChanged of the held-back app so far: $n_changed"
+  wait_for 30 notified "held back" "Memory Hog" > /dev/null
+  check "held-back Notify" 1 "$(grep -F "held back" "$NOTIFY_LOG" | grep -cF "Memory Hog")"
+  usc stop -- "$held" "$idle" 2>/dev/null
+  check "daemon kept running" "$DAEMON_PID" "$(usc show -P MainPID resource-control.service)"
+}
