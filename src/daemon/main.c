@@ -3,15 +3,14 @@
 #include <errno.h>
 #include <glib-unix.h>
 #include <locale.h>
-#include <malloc.h>
 #include <stdlib.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 
 #include "rc-audio-watch.h"
 #include "rc-authority.h"
 #include "rc-focus-tracker.h"
 #include "rc-focus-watch.h"
+#include "rc-heap.h"
 #include "rc-manager.h"
 #include "rc-memory-watch.h"
 #include "rc-names.h"
@@ -172,8 +171,7 @@ start (Daemon  *daemon,
   daemon->manager = rc_manager_new (daemon->registry, daemon->systemd, daemon->authority,
                                     daemon->rules, daemon->policy, daemon->queue,
                                     daemon->slices, daemon->power_watch);
-  daemon->focus = rc_focus_tracker_new (daemon->connection, daemon->registry,
-                                        daemon->policy);
+  daemon->focus = rc_focus_tracker_new (daemon->connection, daemon->registry, daemon->policy);
   rc_manager_set_focus (daemon->manager, daemon->focus);
   if (!g_dbus_interface_skeleton_export (G_DBUS_INTERFACE_SKELETON (daemon->manager),
                                          daemon->connection, RC_DBUS_PATH, error))
@@ -218,21 +216,6 @@ stop (Daemon *daemon)
   g_clear_object (&daemon->systemd);
   g_clear_object (&daemon->connection);
   g_clear_pointer (&daemon->loop, g_main_loop_unref);
-}
-
-/* A daemon of many small blocks, most of them short-lived (a record is
- * built, sent and freed): memory it does not use must go back to the
- * system. Huge pages work against that: with transparent huge pages on
- * "always", an 8 MiB thread stack or a heap range holding a few live blocks
- * is backed by 2 MiB. A malloc arena per thread keeps the bus thread's
- * freed message buffers in a heap of their own; one arena lets
- * malloc_trim () hand back all of it. */
-static void
-tune_memory (void)
-{
-  if (prctl (PR_SET_THP_DISABLE, 1, 0, 0, 0) != 0)
-    g_debug ("Cannot turn transparent huge pages off: %s", g_strerror (errno));
-  mallopt (M_ARENA_MAX, 1);
 }
 
 /* Each app keeps its cgroup folder and eight usage files open: a desktop with a
@@ -290,7 +273,7 @@ main (int   argc,
   if (verbose)
     g_log_set_debug_enabled (TRUE);
 
-  tune_memory ();
+  rc_heap_tune ();
   raise_fd_limit ();
   daemon.loop = g_main_loop_new (NULL, FALSE);
   daemon.exit_status = EXIT_SUCCESS;

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
 #include <malloc.h>
+#include <sys/prctl.h>
 
 #include "rc-heap.h"
 
@@ -30,4 +32,19 @@ void
 rc_heap_trim_cancel (void)
 {
   g_clear_handle_id (&trim_id, g_source_remove);
+}
+
+/* A daemon of many small blocks, most of them short-lived (a record is
+ * built, sent and freed): memory it does not use must go back to the
+ * system. Huge pages work against that: with transparent huge pages on
+ * "always", an 8 MiB thread stack or a heap range holding a few live blocks
+ * is backed by 2 MiB. A malloc arena per thread keeps the bus thread's
+ * freed message buffers in a heap of their own; one arena lets
+ * malloc_trim () hand back all of it. */
+void
+rc_heap_tune (void)
+{
+  if (prctl (PR_SET_THP_DISABLE, 1, 0, 0, 0) != 0)
+    g_debug ("Cannot turn transparent huge pages off: %s", g_strerror (errno));
+  mallopt (M_ARENA_MAX, 1);
 }

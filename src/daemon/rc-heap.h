@@ -14,5 +14,8 @@ G_BEGIN_DECLS
 void rc_heap_trim_after (guint count);
 /* Drops a trim still to come (at exit). */
 void rc_heap_trim_cancel (void);
+/* At start: transparent huge pages off and one malloc arena, so that what
+ * the daemon frees can go back to the system. */
+void rc_heap_tune (void);
 
 G_END_DECLS
