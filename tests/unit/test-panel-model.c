@@ -122,9 +122,10 @@ limits_record (const char *unit,
                double      cpu_pressure,
                double      memory_pressure)
 {
+  g_autoptr(GVariant) base = g_variant_ref_sink (record (unit, 0, 0, "running"));
   GVariantDict dict;
 
-  g_variant_dict_init (&dict, record (unit, 0, 0, "running"));
+  g_variant_dict_init (&dict, base);
   if (high >= 0)
     {
       GVariantBuilder events;
