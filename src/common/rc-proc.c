@@ -248,17 +248,6 @@ rc_proc_usage_variant (guint32 pid)
 /* ---- which app ---------------------------------------------------------- */
 
 static char *
-app_id_of_desktop_file (const char *path)
-{
-  g_autofree char *base = g_path_get_basename (path);
-
-  if (!g_str_has_suffix (base, ".desktop"))
-    return NULL;
-  base[strlen (base) - strlen (".desktop")] = '\0';
-  return g_steal_pointer (&base);
-}
-
-static char *
 from_environment (guint32 pid)
 {
   gsize len = 0;
@@ -267,7 +256,7 @@ from_environment (guint32 pid)
 
   for (gsize at = 0; env != NULL && at < len; at += strlen (env + at) + 1)
     if (g_str_has_prefix (env + at, key))
-      return app_id_of_desktop_file (env + at + strlen (key));
+      return rc_desktop_file_id (env + at + strlen (key));
   return NULL;
 }
 
@@ -336,7 +325,7 @@ rc_exe_index_new (void)
       const char *filename;
 
       if (info == NULL || (filename = g_desktop_app_info_get_filename (info)) == NULL ||
-          (app_id = app_id_of_desktop_file (filename)) == NULL)
+          (app_id = rc_desktop_file_id (filename)) == NULL)
         continue;
       try_exec = g_desktop_app_info_get_string (info, "TryExec");
       index_program (index, g_app_info_get_executable (G_APP_INFO (info)), app_id);

@@ -57,6 +57,17 @@ rc_unit_name_is_valid (const char *name)
   return TRUE;
 }
 
+char *
+rc_desktop_file_id (const char *path)
+{
+  g_autofree char *base = g_path_get_basename (path);
+
+  if (!g_str_has_suffix (base, ".desktop"))
+    return NULL;
+  base[strlen (base) - strlen (".desktop")] = '\0';
+  return g_steal_pointer (&base);
+}
+
 gboolean
 rc_app_id_is_valid (const char *app_id)
 {

@@ -35,6 +35,10 @@ char       *rc_unit_name_build (RcUnitKind  kind,
                                 const char *instance);
 gboolean    rc_unit_name_is_valid (const char *name);
 gboolean    rc_app_id_is_valid (const char *app_id);
+/* The desktop file id of @path ("org.gnome.Calculator" for
+ * ".../org.gnome.Calculator.desktop"), or NULL when it does not end in
+ * ".desktop". */
+char       *rc_desktop_file_id (const char *path);
 
 /* Syntax only, with an InvalidArgument that says what is allowed: is @app a
  * unit name or an AppID a caller may pass (at most 255 bytes)? */

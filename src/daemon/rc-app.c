@@ -86,14 +86,13 @@ rc_app_load_desktop_info (RcApp      *app,
 {
   g_autoptr(GDesktopAppInfo) info = NULL;
   g_autofree char *desktop_id = NULL;
+  g_autofree char *base = source_path != NULL ? rc_desktop_file_id (source_path) : NULL;
 
-  if (source_path != NULL && g_str_has_suffix (source_path, ".desktop"))
+  if (base != NULL)
     {
-      g_autofree char *base = g_path_get_basename (source_path);
       g_autoptr(GKeyFile) file = g_key_file_new ();
       g_autoptr(GError) error = NULL;
 
-      base[strlen (base) - strlen (".desktop")] = '\0';
       if (rc_app_id_is_valid (base))
         set_string (&app->app_id, base);
       /* Any process of the user may name any file as a unit's SourcePath:

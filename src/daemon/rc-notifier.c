@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-notifier.h"
 #include "rc-names.h"
-
-#include <string.h>
+#include "rc-unit-name.h"
 
 #define CALL_TIMEOUT_MS 10000
 /* ids of sent notifications kept for their actions; past this, the oldest
@@ -226,14 +225,9 @@ notified_cb (GObject      *source,
 static char *
 desktop_id (RcApp *app)
 {
-  g_autofree char *base = NULL;
+  char *id = *app->desktop_file != '\0' ? rc_desktop_file_id (app->desktop_file) : NULL;
 
-  if (*app->desktop_file == '\0')
-    return g_strdup (app->app_id);
-  base = g_path_get_basename (app->desktop_file);
-  if (g_str_has_suffix (base, ".desktop"))
-    base[strlen (base) - strlen (".desktop")] = '\0';
-  return g_steal_pointer (&base);
+  return id != NULL ? id : g_strdup (app->app_id);
 }
 
 static void
