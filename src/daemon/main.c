@@ -28,6 +28,7 @@ typedef struct {
   RcSystemd       *systemd;
   RcRegistry      *registry;
   RcMemoryWatch   *memory_watch;
+  RcCpuWatch      *cpu_watch;
   RcNotifier      *notifier;
   RcAuthority     *authority;
   RcSlices        *slices;
@@ -162,11 +163,12 @@ start (Daemon  *daemon,
   daemon->systemd = rc_systemd_new (daemon->connection);
   daemon->registry = rc_registry_new (daemon->systemd);
   daemon->memory_watch = rc_memory_watch_new (daemon->registry);
+  daemon->cpu_watch = rc_cpu_watch_new (daemon->registry);
   daemon->authority = rc_authority_new ();
   daemon->queue = rc_request_queue_new ();
   start_policy (daemon);
   daemon->notifier = rc_notifier_new (daemon->connection, daemon->registry, daemon->memory_watch,
-                                      daemon->rules);
+                                      daemon->cpu_watch, daemon->rules);
   daemon->slices = rc_slices_new (daemon->systemd, daemon->queue, daemon->rules);
   daemon->manager = rc_manager_new (daemon->registry, daemon->systemd, daemon->authority,
                                     daemon->rules, daemon->policy, daemon->queue,
@@ -212,6 +214,7 @@ stop (Daemon *daemon)
   g_clear_object (&daemon->rules);
   g_clear_object (&daemon->authority);
   g_clear_object (&daemon->memory_watch);
+  g_clear_object (&daemon->cpu_watch);
   g_clear_object (&daemon->registry);
   g_clear_object (&daemon->systemd);
   g_clear_object (&daemon->connection);

@@ -1,15 +1,22 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The cgroupfs reader. Reading cgroupfs is allowed; writing it is systemd's
- * alone, so nothing here opens a file for writing. */
+ * alone, so nothing here writes a setting. The one file opened for writing
+ * is a pressure file, to register a PSI trigger: a monitor of the daemon's
+ * own that ends with its fd and changes nothing for the cgroup. */
 #include "rc-cgroup.h"
 #include "rc-keys.h"
 #include "rc-pressure.h"
+
+#include <gio/gio.h>
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/resource.h>
+#include <sys/vfs.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 const char *
@@ -635,4 +642,80 @@ rc_cgroup_path_contains (const char *parent,
   if (strncmp (parent, child, len) != 0)
     return FALSE;
   return child[len] == '\0' || child[len] == '/';
+}
+
+gboolean
+rc_cgroup_read_cpu_throttle (const char *control_group,
+                             guint32    *out_quota_percent,
+                             guint64    *out_throttled_usec)
+{
+  int dir_fd = open_cgroup_dir (control_group);
+
+  if (dir_fd < 0)
+    return FALSE;
+  *out_quota_percent = dir_read_cpu_quota_percent (dir_fd);
+  if (!dir_read_keyed_u64 (dir_fd, "cpu.stat", "throttled_usec", out_throttled_usec))
+    *out_throttled_usec = G_MAXUINT64;
+  close (dir_fd);
+  return TRUE;
+}
+
+guint64
+rc_cgroup_read_oomd_kills (const char *control_group)
+{
+  g_autofree char *dir = NULL;
+  char buf[32];
+  ssize_t len;
+  guint64 value;
+
+  if (control_group == NULL || *control_group == '\0')
+    return 0;
+  dir = g_build_filename (rc_cgroup_root (), control_group, NULL);
+  len = getxattr (dir, "user.oomd_ooms", buf, sizeof buf - 1);
+  if (len <= 0)
+    return 0;
+  buf[len] = '\0';
+  return parse_u64 (g_strstrip (buf), &value) ? value : 0;
+}
+
+int
+rc_cgroup_open_pressure_trigger (const char *control_group,
+                                 RcPressure  pressure,
+                                 const char *trigger,
+                                 GError    **error)
+{
+  static const char * const files[RC_N_PRESSURES] = {
+    "cpu.pressure", "memory.pressure", "io.pressure"
+  };
+  g_autofree char *path = rc_cgroup_file_path (control_group, files[pressure]);
+  struct statfs fs;
+  int fd;
+  int saved;
+
+  fd = open (path, O_RDWR | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0)
+    {
+      saved = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "%s: %s", path,
+                   g_strerror (saved));
+      return -1;
+    }
+  /* Only the kernel's file takes a trigger: a file of a test's fake tree
+   * would just be overwritten. */
+  if (fstatfs (fd, &fs) < 0 || fs.f_type != CGROUP2_SUPER_MAGIC)
+    {
+      close (fd);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, "%s: not on cgroup2", path);
+      return -1;
+    }
+  /* the kernel takes the trigger with its NUL */
+  if (write (fd, trigger, strlen (trigger) + 1) < 0)
+    {
+      saved = errno;
+      close (fd);
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "%s: trigger %s: %s", path,
+                   trigger, g_strerror (saved));
+      return -1;
+    }
+  return fd;
 }

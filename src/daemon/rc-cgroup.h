@@ -91,4 +91,22 @@ gboolean    rc_cgroup_is_frozen (const char *control_group);
 gboolean    rc_cgroup_path_contains (const char *parent,
                                      const char *child);
 
+/* cpu.max as percent of one CPU (0: no quota) and cpu.stat throttled_usec
+ * (G_MAXUINT64 when unknown). FALSE when the folder cannot be read. */
+gboolean    rc_cgroup_read_cpu_throttle (const char *control_group,
+                                         guint32    *out_quota_percent,
+                                         guint64    *out_throttled_usec);
+/* How many times systemd-oomd started killing in the cgroup: the counter it
+ * keeps in the folder's "user.oomd_ooms" extended attribute (0 without). */
+guint64     rc_cgroup_read_oomd_kills (const char *control_group);
+/* A PSI trigger on one of the cgroup's pressure files (@trigger as the
+ * kernel takes it, "some 1000000 2000000"): an fd that polls G_IO_PRI each
+ * time the stall passes the threshold within the window. It changes
+ * nothing of the cgroup (a monitor, not a setting). -1 with @error when the
+ * file is not a cgroup2 pressure file or the kernel refuses the trigger. */
+int         rc_cgroup_open_pressure_trigger (const char *control_group,
+                                             RcPressure  pressure,
+                                             const char *trigger,
+                                             GError    **error);
+
 G_END_DECLS

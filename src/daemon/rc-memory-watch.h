@@ -14,9 +14,13 @@ G_BEGIN_DECLS
  * thrashing at its MemoryHigh must not flood the bus. No polling, no timer
  * at rest.
  *
+ * It also watches the folder's attributes (IN_ATTRIB): systemd-oomd counts
+ * up its "user.oomd_ooms" there before it kills the cgroup's processes.
+ *
  * Signals:
  *   "events-changed" (RcApp*, GVariant *before, GVariant *now)
- *       both a{st}; @before is NULL when the file could not be read before */
+ *       both a{st}; @before is NULL when the file could not be read before
+ *   "oomd-kill" (RcApp*)   systemd-oomd killed in the app's cgroup */
 #define RC_TYPE_MEMORY_WATCH (rc_memory_watch_get_type ())
 G_DECLARE_FINAL_TYPE (RcMemoryWatch, rc_memory_watch, RC, MEMORY_WATCH, GObject);
 

@@ -12,7 +12,8 @@ typedef struct {
   char       *unit;
   guint32     ids[RC_NOTIFY_N_KINDS];       /* the server's, for replaces_id */
   gint64      sent_us[RC_NOTIFY_N_KINDS];   /* monotonic; 0: never */
-  RcHeldSpell held;
+  RcHeldSpell held;         /* by its memory limit */
+  RcHeldSpell cpu_held;     /* by its CPU quota */
 } Instance;
 
 struct _RcNotifier {
@@ -230,31 +231,52 @@ desktop_id (RcApp *app)
   return id != NULL ? id : g_strdup (app->app_id);
 }
 
+/* What each cause says: the summary and the body, each with the app's name
+ * for %s. */
+static const struct {
+  RcNotifyKind kind;
+  const char  *summary;
+  const char  *body;
+} causes[RC_NOTIFY_N_CAUSES] = {
+  [RC_NOTIFY_CAUSE_OOM_KILL] = { RC_NOTIFY_OUT_OF_MEMORY, "%s ran out of memory",
+                                 "The system stopped a process of %s: the app reached the memory it may use. "
+                                 "Open settings to raise its limit." },
+  [RC_NOTIFY_CAUSE_OOMD_KILL] = { RC_NOTIFY_OUT_OF_MEMORY, "%s was stopped to free memory",
+                                  "The system was short of memory and systemd-oomd stopped %s, the app that made it so. "
+                                  "Open settings to limit its memory or to protect it." },
+  [RC_NOTIFY_CAUSE_MEMORY_HELD] = { RC_NOTIFY_HELD_BACK, "%s is held back by its limit",
+                                    "%s has been at its memory limit for a while and may be slow. "
+                                    "Open settings to raise its limit." },
+  [RC_NOTIFY_CAUSE_CPU_HELD] = { RC_NOTIFY_HELD_BACK, "%s is held back by its CPU limit",
+                                 "%s has wanted more CPU than its quota allows for a while and may be slow. "
+                                 "Open settings to raise its limit." },
+};
+
+/* @format: one of causes[]' texts, each with one %s */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+static char *
+with_name (const char *format,
+           const char *name)
+{
+  return g_strdup_printf (format, name);
+}
+#pragma GCC diagnostic pop
+
 static void
-send (RcNotifier  *self,
-      RcApp       *app,
-      Instance    *instance,
-      RcNotifyKind kind)
+send (RcNotifier   *self,
+      RcApp        *app,
+      Instance     *instance,
+      RcNotifyCause cause)
 {
   static const char * const actions[] = { "default", "Open settings", "open", "Open settings", NULL };
+  RcNotifyKind kind = causes[cause].kind;
   g_autofree char *entry = desktop_id (app);
-  g_autofree char *summary = NULL;
-  g_autofree char *body = NULL;
+  g_autofree char *summary = with_name (causes[cause].summary, app->name);
+  g_autofree char *body = with_name (causes[cause].body, app->name);
   GVariantBuilder hints;
   Sending *sending;
 
-  if (kind == RC_NOTIFY_OUT_OF_MEMORY)
-    {
-      summary = g_strdup_printf ("%s ran out of memory", app->name);
-      body = g_strdup_printf ("The system stopped a process of %s: the app reached the memory "
-                              "it may use. Open settings to raise its limit.", app->name);
-    }
-  else
-    {
-      summary = g_strdup_printf ("%s is held back by its limit", app->name);
-      body = g_strdup_printf ("%s has been at its memory limit for a while and may be slow. "
-                              "Open settings to raise its limit.", app->name);
-    }
   g_variant_builder_init (&hints, G_VARIANT_TYPE_VARDICT);
   g_variant_builder_add (&hints, "{sv}", "desktop-entry", g_variant_new_string (entry));
   g_variant_builder_add (&hints, "{sv}", "urgency", g_variant_new_byte (1));
@@ -274,13 +296,14 @@ send (RcNotifier  *self,
 }
 
 static void
-maybe_notify (RcNotifier  *self,
-              RcApp       *app,
-              Instance    *instance,
-              RcNotifyKind kind,
-              gint64       now_us)
+maybe_notify (RcNotifier   *self,
+              RcApp        *app,
+              Instance     *instance,
+              RcNotifyCause cause,
+              gint64        now_us)
 {
   const RcNotifyRules *rules = rc_rules_get_notify (self->rules);
+  RcNotifyKind kind = causes[cause].kind;
   gboolean wanted = kind == RC_NOTIFY_OUT_OF_MEMORY ? rules->out_of_memory : rules->held_back;
 
   if (!wanted)
@@ -289,7 +312,7 @@ maybe_notify (RcNotifier  *self,
       now_us - instance->sent_us[kind] < RC_NOTIFY_QUIET_SEC * G_USEC_PER_SEC)
     return;
   instance->sent_us[kind] = now_us;
-  send (self, app, instance, kind);
+  send (self, app, instance, cause);
 }
 
 static guint64
@@ -318,11 +341,32 @@ events_changed_cb (RcMemoryWatch *watch,
     return;
   instance = lookup_instance (self, app->unit);
   if (counter (now, "oom_kill") > counter (before, "oom_kill"))
-    maybe_notify (self, app, instance, RC_NOTIFY_OUT_OF_MEMORY, now_us);
+    maybe_notify (self, app, instance, RC_NOTIFY_CAUSE_OOM_KILL, now_us);
   if ((counter (now, "high") > counter (before, "high") ||
        counter (now, "max") > counter (before, "max")) &&
       rc_held_spell_rise (&instance->held, now_us))
-    maybe_notify (self, app, instance, RC_NOTIFY_HELD_BACK, now_us);
+    maybe_notify (self, app, instance, RC_NOTIFY_CAUSE_MEMORY_HELD, now_us);
+}
+
+static void
+oomd_kill_cb (RcMemoryWatch *watch,
+              RcApp         *app,
+              RcNotifier    *self)
+{
+  maybe_notify (self, app, lookup_instance (self, app->unit), RC_NOTIFY_CAUSE_OOMD_KILL,
+                g_get_monotonic_time ());
+}
+
+static void
+throttled_cb (RcCpuWatch *watch,
+              RcApp      *app,
+              RcNotifier *self)
+{
+  gint64 now_us = g_get_monotonic_time ();
+  Instance *instance = lookup_instance (self, app->unit);
+
+  if (rc_held_spell_rise (&instance->cpu_held, now_us))
+    maybe_notify (self, app, instance, RC_NOTIFY_CAUSE_CPU_HELD, now_us);
 }
 
 static void
@@ -337,6 +381,7 @@ RcNotifier *
 rc_notifier_new (GDBusConnection *connection,
                  RcRegistry      *registry,
                  RcMemoryWatch   *memory_watch,
+                 RcCpuWatch      *cpu_watch,
                  RcRules         *rules)
 {
   RcNotifier *self = g_object_new (RC_TYPE_NOTIFIER, NULL);
@@ -344,6 +389,8 @@ rc_notifier_new (GDBusConnection *connection,
   self->connection = g_object_ref (connection);
   self->rules = g_object_ref (rules);
   g_signal_connect_object (memory_watch, "events-changed", G_CALLBACK (events_changed_cb), self, 0);
+  g_signal_connect_object (memory_watch, "oomd-kill", G_CALLBACK (oomd_kill_cb), self, 0);
+  g_signal_connect_object (cpu_watch, "throttled", G_CALLBACK (throttled_cb), self, 0);
   /* after the memory watch (made before), which may tell of a last change */
   g_signal_connect_object (registry, "app-removed", G_CALLBACK (app_removed_cb), self, 0);
   return self;

@@ -1,18 +1,21 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include "rc-cpu-watch.h"
 #include "rc-memory-watch.h"
 #include "rc-rules.h"
 
 G_BEGIN_DECLS
 
 /* The notifier: desktop notifications (org.freedesktop.Notifications) when
- * an app instance is killed for memory (memory.events oom_kill rises) and when its own limit has
- * held it back for a sustained time (memory.events high or max rising for
- * RC_HELD_BACK_SUSTAIN_SEC). At most one of each kind per instance per
- * RC_NOTIFY_QUIET_SEC; the [Notify] rules group turns each kind off. Its
- * "Open settings" action asks the settings panel to show the app. It only
- * listens: memory.events changes come from RcMemoryWatch, nothing polls. */
+ * an app instance is killed for memory (memory.events oom_kill rises: the
+ * kernel at its MemoryMax; or systemd-oomd's mark on its folder) and when its
+ * own limit has held it back for a sustained time (memory.events high or max
+ * rising, or its CPU quota throttling it, for RC_HELD_BACK_SUSTAIN_SEC). At
+ * most one of each kind per instance per RC_NOTIFY_QUIET_SEC; the [Notify]
+ * rules group turns each kind off. Its "Open settings" action asks the
+ * settings panel to show the app. It only listens: the changes come from
+ * RcMemoryWatch and RcCpuWatch, nothing polls. */
 #define RC_TYPE_NOTIFIER (rc_notifier_get_type ())
 G_DECLARE_FINAL_TYPE (RcNotifier, rc_notifier, RC, NOTIFIER, GObject);
 
@@ -26,6 +29,15 @@ typedef enum {
   RC_NOTIFY_HELD_BACK,
   RC_NOTIFY_N_KINDS
 } RcNotifyKind;
+
+/* what happened, each told in its own words under one of the kinds */
+typedef enum {
+  RC_NOTIFY_CAUSE_OOM_KILL,
+  RC_NOTIFY_CAUSE_OOMD_KILL,
+  RC_NOTIFY_CAUSE_MEMORY_HELD,
+  RC_NOTIFY_CAUSE_CPU_HELD,
+  RC_NOTIFY_N_CAUSES
+} RcNotifyCause;
 
 /* One instance's spell of being held back: whether a rise of its counters
  * at @now_us (monotonic) makes it RC_HELD_BACK_SUSTAIN_SEC long. Pure, for
@@ -41,6 +53,7 @@ gboolean    rc_held_spell_rise (RcHeldSpell *spell,
 RcNotifier *rc_notifier_new (GDBusConnection *connection,
                              RcRegistry      *registry,
                              RcMemoryWatch   *memory_watch,
+                             RcCpuWatch      *cpu_watch,
                              RcRules         *rules);
 
 G_END_DECLS

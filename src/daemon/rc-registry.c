@@ -30,6 +30,7 @@ enum {
   SIGNAL_APP_ADDED,
   SIGNAL_APP_REMOVED,
   SIGNAL_APP_CHANGED,
+  SIGNAL_LIMITS_CHANGED,
   N_SIGNALS
 };
 static guint signals[N_SIGNALS];
@@ -208,6 +209,7 @@ settled_cb (GObject      *source,
 
       app->limits_settling--;
       rc_app_forget_limits (app);
+      g_signal_emit (settling->registry, signals[SIGNAL_LIMITS_CHANGED], 0, app);
     }
   g_ptr_array_unref (settling->apps);
   g_object_unref (settling->registry);
@@ -265,8 +267,10 @@ settings_applied_cb (RcSystemd  *systemd,
 {
   RcApp *app = g_hash_table_lookup (self->apps, unit);
 
-  if (app != NULL)
-    rc_app_forget_limits (app);
+  if (app == NULL)
+    return;
+  rc_app_forget_limits (app);
+  g_signal_emit (self, signals[SIGNAL_LIMITS_CHANGED], 0, app);
 }
 
 static void
@@ -565,6 +569,9 @@ rc_registry_class_init (RcRegistryClass *klass)
   signals[SIGNAL_APP_CHANGED] =
     g_signal_new ("app-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                   NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_POINTER, G_TYPE_VARIANT);
+  signals[SIGNAL_LIMITS_CHANGED] =
+    g_signal_new ("limits-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                  NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_POINTER);
 }
 
 static void

@@ -18,6 +18,8 @@ G_BEGIN_DECLS
  *   "app-removed" (RcApp*)              it stopped
  *   "app-changed" (RcApp*, GVariant*)   a{sv}: its FreezerState changed,
  *                                       or what rc_registry_app_changed () says
+ *   "limits-changed" (RcApp*)           systemd applied new settings to its
+ *                                       cgroup (ours or anybody's)
  *
  * It is the only writer of an app's freezer state, which it learns from
  * systemd: the units' PropertiesChanged, and the answers to FreezeUnit and

@@ -214,6 +214,25 @@ class NotifyTest(Base):
         self.iterate(0.5)
         self.assertEqual(len(self.notifications()), 1)
 
+    def test_systemd_oomd_kill_is_a_notification(self):
+        '''systemd-oomd counts up user.oomd_ooms on the cgroup folder before it kills there (as
+        its oomd_cgroup_kill does); the daemon sees the attribute change (inotify IN_ATTRIB).'''
+        self.add_watched_app()
+        folder = self.cgroup_dir(APP)
+        try:
+            os.setxattr(folder, 'user.oomd_avoid', b'1')
+        except OSError as e:
+            self.skipTest(f'the fake cgroup tree takes no user xattrs here ({e})')
+        self.iterate(0.5)
+        self.assertEqual(self.notifications(), [], 'an attribute that is not the kill counter')
+        os.setxattr(folder, 'user.oomd_ooms', b'1')
+        sent = self.wait_until(self.notifications, message='the systemd-oomd Notify')
+        self.assertEqual(len(sent), 1)
+        self.assertIn('stopped to free memory', sent[0][3])
+        self.assertIn('Test Editor', sent[0][3])
+        self.assertIn('systemd-oomd', sent[0][4])
+        self.assertEqual(sent[0][6]['desktop-entry'], 'org.example.Editor')
+
     def rise_for(self, path, seconds, high, every=0.5):
         """The kernel's high counter rising every @every s for @seconds, as at a MemoryHigh the
         app keeps pushing past; returns the last value."""

@@ -68,6 +68,24 @@ test_held_spell (void)
   g_assert_true (rc_held_spell_rise (&spell, last));
 }
 
+/* A CPU quota held the app back when cpu.stat's throttled_usec grew by at
+ * least a quarter of the time since the last look; an unknown figure, or
+ * none that grew, is no verdict. */
+static void
+test_cpu_throttled (void)
+{
+  const gint64 two_s = 2 * G_USEC_PER_SEC;
+
+  g_assert_true (rc_cpu_watch_throttled (1000, 1000 + 1800000, two_s));    /* 10% quota, spinning */
+  g_assert_true (rc_cpu_watch_throttled (0, 500000, two_s));               /* exactly a quarter */
+  g_assert_false (rc_cpu_watch_throttled (0, 499999, two_s));
+  g_assert_false (rc_cpu_watch_throttled (5000, 5000, two_s));             /* short of CPU, not throttled */
+  g_assert_false (rc_cpu_watch_throttled (G_MAXUINT64, 1800000, two_s));
+  g_assert_false (rc_cpu_watch_throttled (0, G_MAXUINT64, two_s));
+  g_assert_false (rc_cpu_watch_throttled (9000, 100, two_s));              /* a new cgroup: counter restarted */
+  g_assert_false (rc_cpu_watch_throttled (0, 100, 0));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -76,5 +94,6 @@ main (int    argc,
   g_test_add_func ("/pressure/psi-some", test_psi_some);
   g_test_add_func ("/pressure/memory-events", test_memory_events);
   g_test_add_func ("/pressure/held-spell", test_held_spell);
+  g_test_add_func ("/pressure/cpu-throttled", test_cpu_throttled);
   return g_test_run ();
 }

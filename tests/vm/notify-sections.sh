@@ -2,7 +2,8 @@
 #
 # notify-sections.sh - VM section of what the limits do: the kernel's memory.events and PSI figures in
 # the records, AppChanged when memory.events changes, and the desktop notifications of an app killed
-# for memory and of one held back by its MemoryHigh (sourced by system-test.sh, after its helpers).
+# for memory and of one held back by its MemoryHigh or its CPUQuota (sourced by system-test.sh, after its
+# helpers). The notification of a systemd-oomd kill is checked in sec_oomd (slices-sections.sh).
 
 # A notification server of the test's own on the test user's session bus: it logs every Notify with
 # its CLOCK_MONOTONIC time.
@@ -188,5 +189,31 @@ sec_notify () {
   wait_for 30 notified "held back" "Memory Hog" > /dev/null
   check "held-back Notify" 1 "$(grep -F "held back" "$NOTIFY_LOG" | grep -cF "Memory Hog")"
   usc stop -- "$held" "$idle" 2>/dev/null
+
+  # 4. held back by its own CPUQuota: the kernel throttles a busy app with a quota (cpu.stat), its
+  # cpu.pressure rises, and the daemon's PSI trigger on that file wakes it; an app without a quota
+  # gets no trigger
+  printf '[Desktop Entry]\nType=Application\nName=Busy Loop\nExec=/bin/sh\n' > "$APPS_DIR/org.example.Busy.desktop"
+  printf '[Desktop Entry]\nType=Application\nName=Free Loop\nExec=/bin/sh\n' > "$APPS_DIR/org.example.Free.desktop"
+  chown "$TUSER:" "$APPS_DIR/org.example.Busy.desktop" "$APPS_DIR/org.example.Free.desktop"
+  local busy=app-rctest-org.example.Busy-1.scope free=app-rctest-org.example.Free-1.scope t_start t_held n0 n1
+  t_start=$(awk '{ print $1 }' /proc/uptime)
+  start_scope "$busy" -p CPUQuota=10% -- taskset -c 0 /bin/sh -c 'while :; do :; done'
+  # beside it on the same CPU, a busy app without a quota: short of CPU too, but no limit holds it back
+  start_scope "$free" -- taskset -c 0 /bin/sh -c 'while :; do :; done'
+  wait_for 30 all_active "$busy" "$free"
+  d=$(cg "$busy")
+  check "cpu.max of the app: 10% of one CPU" "10000 100000" "$(cat "$d/cpu.max")"
+  n0=$(awk '$1 == "nr_throttled" { print $2 }' "$d/cpu.stat"); sleep 2
+  n1=$(awk '$1 == "nr_throttled" { print $2 }' "$d/cpu.stat")
+  check "kernel throttles it (cpu.stat nr_throttled rises)" yes "$([ "$n1" -gt "$n0" ] && echo yes || echo no)"
+  note "cpu.pressure of the app: $(head -1 "$d/cpu.pressure")"
+  wait_for 40 notified "held back by its CPU limit" "Busy Loop" > /dev/null
+  check "held back by its CPU limit: one Notify" 1 "$(grep -F "held back by its CPU limit" "$NOTIFY_LOG" | grep -cF "Busy Loop")"
+  t_held=$(awk '{ print $1 }' /proc/uptime)
+  echo "== figure: a busy app at CPUQuota=10% -> held-back Notify after $(awk -v a="$t_start" -v b="$t_held" 'BEGIN { printf "%.0f", b - a }') s (goal: the ${RC_HELD_BACK_SUSTAIN_SEC:-10} s spell, plus a PSI window of 2 s)"
+  note "cpu.pressure of the app without a quota: $(head -1 "$(cg "$free")/cpu.pressure")"
+  check "no CPU held-back Notify for the app without a quota" 0 "$(grep -F "held back by its CPU limit" "$NOTIFY_LOG" | grep -cF "Free Loop")"
+  usc stop -- "$busy" "$free" 2>/dev/null
   check "daemon kept running" "$DAEMON_PID" "$(usc show -P MainPID resource-control.service)"
 }
