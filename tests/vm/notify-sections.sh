@@ -207,6 +207,8 @@ sec_notify () {
   n0=$(awk '$1 == "nr_throttled" { print $2 }' "$d/cpu.stat"); sleep 2
   n1=$(awk '$1 == "nr_throttled" { print $2 }' "$d/cpu.stat")
   check "kernel throttles it (cpu.stat nr_throttled rises)" yes "$([ "$n1" -gt "$n0" ] && echo yes || echo no)"
+  check "the daemon holds a PSI trigger on its cpu.pressure, none on the other's" "1 0" \
+    "$(trigger_fds "$d") $(trigger_fds "$(cg "$free")")"
   note "cpu.pressure of the app: $(head -1 "$d/cpu.pressure")"
   wait_for 40 notified "held back by its CPU limit" "Busy Loop" > /dev/null
   check "held back by its CPU limit: one Notify" 1 "$(grep -F "held back by its CPU limit" "$NOTIFY_LOG" | grep -cF "Busy Loop")"
@@ -216,4 +218,31 @@ sec_notify () {
   check "no CPU held-back Notify for the app without a quota" 0 "$(grep -F "held back by its CPU limit" "$NOTIFY_LOG" | grep -cF "Free Loop")"
   usc stop -- "$busy" "$free" 2>/dev/null
   check "daemon kept running" "$DAEMON_PID" "$(usc show -P MainPID resource-control.service)"
+
+  if [ "$FOCUS_FIGURES" = 1 ]; then
+    # idle with every watch of this section armed: an app with a quota (its PSI trigger) and a
+    # MemoryHigh, resting
+    local rest=app-rctest-org.example.Busy-2.scope
+    quiet_daemon on
+    start_scope "$rest" -p CPUQuota=10% -p MemoryHigh=64M -- sleep 1000
+    wait_for 30 all_active "$rest"
+    nap 20
+    note "the daemon's PSI triggers on the resting app: $(trigger_fds "$(cg "$rest")")"
+    daemon_switch_map > /tmp/rc-switches; nap 60
+    note "FIGURES idle with a PSI trigger, memory.events and folder watches armed: $(wakeups_since /tmp/rc-switches) daemon wake-ups in 60 s (goal 0)"
+    quiet_daemon off
+    usc stop -- "$rest" 2>/dev/null
+  fi
+}
+# trigger_fds CGROUP_DIR: how many of the daemon's fds are open for writing on that cgroup's
+# cpu.pressure (a PSI trigger; the fd its record reads keep is read-only)
+trigger_fds () {
+  local pid fd flags n=0
+  pid=$(usc show -P MainPID resource-control.service)
+  for fd in /proc/"$pid"/fd/*; do
+    [ "$(readlink "$fd")" = "$1/cpu.pressure" ] || continue
+    flags=$(awk '$1 == "flags:" { print $2 }' "/proc/$pid/fdinfo/${fd##*/}")
+    (( (flags & 3) == 2 )) && n=$((n + 1))   # O_RDWR (flags is octal, with its leading 0)
+  done
+  echo "$n"
 }

@@ -135,6 +135,35 @@ sec_panel () {
   check "panel: High makes Krita's cpu.weight 300" 300 "$(cat "$(cg "$pk")/cpu.weight")"
   check "panel shows the new weight" yes "$(panel_driver shown "Now: High (300)")"
   check "the other apps keep theirs" 100 "$(cat "$(cg "$pc1")/cpu.weight")"
+  # what the limits do, as the kernel says it: an app pushing at its MemoryHigh, a busy one at its
+  # CPUQuota, and one the kernel killed a process of at its MemoryMax (OOMPolicy=continue keeps it)
+  local name
+  for name in Churn Spin Killed; do
+    printf '[Desktop Entry]\nType=Application\nName=%s App\nExec=/bin/sh\n' "$name" > "$APPS_DIR/org.example.$name.desktop"
+    chown "$TUSER:" "$APPS_DIR/org.example.$name.desktop"
+  done
+  local pchurn=app-rctest-org.example.Churn-1.scope pspin=app-rctest-org.example.Spin-1.scope
+  local pkilled=app-rctest-org.example.Killed-1.scope kd
+  start_scope "$pchurn" -p MemoryHigh=32M -p MemoryMax=256M -p MemorySwapMax=0 -- python3 -c "$CHURN_PY" 600
+  start_scope "$pspin" -p CPUQuota=10% -- taskset -c 0 /bin/sh -c 'while :; do :; done'
+  start_scope "$pkilled" -p MemoryMax=64M -p MemorySwapMax=0 -p OOMPolicy=continue -- /bin/sh -c "sleep 1000 & exec sleep 1000"
+  wait_for 30 all_active "$pchurn" "$pspin" "$pkilled"
+  kd=$(cg "$pkilled")
+  ( echo "$BASHPID" > "$kd/cgroup.procs" && exec "$AU" python3 -c "$ALLOC_PY" ) > /dev/null 2>&1 &
+  wait_for 60 sh -c "awk '\$1 == \"oom_kill\" && \$2 > 0 { f = 1 } END { exit !f }' '$kd/memory.events'"
+  check "the kernel killed in the Killed app (memory.events oom_kill)" 1 "$(awk '$1 == "oom_kill" { print $2 }' "$kd/memory.events")"
+  # the list marks the apps held back; each page says what holds it back, as the kernel's files do
+  check "press Back to the list" yes "$(panel_driver press "Back")"
+  check "the list marks apps held back" yes "$(panel_driver shown "Held back by its limits")"
+  check "press Open Churn App" yes "$(panel_driver press "Open Churn App")"
+  check_has "Churn's memory.events high rising" "high" "$(grep -E '^high [1-9]' "$(cg "$pchurn")/memory.events")"
+  check "Churn's page: slowed down by its memory limit" yes "$(panel_driver shown "Slowed down by its memory limit")"
+  check "press Back, Open Spin App" "yes yes" "$(panel_driver press "Back") $(panel_driver press "Open Spin App")"
+  check_has "Spin's cpu.stat: throttled" "nr_throttled" "$(awk '$1 == "nr_throttled" && $2 > 0' "$(cg "$pspin")/cpu.stat")"
+  check "Spin's page: held back by its CPU limit" yes "$(panel_driver shown "Held back by its CPU limit")"
+  check "press Back, Open Killed App" "yes yes" "$(panel_driver press "Back") $(panel_driver press "Open Killed App")"
+  check "Killed's page: the kernel's kill" yes "$(panel_driver shown "1 process stopped for lack of memory")"
+  usc stop -- "$pchurn" "$pspin" "$pkilled" 2>/dev/null
   n=$(grep -c CRITICAL "$OUT/panel.log")
   check "panel log without criticals" 0 "$n"
   check "panel still running" yes "$(kill -0 "$(user_bg_pid panel)" 2>/dev/null && echo yes || echo no)"
