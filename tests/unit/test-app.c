@@ -5,6 +5,7 @@
  * cgroup's contents (cgroup.procs longer than one read, no cgroup). */
 #include "rc-app.h"
 #include "rc-cgroup.h"
+#include "rc-test-util.h"
 
 #include <glib/gstdio.h>
 
@@ -269,25 +270,6 @@ test_read_pids_odd_lines (void)
   g_assert_cmpuint (g_array_index (pids, guint32, 2), ==, 77);
 }
 
-static void
-remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  if (dir == NULL)
-    {
-      g_remove (path);
-      return;
-    }
-  while ((name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-      remove_tree (child);
-    }
-  g_rmdir (path);
-}
-
 int
 main (int    argc,
       char **argv)
@@ -309,7 +291,7 @@ main (int    argc,
   g_test_add_func ("/app/record/keeps-limits", test_record_keeps_limits);
   g_test_add_func ("/cgroup/pids/odd-lines", test_read_pids_odd_lines);
   ret = g_test_run ();
-  remove_tree (cgroup_root);
+  rc_test_remove_tree (cgroup_root);
   g_free (cgroup_root);
   return ret;
 }
