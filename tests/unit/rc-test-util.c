@@ -23,3 +23,19 @@ rc_test_remove_tree (const char *path)
     }
   g_rmdir (path);
 }
+
+/* @prefix and @text as a test path, which may not contain '/' nor end
+ * empty: "(empty)" for "", '|' for '/'. */
+char *
+rc_test_case_path (const char *prefix,
+                   const char *text)
+{
+  g_autoptr(GString) path = g_string_new (prefix);
+
+  if (*text == '\0')
+    g_string_append (path, "(empty)");
+  else
+    for (const char *p = text; *p; p++)
+      g_string_append_c (path, *p == '/' ? '|' : *p);
+  return g_string_free (g_steal_pointer (&path), FALSE);
+}

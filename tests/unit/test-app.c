@@ -282,11 +282,7 @@ main (int    argc,
   g_assert_no_error (error);
   g_setenv ("RC_CGROUP_ROOT", cgroup_root, TRUE);
 
-  for (guint i = 0; i < G_N_ELEMENTS (record_cases); i++)
-    {
-      g_autofree char *path = g_strdup_printf ("/app/record/%s", record_cases[i].name);
-      g_test_add_data_func (path, &record_cases[i], test_record_bytes);
-    }
+  RC_TEST_ADD_CASES ("/app/record/", record_cases, name, test_record_bytes);
   g_test_add_func ("/app/record/not-utf8", test_record_not_utf8);
   g_test_add_func ("/app/record/keeps-limits", test_record_keeps_limits);
   g_test_add_func ("/cgroup/pids/odd-lines", test_read_pids_odd_lines);
