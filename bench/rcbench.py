@@ -23,6 +23,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
                                 'tests', 'integration'))
 from rcnames import RC_NAME, RC_PATH, RC_IFACE, RC_ERROR, ACTION_PREFIX  # noqa: E402,F401
 from rcnames import service_env  # noqa: E402
+from rcnames import systemd_unit_path as unit_path  # noqa: E402,F401
 from rcnames import SYSTEMD_NAME as SD_NAME, SYSTEMD_PATH as SD_PATH  # noqa: E402
 SD_MANAGER = 'org.freedesktop.systemd1.Manager'
 SD_UNIT = 'org.freedesktop.systemd1.Unit'
@@ -37,21 +38,6 @@ APP_PATTERNS = ['app-*.scope', 'app-*.service', 'flatpak-*.scope', 'gnome-launch
 MIB = 1024 * 1024
 # Calls to the daemon never D-Bus activate it: the benchmark starts it itself.
 NO_AUTO_START = Gio.DBusCallFlags.NO_AUTO_START
-
-
-def escape_bus_label(name):
-    '''systemd's object path label for a unit name.'''
-    out = []
-    for i, ch in enumerate(name):
-        if ch.isascii() and (ch.isalpha() or (ch.isdigit() and i > 0)):
-            out.append(ch)
-        else:
-            out.extend('_%02x' % b for b in ch.encode('utf-8'))
-    return ''.join(out) or '_'
-
-
-def unit_path(name):
-    return SD_PATH + '/unit/' + escape_bus_label(name)
 
 
 def iterate(seconds=0.0):

@@ -77,25 +77,18 @@ write_cb (GObject      *source,
   g_autoptr(GError) error = NULL;
   g_autoptr(GVariant) reply = rcp_client_call_finish (RCP_CLIENT (source), result, &error);
 
-  if (reply != NULL)
+  if (reply == NULL && call->kind == WRITE_MEMORY && g_error_matches (error, RC_ERROR, RC_ERROR_WOULD_KILL))
     {
-      rcp_feedback_success (GTK_WIDGET (self), self->error_label, call->success);
-    }
-  else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    {
-      if (call->kind == WRITE_MEMORY && g_error_matches (error, RC_ERROR, RC_ERROR_WOULD_KILL))
-        {
-          g_autofree char *message = rcp_client_error_message (error);
+      g_autofree char *message = rcp_client_error_message (error);
 
-          /* the daemon's reason, and the choice to insist */
-          self->would_kill_bytes = call->bytes;
-          gtk_label_set_text (GTK_LABEL (self->would_kill_label), message);
-          gtk_widget_set_visible (self->would_kill_box, TRUE);
-        }
-      else
-        {
-          rcp_feedback_error (GTK_WIDGET (self), self->error_label, call->what, error);
-        }
+      /* the daemon's reason, and the choice to insist */
+      self->would_kill_bytes = call->bytes;
+      gtk_label_set_text (GTK_LABEL (self->would_kill_label), message);
+      gtk_widget_set_visible (self->would_kill_box, TRUE);
+    }
+  else
+    {
+      rcp_feedback_reply (GTK_WIDGET (self), self->error_label, reply, error, call->success, call->what);
     }
   write_call_free (call);
 }
@@ -370,6 +363,25 @@ button (const char *label,
   return b;
 }
 
+/* A row with a button at its end: @clicked_cb (@self) when pressed. */
+static GtkWidget *
+button_row (RcpAppPage *self,
+            const char *title,
+            const char *subtitle,
+            const char *label,
+            const char *accessible_label,
+            GCallback   clicked_cb)
+{
+  AdwActionRow *row = ADW_ACTION_ROW (adw_action_row_new ());
+  GtkWidget *b = button (label, accessible_label);
+
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
+  adw_action_row_set_subtitle (row, subtitle);
+  g_signal_connect_swapped (b, "clicked", clicked_cb, self);
+  adw_action_row_add_suffix (row, b);
+  return GTK_WIDGET (row);
+}
+
 static void
 build (RcpAppPage *self)
 {
@@ -463,20 +475,11 @@ build (RcpAppPage *self)
 
   /* keep, reset */
   group = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
-  row = ADW_ACTION_ROW (adw_action_row_new ());
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), "Keep these settings for this app");
-  adw_action_row_set_subtitle (row, "Also for instances started later (a rule)");
-  apply = button ("Keep", "Keep these settings for this app");
-  g_signal_connect_swapped (apply, "clicked", G_CALLBACK (keep_cb), self);
-  adw_action_row_add_suffix (row, apply);
-  adw_preferences_group_add (group, GTK_WIDGET (row));
-  row = ADW_ACTION_ROW (adw_action_row_new ());
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), "Reset");
-  adw_action_row_set_subtitle (row, "Normal priority, no limits");
-  apply = button ("Reset", "Reset to defaults");
-  g_signal_connect_swapped (apply, "clicked", G_CALLBACK (reset_cb), self);
-  adw_action_row_add_suffix (row, apply);
-  adw_preferences_group_add (group, GTK_WIDGET (row));
+  adw_preferences_group_add (group, button_row (self, "Keep these settings for this app",
+                                                "Also for instances started later (a rule)", "Keep",
+                                                "Keep these settings for this app", G_CALLBACK (keep_cb)));
+  adw_preferences_group_add (group, button_row (self, "Reset", "Normal priority, no limits", "Reset",
+                                                "Reset to defaults", G_CALLBACK (reset_cb)));
   adw_preferences_page_add (page, group);
 
   adw_bin_set_child (ADW_BIN (self), GTK_WIDGET (page));

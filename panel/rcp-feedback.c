@@ -59,3 +59,22 @@ rcp_feedback_error (GtkWidget    *widget,
     }
   toast (widget, text);
 }
+
+gboolean
+rcp_feedback_reply (GtkWidget    *widget,
+                    GtkWidget    *label,
+                    GVariant     *reply,
+                    const GError *error,
+                    const char   *success,
+                    const char   *what)
+{
+  if (reply != NULL)
+    {
+      if (success != NULL)
+        rcp_feedback_success (widget, label, success);
+      return TRUE;
+    }
+  if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    rcp_feedback_error (widget, label, what, error);
+  return FALSE;
+}

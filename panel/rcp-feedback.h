@@ -17,5 +17,14 @@ void       rcp_feedback_error (GtkWidget    *widget,
                                GtkWidget    *label,
                                const char   *what,
                                const GError *error);
+/* The end of a call: @reply, or @error when it is NULL. Says @success (if
+ * not NULL) or "@what: ..." as above, nothing for a call cancelled because
+ * the page went away. Returns whether the call succeeded. */
+gboolean   rcp_feedback_reply (GtkWidget    *widget,
+                               GtkWidget    *label,
+                               GVariant     *reply,
+                               const GError *error,
+                               const char   *success,
+                               const char   *what);
 
 G_END_DECLS

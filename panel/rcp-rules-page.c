@@ -56,15 +56,9 @@ remove_cb (GObject      *source,
   g_autoptr(GError) error = NULL;
   g_autoptr(GVariant) reply = rcp_client_call_finish (RCP_CLIENT (source), result, &error);
 
-  if (reply != NULL)
-    {
-      rcp_feedback_success (GTK_WIDGET (self), self->error_label, "Rule removed");
-      rcp_rules_page_reload (self);
-    }
-  else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    {
-      rcp_feedback_error (GTK_WIDGET (self), self->error_label, "Could not remove the rule", error);
-    }
+  if (rcp_feedback_reply (GTK_WIDGET (self), self->error_label, reply, error, "Rule removed",
+                          "Could not remove the rule"))
+    rcp_rules_page_reload (self);
 }
 
 static void
@@ -134,12 +128,9 @@ list_rules_cb (GObject      *source,
   g_autoptr(GVariant) rules = NULL;
 
   self->loading = FALSE;
-  if (reply == NULL)
-    {
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        rcp_feedback_error (GTK_WIDGET (self), self->error_label, "Could not list the rules", error);
-      return;
-    }
+  if (!rcp_feedback_reply (GTK_WIDGET (self), self->error_label, reply, error, NULL,
+                           "Could not list the rules"))
+    return;
   rules = g_variant_get_child_value (reply, 0);
   show_rules (self, rules);
 }

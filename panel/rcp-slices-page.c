@@ -99,12 +99,9 @@ list_slices_cb (GObject      *source,
   GVariant *record;
 
   self->loading = FALSE;
-  if (reply == NULL)
-    {
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        rcp_feedback_error (GTK_WIDGET (self), self->error_label, "Could not list the slices", error);
-      return;
-    }
+  if (!rcp_feedback_reply (GTK_WIDGET (self), self->error_label, reply, error, NULL,
+                           "Could not list the slices"))
+    return;
   records = g_variant_get_child_value (reply, 0);
   g_variant_iter_init (&iter, records);
   while ((record = g_variant_iter_next_value (&iter)) != NULL)
@@ -133,15 +130,9 @@ write_cb (GObject      *source,
   g_autoptr(GError) error = NULL;
   g_autoptr(GVariant) reply = rcp_client_call_finish (RCP_CLIENT (source), result, &error);
 
-  if (reply != NULL)
-    {
-      rcp_feedback_success (GTK_WIDGET (self), self->error_label, "Slice limits set");
-      rcp_slices_page_reload (self);
-    }
-  else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    {
-      rcp_feedback_error (GTK_WIDGET (self), self->error_label, "Could not set the slice limits", error);
-    }
+  if (rcp_feedback_reply (GTK_WIDGET (self), self->error_label, reply, error, "Slice limits set",
+                          "Could not set the slice limits"))
+    rcp_slices_page_reload (self);
 }
 
 static void

@@ -2,25 +2,11 @@
 /* libFuzzer target: a desktop file's Exec line expanded into argv
  * (rc-exec.c), with the URIs a Launch caller sends. The input is the Exec
  * line, then one URI per line. */
+#include "fuzz-common.h"
 #include "rc-error.h"
 #include "rc-exec.h"
 
-#include <stdlib.h>
 #include <string.h>
-
-int LLVMFuzzerInitialize (int *argc, char ***argv);
-int LLVMFuzzerTestOneInput (const guint8 *data, size_t size);
-
-#define FUZZ_ASSERT(cond) \
-  G_STMT_START { if (!(cond)) { g_printerr ("assertion failed: %s\n", #cond); abort (); } } G_STMT_END
-
-int
-LLVMFuzzerInitialize (int    *argc,
-                      char ***argv)
-{
-  g_log_set_always_fatal (G_LOG_FATAL_MASK | G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING);
-  return 0;
-}
 
 static gboolean
 expand (const char         *exec,

@@ -2,28 +2,14 @@
 /* libFuzzer target: the SetLimits validator. The input is a serialized
  * (a{sv}a{sv}) as the bus would deliver it, limits then options, and is
  * read as untrusted, as GDBus does. */
+#include "fuzz-common.h"
 #include "rc-limits.h"
 
-#include <stdlib.h>
 #include <string.h>
-
-int LLVMFuzzerInitialize (int *argc, char ***argv);
-int LLVMFuzzerTestOneInput (const guint8 *data, size_t size);
-
-#define FUZZ_ASSERT(cond) \
-  G_STMT_START { if (!(cond)) { g_printerr ("assertion failed: %s\n", #cond); abort (); } } G_STMT_END
 
 /* One CPU, the test machines' two, and a large host: the CPUQuota range
  * depends on it. */
 static const guint cpu_counts[] = { 1, 2, 1024 };
-
-int
-LLVMFuzzerInitialize (int    *argc,
-                      char ***argv)
-{
-  g_log_set_always_fatal (G_LOG_FATAL_MASK | G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING);
-  return 0;
-}
 
 static void
 check_parsed (const RcLimits *limits,

@@ -4,27 +4,13 @@
  * untrusted serialized data, as GDBus reads a call: as an options a{sv}
  * (for Launch and for Adopt), as Launch's (sasa{sv}) and as Adopt's
  * (aua{sv}). */
+#include "fuzz-common.h"
 #include "rc-app.h"
 #include "rc-keys.h"
 #include "rc-error.h"
 #include "rc-launch-options.h"
 
-#include <stdlib.h>
 #include <string.h>
-
-int LLVMFuzzerInitialize (int *argc, char ***argv);
-int LLVMFuzzerTestOneInput (const guint8 *data, size_t size);
-
-#define FUZZ_ASSERT(cond) \
-  G_STMT_START { if (!(cond)) { g_printerr ("assertion failed: %s\n", #cond); abort (); } } G_STMT_END
-
-int
-LLVMFuzzerInitialize (int    *argc,
-                      char ***argv)
-{
-  g_log_set_always_fatal (G_LOG_FATAL_MASK | G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING);
-  return 0;
-}
 
 /* A refusal goes back to the caller as a D-Bus error: its message must be
  * a valid D-Bus string. */

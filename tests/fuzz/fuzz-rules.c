@@ -4,32 +4,18 @@
  * serialized a{sv} as a SetRule caller would send it (untrusted, as GDBus
  * reads it). What either accepts must survive being written as a group
  * and read back. */
+#include "fuzz-common.h"
 #include "rc-keys.h"
 #include "rc-error.h"
 #include "rc-rules.h"
 #include "rc-unit-name.h"
 
-#include <stdlib.h>
 #include <string.h>
-
-int LLVMFuzzerInitialize (int *argc, char ***argv);
-int LLVMFuzzerTestOneInput (const guint8 *data, size_t size);
-
-#define FUZZ_ASSERT(cond) \
-  G_STMT_START { if (!(cond)) { g_printerr ("assertion failed: %s\n", #cond); abort (); } } G_STMT_END
 
 #define FUZZ_APP_ID "org.example.Fuzz"
 
+/* This machine's CPU count, read at the first input. */
 static guint n_cpus;
-
-int
-LLVMFuzzerInitialize (int    *argc,
-                      char ***argv)
-{
-  g_log_set_always_fatal (G_LOG_FATAL_MASK | G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING);
-  n_cpus = g_get_num_processors ();
-  return 0;
-}
 
 typedef struct {
   GHashTable   *rules[RC_RULES_N_LAYERS];
@@ -214,6 +200,8 @@ int
 LLVMFuzzerTestOneInput (const guint8 *data,
                         size_t        size)
 {
+  if (n_cpus == 0)
+    n_cpus = g_get_num_processors ();
   fuzz_file (data, size);
   fuzz_set_rule (data, size);
   return 0;

@@ -1,24 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* libFuzzer target: byte sizes as users type them ("512M", "1.5G"), and
  * the round trip through rc_size_format (). */
+#include "fuzz-common.h"
 #include "rc-size.h"
 
-#include <stdlib.h>
 #include <string.h>
-
-int LLVMFuzzerInitialize (int *argc, char ***argv);
-int LLVMFuzzerTestOneInput (const guint8 *data, size_t size);
-
-#define FUZZ_ASSERT(cond) \
-  G_STMT_START { if (!(cond)) { g_printerr ("assertion failed: %s\n", #cond); abort (); } } G_STMT_END
-
-int
-LLVMFuzzerInitialize (int    *argc,
-                      char ***argv)
-{
-  g_log_set_always_fatal (G_LOG_FATAL_MASK | G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING);
-  return 0;
-}
 
 /* rc_size_format () truncates to one decimal: parsing its text back gives
  * at most @bytes, and exactly @bytes when it printed no fraction. */

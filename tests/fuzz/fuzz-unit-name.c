@@ -1,28 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* libFuzzer target: the unit-name parser and the syntax check of an app
  * argument. Every string a caller or systemd sends passes through these. */
+#include "fuzz-common.h"
 #include "rc-registry.h"
 #include "rc-unit-name.h"
 
-#include <stdlib.h>
 #include <string.h>
-
-int LLVMFuzzerInitialize (int *argc, char ***argv);
-int LLVMFuzzerTestOneInput (const guint8 *data, size_t size);
-
-/* The fuzzer's own checks: a plain abort () becomes a crash report with the
- * input that caused it. */
-#define FUZZ_ASSERT(cond) \
-  G_STMT_START { if (!(cond)) { g_printerr ("assertion failed: %s\n", #cond); abort (); } } G_STMT_END
-
-int
-LLVMFuzzerInitialize (int    *argc,
-                      char ***argv)
-{
-  /* A critical means a g_return_if_fail () in our code fired: a bug. */
-  g_log_set_always_fatal (G_LOG_FATAL_MASK | G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING);
-  return 0;
-}
 
 static void
 check_unescaped (const char *s)

@@ -34,6 +34,13 @@ class AuthorizationTest(Base):
         self.add_app(APP)
         self.clear_systemd_calls()
 
+    def assert_writes_work_once_polkitd_is_back(self):
+        '''polkitd started again, allowing everything: a write goes through.'''
+        self.start_polkitd()
+        self.set_rules('allow-all')
+        self.set_weight(APP, 300)
+        self.assertEqual(self.cgroup_file(APP, 'cpu.weight'), '300')
+
     def test_policy_defaults(self):
         out = subprocess.run(['pkaction'], capture_output=True, text=True, check=True).stdout
         ours = sorted(a for a in out.split() if a.startswith(h.ACTION_PREFIX))
@@ -145,10 +152,7 @@ class AuthorizationTest(Base):
                 self.assertRegex(msg, r'(?i)authorization service (is )?unavailable')
         self.assert_no_writes_to_systemd()
         self.assertEqual(len(self.list_apps()), 1)
-        self.start_polkitd()
-        self.set_rules('allow-all')
-        self.set_weight(APP, 300)
-        self.assertEqual(self.cgroup_file(APP, 'cpu.weight'), '300')
+        self.assert_writes_work_once_polkitd_is_back()
 
     def test_daemon_started_while_polkitd_is_down(self):
         self.stop_daemon()
@@ -156,10 +160,7 @@ class AuthorizationTest(Base):
         self.start_daemon()
         self.assertEqual(len(self.list_apps()), 1)
         self.assert_rc_error('NotAuthorized', 'SetWeight', (APP, 300), '(st)')
-        self.start_polkitd()
-        self.set_rules('allow-all')
-        self.set_weight(APP, 300)
-        self.assertEqual(self.cgroup_file(APP, 'cpu.weight'), '300')
+        self.assert_writes_work_once_polkitd_is_back()
 
     def test_hung_polkitd_times_out(self):
         self.pause_polkitd()

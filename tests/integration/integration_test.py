@@ -294,23 +294,23 @@ class ListAppsTest(Base):
         self.assertEqual((records[units[0]]['MemoryCurrent'], records[units[-1]]['MemoryCurrent']),
                          (9 * MIB, 7 * MIB))
 
+    def assert_weight_read_after(self, mock_method, weight):
+        '''systemd writes cpu.weight itself, then does @mock_method: the record has the new value.'''
+        self.add_app(APP)
+        self.assertEqual(self.get_one(APP)['CPUWeight'], 100)
+        self.write_cgroup_file(APP, 'cpu.weight', str(weight))
+        self.mock(mock_method)
+        self.assertEqual(self.get_one(APP)['CPUWeight'], weight)
+
     def test_values_after_a_reload(self):
         # A drop-in edited by hand takes effect at daemon-reload: systemd sends
         # Reloading and writes the cgroup files, and writes no drop-in itself.
-        self.add_app(APP)
-        self.assertEqual(self.get_one(APP)['CPUWeight'], 100)
-        self.write_cgroup_file(APP, 'cpu.weight', '555')
-        self.mock('Reload')
-        self.assertEqual(self.get_one(APP)['CPUWeight'], 555)
+        self.assert_weight_read_after('Reload', 555)
 
     def test_values_after_startup_finished(self):
         # At the end of the manager's start-up StartupCPUWeight= gives way to
         # CPUWeight=: systemd writes cpu.weight, and no drop-in.
-        self.add_app(APP)
-        self.assertEqual(self.get_one(APP)['CPUWeight'], 100)
-        self.write_cgroup_file(APP, 'cpu.weight', '40')
-        self.mock('FinishStartup')
-        self.assertEqual(self.get_one(APP)['CPUWeight'], 40)
+        self.assert_weight_read_after('FinishStartup', 40)
 
     def test_missing_cgroup_files_read_as_max(self):
         self.add_app(APP)

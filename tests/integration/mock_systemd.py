@@ -26,11 +26,16 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 
 import dbus
 from gi.repository import GLib
 
 from dbusmock import mockobject
+
+# dbusmock loads a template from its path: rcnames.py beside it is not importable by itself
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rcnames import systemd_unit_path as unit_path  # noqa: E402 pylint: disable=wrong-import-position
 
 BUS_NAME = 'org.freedesktop.systemd1'
 MAIN_OBJ = '/org/freedesktop/systemd1'
@@ -43,7 +48,6 @@ SERVICE_IFACE = 'org.freedesktop.systemd1.Service'
 SLICE_IFACE = 'org.freedesktop.systemd1.Slice'
 PROPS_IFACE = 'org.freedesktop.DBus.Properties'
 CONTROL_IFACE = 'org.example.MockSystemd'
-UNIT_PATH_PREFIX = MAIN_OBJ + '/unit/'
 
 UINT64_MAX = 2 ** 64 - 1
 # SetDelays() value that makes a call wait for ReleaseHung().
@@ -81,23 +85,6 @@ SETTABLE = {
     'ManagedOOMMemoryPressure': ('s', None, None),
     'ManagedOOMMemoryPressureLimit': ('u', None, None),
 }
-
-
-def escape_bus_label(name):
-    '''Object path label as systemd's bus_label_escape() builds it.'''
-    if not name:
-        return '_'
-    out = []
-    for i, ch in enumerate(name):
-        if ch.isascii() and (ch.isalpha() or (ch.isdigit() and i > 0)):
-            out.append(ch)
-        else:
-            out.extend('_%02x' % b for b in ch.encode('utf-8'))
-    return ''.join(out)
-
-
-def unit_path(name):
-    return UNIT_PATH_PREFIX + escape_bus_label(name)
 
 
 def slice_cgroup_path(slice_name):
@@ -406,6 +393,13 @@ def _dispatch(mock, method, unit_name, action, ok_cb, err_cb):
         run()
 
 
+def _reply_unit_path(mock, method, name, ok_cb, err_cb, msg):
+    '''GetUnit and LoadUnit: the object path of a unit the mock has.'''
+    _note_auto_start(mock, method, msg)
+    _dispatch(mock, method, str(name),
+              lambda: dbus.ObjectPath(_lookup(mock, name).path), ok_cb, err_cb)
+
+
 def _list_entry(unit):
     props = _unit_props(unit)
     return (dbus.String(unit.name), props['Description'], props['LoadState'],
@@ -501,17 +495,13 @@ def ListUnitsByPatterns(self, states, patterns, ok_cb, err_cb, msg=None):
 @dbus.service.method(MAIN_IFACE, in_signature='s', out_signature='o',
                      async_callbacks=('ok_cb', 'err_cb'), message_keyword='msg')
 def GetUnit(self, name, ok_cb, err_cb, msg=None):
-    _note_auto_start(self, 'GetUnit', msg)
-    _dispatch(self, 'GetUnit', str(name),
-              lambda: dbus.ObjectPath(_lookup(self, name).path), ok_cb, err_cb)
+    _reply_unit_path(self, 'GetUnit', name, ok_cb, err_cb, msg)
 
 
 @dbus.service.method(MAIN_IFACE, in_signature='s', out_signature='o',
                      async_callbacks=('ok_cb', 'err_cb'), message_keyword='msg')
 def LoadUnit(self, name, ok_cb, err_cb, msg=None):
-    _note_auto_start(self, 'LoadUnit', msg)
-    _dispatch(self, 'LoadUnit', str(name),
-              lambda: dbus.ObjectPath(_lookup(self, name).path), ok_cb, err_cb)
+    _reply_unit_path(self, 'LoadUnit', name, ok_cb, err_cb, msg)
 
 
 @dbus.service.method(MAIN_IFACE, in_signature='s', out_signature='o',

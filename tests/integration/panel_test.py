@@ -76,13 +76,7 @@ class Desktop:
 
     def close(self):
         for proc in reversed(self.procs):
-            if proc.poll() is None:
-                proc.terminate()
-                try:
-                    proc.wait(timeout=5)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
+            h.terminate(proc)
             if proc.stdout is not None:
                 proc.stdout.close()
         shutil.rmtree(self.tmpdir, ignore_errors=True)

@@ -60,6 +60,18 @@ RULE_ONLY_KEYS = {'FreezeWhenInactiveSec': 'u'}
 UINT64_MAX = 2 ** 64 - 1
 
 
+def systemd_unit_path(name):
+    '''The object path of a systemd unit: SYSTEMD_PATH/unit/ and the name as systemd's
+    bus_label_escape() makes it a path label.'''
+    out = []
+    for i, ch in enumerate(name):
+        if ch.isascii() and (ch.isalpha() or (ch.isdigit() and i > 0)):
+            out.append(ch)
+        else:
+            out.extend('_%02x' % b for b in ch.encode('utf-8'))
+    return SYSTEMD_PATH + '/unit/' + (''.join(out) or '_')
+
+
 SERVICE_IN = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
                           'data', 'systemd', 'resource-control.service.in')
 

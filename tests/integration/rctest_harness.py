@@ -607,6 +607,17 @@ def close_quietly(conn):
         conn.close_sync(None)
 
 
+def terminate(proc):
+    '''Stop a process the test started: SIGTERM, and SIGKILL if it is still there after 5 s.'''
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
 def dbus_error_message(error):
     '''The message without GDBus's "GDBus.Error:<name>: " prefix.'''
     message = error.message
@@ -757,15 +768,7 @@ class RcTestCase(unittest.TestCase):  # pylint: disable=too-many-public-methods
         # cgroupfs); a reply to a template method means loading is done
         self.mock('CountHung')
 
-    @staticmethod
-    def _terminate(proc):
-        if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+    _terminate = staticmethod(terminate)
 
     def daemon_env(self):
         return dict(self.bus_env,

@@ -67,14 +67,18 @@ class RulesTest(Base):
         self.add_app(second, controllers='cpu memory pids')
         self.wait_cgroup(second, 'cpu.weight', '50')
 
-    def test_a_rule_and_an_api_call_on_one_unit_take_turns(self):
-        # The rule's write reaches systemd first and is held there; the API's
-        # SetWeight for the same unit, arriving meanwhile, must wait for it
-        # (one change per unit at a time, whoever makes it) and then win.
+    def hold_a_rule_write(self):
+        '''RULED running, and the write of a new rule's CPUWeight=50 for it held in systemd.'''
         self.add_app(RULED, controllers='cpu memory pids')
         self.mock('SetDelays', ('SetUnitProperties', [HANG]), '(sau)')
         self.write_rules(self.user_rules_dir, '10-mine.conf', f'[{RULED_ID}]\nCPUWeight=50\n')
         self.wait_until(lambda: self.mock('CountHung')[0] == 1, message='the rule write held by systemd')
+
+    def test_a_rule_and_an_api_call_on_one_unit_take_turns(self):
+        # The rule's write reaches systemd first and is held there; the API's
+        # SetWeight for the same unit, arriving meanwhile, must wait for it
+        # (one change per unit at a time, whoever makes it) and then win.
+        self.hold_a_rule_write()
         pending = self.call_async('SetWeight', (RULED, 300), '(st)')
         self.iterate(0.5)
         self.assertFalse(pending.done, 'SetWeight answered while the rule write was still running')
@@ -93,10 +97,7 @@ class RulesTest(Base):
         # rule changes again meanwhile. The policy's next write is worked out in its
         # turn, after the API's value is in: it carries only the rule's new TasksMax,
         # and cpu.weight stays at the API's 200 (API value > rule).
-        self.add_app(RULED, controllers='cpu memory pids')
-        self.mock('SetDelays', ('SetUnitProperties', [HANG]), '(sau)')
-        self.write_rules(self.user_rules_dir, '10-mine.conf', f'[{RULED_ID}]\nCPUWeight=50\n')
-        self.wait_until(lambda: self.mock('CountHung')[0] == 1, message='the rule write held by systemd')
+        self.hold_a_rule_write()
         pending = self.call_async('SetWeight', (RULED, 200), '(st)')
         self.wait_until(lambda: 'set-weight authorized' in self.daemon_log(),
                         message='the API call authorized, waiting for its turn')

@@ -5,6 +5,7 @@
  * cgroup's contents (cgroup.procs longer than one read, no cgroup). */
 #include "rc-app.h"
 #include "rc-cgroup.h"
+#include "rc-test-util.h"
 
 #include <glib/gstdio.h>
 
@@ -269,25 +270,6 @@ test_read_pids_odd_lines (void)
   g_assert_cmpuint (g_array_index (pids, guint32, 2), ==, 77);
 }
 
-static void
-remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  if (dir == NULL)
-    {
-      g_remove (path);
-      return;
-    }
-  while ((name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-      remove_tree (child);
-    }
-  g_rmdir (path);
-}
-
 int
 main (int    argc,
       char **argv)
@@ -300,16 +282,12 @@ main (int    argc,
   g_assert_no_error (error);
   g_setenv ("RC_CGROUP_ROOT", cgroup_root, TRUE);
 
-  for (guint i = 0; i < G_N_ELEMENTS (record_cases); i++)
-    {
-      g_autofree char *path = g_strdup_printf ("/app/record/%s", record_cases[i].name);
-      g_test_add_data_func (path, &record_cases[i], test_record_bytes);
-    }
+  RC_TEST_ADD_CASES ("/app/record/", record_cases, name, test_record_bytes);
   g_test_add_func ("/app/record/not-utf8", test_record_not_utf8);
   g_test_add_func ("/app/record/keeps-limits", test_record_keeps_limits);
   g_test_add_func ("/cgroup/pids/odd-lines", test_read_pids_odd_lines);
   ret = g_test_run ();
-  remove_tree (cgroup_root);
+  rc_test_remove_tree (cgroup_root);
   g_free (cgroup_root);
   return ret;
 }

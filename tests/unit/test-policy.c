@@ -3,6 +3,7 @@
  * value set through the API, then the app's rule, then the default for a
  * limit the daemon once applied and no one sets any more. */
 #include "rc-policy.h"
+#include "rc-test-util.h"
 
 #define NONE G_MAXUINT64 - 1   /* "this source does not set CPUWeight" */
 #define NO_RULE 0              /* no rule at all for the app */
@@ -96,12 +97,7 @@ main (int   argc,
       char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
-  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
-    {
-      g_autofree char *path = g_strdup_printf ("/policy/precedence/%s", cases[i].name);
-
-      g_test_add_data_func (path, &cases[i], test_precedence);
-    }
+  RC_TEST_ADD_CASES ("/policy/precedence/", cases, name, test_precedence);
   g_test_add_func ("/policy/defaults", test_defaults);
   return g_test_run ();
 }

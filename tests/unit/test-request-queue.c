@@ -4,6 +4,7 @@
  * step the entries started so far are compared with what the rules say.
  * No bus, no polkit, no systemd. */
 #include "rc-request-queue.h"
+#include "rc-test-util.h"
 
 #include <string.h>
 
@@ -248,12 +249,7 @@ main (int   argc,
       char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
-  for (guint i = 0; i < G_N_ELEMENTS (scripts); i++)
-    {
-      g_autofree char *path = g_strdup_printf ("/request-queue/%s", scripts[i].name);
-
-      g_test_add_data_func (path, &scripts[i], test_script);
-    }
+  RC_TEST_ADD_CASES ("/request-queue/", scripts, name, test_script);
   g_test_add_func ("/request-queue/random", test_random);
   return g_test_run ();
 }

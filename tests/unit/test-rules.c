@@ -5,6 +5,7 @@
 
 #include "rc-error.h"
 #include "rc-rules.h"
+#include "rc-test-util.h"
 
 static void
 test_parse_text (void)
@@ -138,24 +139,6 @@ write_file (const char *dir,
 }
 
 static void
-remove_tree (const char *dir)
-{
-  g_autoptr(GDir) handle = g_dir_open (dir, 0, NULL);
-  const char *name;
-
-  while (handle != NULL && (name = g_dir_read_name (handle)) != NULL)
-    {
-      g_autofree char *path = g_build_filename (dir, name, NULL);
-
-      if (g_file_test (path, G_FILE_TEST_IS_DIR))
-        remove_tree (path);
-      else
-        g_unlink (path);
-    }
-  g_rmdir (dir);
-}
-
-static void
 test_load_order (void)
 {
   g_autofree char *root = g_dir_make_tmp ("rc-rules-XXXXXX", NULL);
@@ -191,7 +174,7 @@ test_load_order (void)
   g_assert_cmpuint (boost->limits.values[RC_LIMIT_IO_WEIGHT], ==, RC_BOOST_WEIGHT_DEFAULT);
 
   g_clear_object (&rules);
-  remove_tree (root);
+  rc_test_remove_tree (root);
 }
 
 /* [Notify]: both kinds on by default; a file turns each off; a bad value
@@ -258,7 +241,7 @@ test_defaults_without_files (void)
   /* The user's folder is created, so it can be watched without polling. */
   g_assert_true (g_file_test (user_dir, G_FILE_TEST_IS_DIR));
   g_clear_object (&rules);
-  remove_tree (root);
+  rc_test_remove_tree (root);
 }
 
 static void
@@ -346,7 +329,7 @@ test_condition_precedence (void)
       g_test_trap_assert_passed ();
       g_test_trap_assert_stderr ("*[org.example.Bad @sometimes]: a group name may end in*"
                                  "*[Boost @battery]: the boost has no power conditions*");
-      remove_tree (root);
+      rc_test_remove_tree (root);
       return;
     }
   g_log_set_always_fatal (G_LOG_FATAL_MASK | G_LOG_LEVEL_CRITICAL);
@@ -396,7 +379,7 @@ test_condition_precedence (void)
   g_assert_cmpuint (changes, ==, 9);
 
   g_clear_object (&rules);
-  remove_tree (root);
+  rc_test_remove_tree (root);
 }
 
 int

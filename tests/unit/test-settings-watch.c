@@ -3,6 +3,7 @@
  * written the way systemd writes them (a temporary file renamed), in
  * folders that exist at the start and in folders made later. */
 #include "rc-settings-watch.h"
+#include "rc-test-util.h"
 
 #include <glib/gstdio.h>
 
@@ -29,28 +30,10 @@ fixture_set_up (Fixture      *fixture,
 }
 
 static void
-remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-
-      if (g_file_test (child, G_FILE_TEST_IS_DIR))
-        remove_tree (child);
-      else
-        g_unlink (child);
-    }
-  g_rmdir (path);
-}
-
-static void
 fixture_tear_down (Fixture      *fixture,
                    gconstpointer data)
 {
-  remove_tree (fixture->root);
+  rc_test_remove_tree (fixture->root);
   g_free (fixture->root);
   g_ptr_array_unref (fixture->heard);
 }

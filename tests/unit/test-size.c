@@ -2,6 +2,7 @@
 /* Table-driven tests of size parsing and formatting: add a row to extend them. */
 #include "rc-size.h"
 #include "rc-error.h"
+#include "rc-test-util.h"
 
 #define KiB G_GUINT64_CONSTANT (1024)
 #define MiB (KiB * 1024)
@@ -161,29 +162,14 @@ test_invalid_utf8 (void)
   g_assert_true (g_utf8_validate (error->message, -1, NULL));
 }
 
-static char *
-case_path (const char *prefix,
-           const char *text)
-{
-  return g_strconcat (prefix, *text ? text : "(empty)", NULL);
-}
-
 int
 main (int    argc,
       char **argv)
 {
   g_test_init (&argc, &argv, NULL);
 
-  for (gsize i = 0; i < G_N_ELEMENTS (parse_cases); i++)
-    {
-      g_autofree char *path = case_path ("/size/parse/", parse_cases[i].text);
-      g_test_add_data_func (path, &parse_cases[i], test_parse);
-    }
-  for (gsize i = 0; i < G_N_ELEMENTS (format_cases); i++)
-    {
-      g_autofree char *path = case_path ("/size/format/", format_cases[i].text);
-      g_test_add_data_func (path, &format_cases[i], test_format);
-    }
+  RC_TEST_ADD_CASES ("/size/parse/", parse_cases, text, test_parse);
+  RC_TEST_ADD_CASES ("/size/format/", format_cases, text, test_format);
   g_test_add_func ("/size/round-trip", test_round_trip);
   g_test_add_func ("/size/invalid-utf8", test_invalid_utf8);
 

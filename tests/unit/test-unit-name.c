@@ -2,6 +2,7 @@
 /* Table-driven tests of the unit-name parser: add a row to extend them. */
 #include "rc-error.h"
 #include "rc-unit-name.h"
+#include "rc-test-util.h"
 
 #include <string.h>
 
@@ -164,21 +165,6 @@ static const UnescapeCase unescape_cases[] = {
   { "a\\", NULL },
 };
 
-/* Test paths may not contain '/' nor end empty. */
-static char *
-case_path (const char *prefix,
-           const char *input)
-{
-  g_autoptr(GString) path = g_string_new (prefix);
-
-  if (*input == '\0')
-    g_string_append (path, "(empty)");
-  else
-    for (const char *p = input; *p; p++)
-      g_string_append_c (path, *p == '/' ? '|' : *p);
-  return g_string_free (g_steal_pointer (&path), FALSE);
-}
-
 static void
 test_parse (gconstpointer data)
 {
@@ -314,23 +300,16 @@ test_argument_too_long (void)
   g_assert_nonnull (strstr (error->message, "at most 255"));
 }
 
-#define ADD_CASES(prefix, cases, field, func)                         \
-  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)                    \
-    {                                                                 \
-      g_autofree char *path = case_path (prefix, cases[i].field);     \
-      g_test_add_data_func (path, &cases[i], func);                   \
-    }
-
 int
 main (int    argc,
       char **argv)
 {
   g_test_init (&argc, &argv, NULL);
 
-  ADD_CASES ("/unit-name/parse/", parse_cases, unit, test_parse);
-  ADD_CASES ("/unit-name/is-valid/", unit_name_cases, input, test_unit_name_valid);
-  ADD_CASES ("/unit-name/app-id-is-valid/", app_id_cases, input, test_app_id_valid);
-  ADD_CASES ("/unit-name/unescape/", unescape_cases, input, test_unescape);
+  RC_TEST_ADD_CASES ("/unit-name/parse/", parse_cases, unit, test_parse);
+  RC_TEST_ADD_CASES ("/unit-name/is-valid/", unit_name_cases, input, test_unit_name_valid);
+  RC_TEST_ADD_CASES ("/unit-name/app-id-is-valid/", app_id_cases, input, test_app_id_valid);
+  RC_TEST_ADD_CASES ("/unit-name/unescape/", unescape_cases, input, test_unescape);
   g_test_add_func ("/unit-name/length-limits", test_length_limits);
   g_test_add_func ("/unit-name/null", test_null);
   for (gsize i = 0; i < G_N_ELEMENTS (argument_cases); i++)
