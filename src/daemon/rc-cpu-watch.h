@@ -22,7 +22,7 @@ G_DECLARE_FINAL_TYPE (RcCpuWatch, rc_cpu_watch, RC, CPU_WATCH, GObject);
 #define RC_CPU_STALL_MS  500
 #define RC_CPU_WINDOW_MS 2000
 /* one fd each: past this many instances with a quota, the rest are not watched */
-#define RC_CPU_WATCH_MAX 256
+#define RC_CPU_WATCH_MAX 256u
 
 RcCpuWatch *rc_cpu_watch_new (RcRegistry *registry);
 
