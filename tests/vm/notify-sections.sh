@@ -100,6 +100,9 @@ sec_notify () {
   login_session
   monitor_up
   notifyd_up
+  # only this section's notifications are counted: the server may have been up since sec_oomd, and
+  # sec_oom's kills were told to it (the server appends, so emptying the log is safe)
+  : > "$NOTIFY_LOG"
   printf '[Desktop Entry]\nType=Application\nName=Memory Hog\nIcon=utilities-system-monitor\nExec=/usr/bin/sleep 1000\n' \
     > "$APPS_DIR/org.example.Hog.desktop"
   chown "$TUSER:" "$APPS_DIR/org.example.Hog.desktop"
