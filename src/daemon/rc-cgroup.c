@@ -670,7 +670,7 @@ rc_cgroup_read_oomd_kills (const char *control_group)
 
   if (control_group == NULL || *control_group == '\0')
     return 0;
-  dir = g_build_filename (rc_cgroup_root (), control_group, NULL);
+  dir = rc_cgroup_file_path (control_group, NULL);
   len = getxattr (dir, "user.oomd_ooms", buf, sizeof buf - 1);
   if (len <= 0)
     return 0;
@@ -684,10 +684,8 @@ rc_cgroup_open_pressure_trigger (const char *control_group,
                                  const char *trigger,
                                  GError    **error)
 {
-  static const char * const files[RC_N_PRESSURES] = {
-    "cpu.pressure", "memory.pressure", "io.pressure"
-  };
-  g_autofree char *path = rc_cgroup_file_path (control_group, files[pressure]);
+  g_autofree char *path = rc_cgroup_file_path (control_group,
+                                                usage_files[USAGE_CPU_PRESSURE + pressure]);
   struct statfs fs;
   int fd;
   int saved;

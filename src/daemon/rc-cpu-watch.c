@@ -16,7 +16,6 @@ typedef struct {
 
 struct _RcCpuWatch {
   GObject     parent_instance;
-  RcRegistry *registry;
   GHashTable *by_unit;      /* unit -> Watched */
   gboolean    told_full;
   gboolean    told_refused;
@@ -149,7 +148,6 @@ rc_cpu_watch_new (RcRegistry *registry)
 {
   RcCpuWatch *self = g_object_new (RC_TYPE_CPU_WATCH, NULL);
 
-  self->registry = g_object_ref (registry);
   g_signal_connect_object (registry, "app-added", G_CALLBACK (app_added_cb), self, 0);
   g_signal_connect_object (registry, "limits-changed", G_CALLBACK (app_added_cb), self, 0);
   g_signal_connect_object (registry, "app-removed", G_CALLBACK (app_removed_cb), self, 0);
@@ -162,7 +160,6 @@ rc_cpu_watch_finalize (GObject *object)
   RcCpuWatch *self = RC_CPU_WATCH (object);
 
   g_clear_pointer (&self->by_unit, g_hash_table_unref);
-  g_clear_object (&self->registry);
   G_OBJECT_CLASS (rc_cpu_watch_parent_class)->finalize (object);
 }
 
