@@ -685,7 +685,7 @@ rc_cgroup_open_pressure_trigger (const char *control_group,
                                  GError    **error)
 {
   g_autofree char *path = rc_cgroup_file_path (control_group,
-                                                usage_files[USAGE_CPU_PRESSURE + pressure]);
+                                               usage_files[USAGE_CPU_PRESSURE + pressure]);
   struct statfs fs;
   int fd;
   int saved;

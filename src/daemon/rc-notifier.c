@@ -24,7 +24,7 @@ struct _RcNotifier {
   GHashTable      *instances;   /* unit -> Instance */
   GHashTable      *sent;        /* notification id -> unit */
   GQueue           sent_order;  /* ids, oldest first */
-  guint            action_id;   /* ActionInvoked subscription, made with the first notification */
+  guint            action_id;   /* ActionInvoked subscription, made with the first Notify call */
   guint            closed_id;
   gboolean         told_no_server;
 };
@@ -147,9 +147,17 @@ remember_sent (RcNotifier *self,
     g_hash_table_remove (self->sent, g_queue_pop_head (&self->sent_order));
   g_hash_table_insert (self->sent, GUINT_TO_POINTER (id), g_strdup (unit));
   g_queue_push_tail (&self->sent_order, GUINT_TO_POINTER (id));
+}
+
+/* Made with the first Notify call, not at start: no match rule at rest.
+ * The AddMatch goes out on the connection before that call, so the bus
+ * has the rule before the server can show the notification, and a click
+ * however quick is heard. */
+static void
+listen_for_actions (RcNotifier *self)
+{
   if (self->action_id != 0)
     return;
-  /* Only once there is something to act on: no match rule at rest. */
   self->action_id = g_dbus_connection_signal_subscribe (self->connection, NOTIFICATIONS_DBUS_NAME,
                                                         NOTIFICATIONS_INTERFACE, "ActionInvoked",
                                                         NOTIFICATIONS_DBUS_PATH, NULL,
@@ -285,6 +293,7 @@ send (RcNotifier   *self,
   sending->unit = g_strdup (app->unit);
   sending->kind = kind;
   g_debug ("Notifications: %s: %s", app->unit, summary);
+  listen_for_actions (self);
   /* Notification servers are usually D-Bus activated: auto start allowed. */
   g_dbus_connection_call (self->connection, NOTIFICATIONS_DBUS_NAME, NOTIFICATIONS_DBUS_PATH,
                           NOTIFICATIONS_INTERFACE, "Notify",
