@@ -365,7 +365,3 @@ def main():
               f'{TEST_USER!r} and run polkitd in its own mount namespace', file=sys.stderr)
         return 77
     return RootSupervisor(sys.argv).run()
-
-
-#
-# Test side (runs as the test user)
