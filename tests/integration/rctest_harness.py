@@ -16,6 +16,11 @@ Started as root (CI), the test program splits in two:
 Environment: RC_DAEMON, RC_CLIENT (built binaries), RC_POLICY_DIR (folder holding the
 .policy files), RC_DAEMON_WRAPPER (e.g. "valgrind --error-exitcode=1"),
 RC_TEST_TIMEOUT_MULTIPLIER (for slow setups).
+
+This file holds RcTestCase, the test side's world; the rest lives beside it and is
+re-exported here, so tests and bench/ use rctest_harness for all of it:
+rcutil.py (constants, timeouts, file, cgroup and process helpers), rcroot.py (the root
+supervisor and main()) and rcdbus.py (GVariant, D-Bus and polkit helpers).
 '''
 
 import json
