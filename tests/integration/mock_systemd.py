@@ -30,6 +30,8 @@ from gi.repository import GLib
 # dbusmock loads a template from its path: the modules beside it (mock_cgroupfs.py,
 # mock_units.py, mock_manager.py, rcnames.py) are not importable by themselves
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# integration_test.py imports this module for unit_path
+from rcnames import systemd_unit_path as unit_path  # noqa: E402,F401 pylint: disable=wrong-import-position
 from mock_cgroupfs import (BUS_NAME, CONTROL_IFACE, MAIN_IFACE, MAIN_OBJ,  # noqa: E402,F401
                            SYSTEM_BUS, _make_root, _set_events_frozen, _write)
 from mock_units import _add_unit, _emit_allowed, _lookup, _set_unit_state, _stop_unit  # noqa: E402
