@@ -7,7 +7,7 @@ daemon: the shell bridge, a process per event (`gdbus call ... SetForegroundProc
 daemon's own source off. The VM figures with the real compositors are printed by the VM sections
 focus_sway, focus_i3 and focus_kwin (tests/vm/focus-sections.sh). Figures only, nothing asserted.
 
-    RC_DAEMON=build/src/resource-controld [RC_BENCH_QUICK=1] /usr/bin/python3 bench/focus_bench.py
+    RC_DAEMON=$PWD/build/src/resource-controld [RC_BENCH_QUICK=1] /usr/bin/python3 bench/focus_bench.py
 (as root, like the host integration tests). Prints one JSON object.
 '''
 
@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'tests', 'integration'))
 import rctest_harness as harness  # noqa: E402
 import rcbench as rb  # noqa: E402
 import bench  # noqa: E402
-from focus_test import APPS, PIDS, FakeSway, FocusBase  # noqa: E402
+from focus_test import APPS, FakeSway, FocusBase  # noqa: E402
 
 QUICK = os.environ.get('RC_BENCH_QUICK') == '1'
 RUNS = 10 if QUICK else 40
@@ -72,7 +72,7 @@ class FocusBench(FocusBase):
             self.cgroup_dir(unit)
         fig = {'idle_sway_connected': bench.measure_idle(self.daemon.pid, IDLE_S)}
         fig['daemon_sway'] = self.timed_changes(
-            lambda i: conn.sendall(FakeSway.focus_event(PIDS[i])))
+            lambda i: conn.sendall(FakeSway.focus_event(self.pids[i])))
         fig['idle_after_focus_changes'] = bench.measure_idle(self.daemon.pid, IDLE_S)
         # the shell bridge: the daemon's source off, a gdbus process per event
         self.set_user_manager_environment(['HOME=/nowhere'])
@@ -81,7 +81,7 @@ class FocusBench(FocusBase):
         def bridge(i):
             subprocess.run(['gdbus', 'call', '--session', '--dest', 'org.example.ResourceControl',
                             '--object-path', '/org/example/ResourceControl', '--method',
-                            'org.example.ResourceControl.SetForegroundProcess', str(PIDS[i])],
+                            'org.example.ResourceControl.SetForegroundProcess', str(self.pids[i])],
                            env=self.bus_env, stdout=subprocess.DEVNULL, check=True)
         fig['shell_bridge'] = self.timed_changes(bridge)
         fig['speedup_p50'] = round(fig['shell_bridge']['p50_ms'] / fig['daemon_sway']['p50_ms'], 1)
