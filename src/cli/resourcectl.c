@@ -235,13 +235,11 @@ report_error (GError *error)
   return EXIT_FAILURE;
 }
 
-static RcDBusResourceControl *
-connect_to_daemon (GDBusProxyFlags flags)
+static GDBusConnection *
+connect_to_bus (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(GDBusConnection) bus = g_bus_get_sync (G_BUS_TYPE_SESSION, NULL, &error);
-  g_autoptr(RcDBusResourceControl) proxy = NULL;
-  g_autofree char *owner = NULL;
+  GDBusConnection *bus = g_bus_get_sync (G_BUS_TYPE_SESSION, NULL, &error);
 
   if (bus == NULL)
     {
@@ -250,9 +248,22 @@ connect_to_daemon (GDBusProxyFlags flags)
     }
   /* A lost bus is reported, not answered with SIGTERM. */
   g_dbus_connection_set_exit_on_close (bus, FALSE);
+  return bus;
+}
+
+static RcDBusResourceControl *
+connect_to_daemon (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GDBusConnection) bus = connect_to_bus ();
+  g_autoptr(RcDBusResourceControl) proxy = NULL;
+  g_autofree char *owner = NULL;
+
+  if (bus == NULL)
+    return NULL;
 
   /* No DO_NOT_AUTO_START: the bus activates the daemon if it is installed. */
-  proxy = rc_dbus_resource_control_proxy_new_sync (bus, flags,
+  proxy = rc_dbus_resource_control_proxy_new_sync (bus, G_DBUS_PROXY_FLAGS_NONE,
                                                    RC_DBUS_NAME, RC_DBUS_PATH, NULL, &error);
   if (proxy == NULL)
     {
@@ -302,29 +313,33 @@ static int
 call_daemon (const Command      *cmd,
              const RcctlRequest *req)
 {
-  /* A single call needs neither the properties nor the signals: two round
-   * trips fewer before it (status, monitor and the like load them). */
-  g_autoptr(RcDBusResourceControl) proxy =
-    connect_to_daemon (cmd->run != NULL ? G_DBUS_PROXY_FLAGS_NONE
-                                        : G_DBUS_PROXY_FLAGS_DO_NOT_LOAD_PROPERTIES |
-                       G_DBUS_PROXY_FLAGS_DO_NOT_CONNECT_SIGNALS);
+  g_autoptr(GDBusConnection) bus = NULL;
   g_autoptr(GSubprocess) agent = NULL;
   g_autoptr(GVariant) reply = NULL;
   g_autoptr(GVariant) apps = NULL;
   g_autoptr(GError) error = NULL;
 
-  if (proxy == NULL)
-    return EXIT_FAILURE;
+  /* status, monitor and the like keep a proxy, its properties and signals */
   if (cmd->run != NULL)
-    return cmd->run (proxy);
+    {
+      g_autoptr(RcDBusResourceControl) proxy = connect_to_daemon ();
 
+      return proxy != NULL ? cmd->run (proxy) : EXIT_FAILURE;
+    }
+  /* A single call needs no proxy: no round trip before it. The bus starts
+   * the daemon if it is installed; if not, the call's ServiceUnknown says
+   * that it is not running. */
+  bus = connect_to_bus ();
+  if (bus == NULL)
+    return EXIT_FAILURE;
   if (cmd->writes)
     agent = start_tty_agent ();
   /* Writes may wait on the user typing a password into a polkit dialog. */
-  reply = g_dbus_proxy_call_sync (G_DBUS_PROXY (proxy), req->method, req->params,
-                                  cmd->writes ? G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION
-                                              : G_DBUS_CALL_FLAGS_NONE,
-                                  cmd->writes ? G_MAXINT : -1, NULL, &error);
+  reply = g_dbus_connection_call_sync (bus, RC_DBUS_NAME, RC_DBUS_PATH, RC_DBUS_INTERFACE,
+                                       req->method, req->params, NULL,
+                                       cmd->writes ? G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION
+                                                   : G_DBUS_CALL_FLAGS_NONE,
+                                       cmd->writes ? G_MAXINT : -1, NULL, &error);
   if (agent != NULL)
     g_subprocess_force_exit (agent);
   if (reply == NULL)

@@ -4,6 +4,7 @@
 
 #define RC_DBUS_NAME            "org.example.ResourceControl"
 #define RC_DBUS_PATH            "/org/example/ResourceControl"
+#define RC_DBUS_INTERFACE       "org.example.ResourceControl"
 #define RC_DBUS_ERROR_PREFIX    "org.example.ResourceControl.Error."
 
 #define RC_POLKIT_ACTION_PREFIX "org.example.ResourceControl."
