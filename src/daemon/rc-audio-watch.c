@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-audio-watch.h"
+#include "rc-subscription.h"
 #include "rc-names.h"
 
 #include <json-glib/json-glib.h>
@@ -680,14 +681,8 @@ rc_audio_watch_dispose (GObject *object)
       g_clear_object (&self->dump);
     }
   g_clear_object (&self->dump_out);
-  if (self->bus != NULL)
-    {
-      if (self->name_owner_id != 0)
-        g_dbus_connection_signal_unsubscribe (self->bus, self->name_owner_id);
-      if (self->properties_id != 0)
-        g_dbus_connection_signal_unsubscribe (self->bus, self->properties_id);
-      self->name_owner_id = self->properties_id = 0;
-    }
+  rc_clear_subscription (self->bus, &self->name_owner_id);
+  rc_clear_subscription (self->bus, &self->properties_id);
   g_clear_object (&self->bus);
   G_OBJECT_CLASS (rc_audio_watch_parent_class)->dispose (object);
 }

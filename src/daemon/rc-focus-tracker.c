@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-focus-tracker.h"
+#include "rc-subscription.h"
 #include "rc-focus-hyprland.h"
 #include "rc-focus-sway.h"
 #include "rc-focus-x11.h"
@@ -465,9 +466,7 @@ rc_focus_tracker_dispose (GObject *object)
   RcFocusTracker *self = RC_FOCUS_TRACKER (object);
 
   g_cancellable_cancel (self->cancellable);
-  if (self->environment_id != 0)
-    g_dbus_connection_signal_unsubscribe (self->connection, self->environment_id);
-  self->environment_id = 0;
+  rc_clear_subscription (self->connection, &self->environment_id);
   if (self->monitor != NULL)
     {
       g_dbus_connection_remove_filter (self->monitor, self->monitor_filter_id);

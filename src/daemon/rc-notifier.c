@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-notifier.h"
+#include "rc-subscription.h"
 #include "rc-names.h"
 #include "rc-unit-name.h"
 
@@ -411,14 +412,8 @@ rc_notifier_dispose (GObject *object)
   RcNotifier *self = RC_NOTIFIER (object);
 
   g_cancellable_cancel (self->cancellable);
-  if (self->connection != NULL)
-    {
-      if (self->action_id != 0)
-        g_dbus_connection_signal_unsubscribe (self->connection, self->action_id);
-      if (self->closed_id != 0)
-        g_dbus_connection_signal_unsubscribe (self->connection, self->closed_id);
-      self->action_id = self->closed_id = 0;
-    }
+  rc_clear_subscription (self->connection, &self->action_id);
+  rc_clear_subscription (self->connection, &self->closed_id);
   g_clear_object (&self->connection);
   g_clear_object (&self->rules);
   G_OBJECT_CLASS (rc_notifier_parent_class)->dispose (object);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-power-watch.h"
+#include "rc-subscription.h"
 #include "rc-names.h"
 
 #define PPD_INTERFACE    PPD_DBUS_NAME
@@ -171,9 +172,7 @@ name_vanished_cb (GDBusConnection *bus,
   RcPowerWatch *self = user_data;
   Service service = service_of_name (name);
 
-  if (bus != NULL && self->signal_ids[service] != 0)
-    g_dbus_connection_signal_unsubscribe (bus, self->signal_ids[service]);
-  self->signal_ids[service] = 0;
+  rc_clear_subscription (bus, &self->signal_ids[service]);
   set_value (self, service, NULL);
 }
 
@@ -229,9 +228,7 @@ rc_power_watch_dispose (GObject *object)
   for (Service service = 0; service < N_SERVICES; service++)
     {
       g_clear_handle_id (&self->watch_ids[service], g_bus_unwatch_name);
-      if (self->signal_ids[service] != 0)
-        g_dbus_connection_signal_unsubscribe (self->bus, self->signal_ids[service]);
-      self->signal_ids[service] = 0;
+      rc_clear_subscription (self->bus, &self->signal_ids[service]);
     }
   g_clear_object (&self->bus);
   G_OBJECT_CLASS (rc_power_watch_parent_class)->dispose (object);

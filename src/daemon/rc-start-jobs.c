@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-start-jobs.h"
+#include "rc-subscription.h"
 #include "rc-error.h"
 #include "rc-names.h"
 #include "rc-systemd.h"
@@ -233,9 +234,7 @@ rc_start_jobs_dispose (GObject *object)
 {
   RcStartJobs *self = RC_START_JOBS (object);
 
-  if (self->connection != NULL && self->job_removed_id != 0)
-    g_dbus_connection_signal_unsubscribe (self->connection, self->job_removed_id);
-  self->job_removed_id = 0;
+  rc_clear_subscription (self->connection, &self->job_removed_id);
   g_clear_pointer (&self->starts, g_hash_table_unref);
   g_clear_object (&self->connection);
   G_OBJECT_CLASS (rc_start_jobs_parent_class)->dispose (object);

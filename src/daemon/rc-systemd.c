@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-systemd.h"
+#include "rc-subscription.h"
 #include "rc-start-jobs.h"
 #include "rc-error.h"
 #include "rc-names.h"
@@ -602,15 +603,6 @@ unit_properties_changed_cb (GDBusConnection *connection,
 }
 
 static void
-unsubscribe (RcSystemd *self,
-             guint     *id)
-{
-  if (*id != 0)
-    g_dbus_connection_signal_unsubscribe (self->connection, *id);
-  *id = 0;
-}
-
-static void
 manager_signal_cb (GDBusConnection *connection,
                    const char      *sender_name,
                    const char      *object_path,
@@ -739,11 +731,11 @@ rc_systemd_dispose (GObject *object)
   g_clear_handle_id (&self->name_watch_id, g_bus_unwatch_name);
   if (self->connection != NULL)
     {
-      unsubscribe (self, &self->unit_new_id);
-      unsubscribe (self, &self->unit_removed_id);
-      unsubscribe (self, &self->unit_changed_id);
-      unsubscribe (self, &self->reloading_id);
-      unsubscribe (self, &self->startup_finished_id);
+      rc_clear_subscription (self->connection, &self->unit_new_id);
+      rc_clear_subscription (self->connection, &self->unit_removed_id);
+      rc_clear_subscription (self->connection, &self->unit_changed_id);
+      rc_clear_subscription (self->connection, &self->reloading_id);
+      rc_clear_subscription (self->connection, &self->startup_finished_id);
     }
   if (self->starts != NULL)
     g_object_run_dispose (G_OBJECT (self->starts));
