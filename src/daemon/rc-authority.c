@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-authority.h"
+#include "rc-subscription.h"
 #include "rc-error.h"
 #include "rc-names.h"
 
@@ -176,8 +177,7 @@ release (CheckData *data)
         g_hash_table_remove (self->callers, data->sender);
       if (--self->n_checks == 0 && self->bus != NULL)
         {
-          g_dbus_connection_signal_unsubscribe (self->bus, self->name_owner_id);
-          self->name_owner_id = 0;
+          rc_clear_subscription (self->bus, &self->name_owner_id);
           g_clear_object (&self->bus);
         }
     }

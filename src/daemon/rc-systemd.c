@@ -729,14 +729,11 @@ rc_systemd_dispose (GObject *object)
   RcSystemd *self = RC_SYSTEMD (object);
 
   g_clear_handle_id (&self->name_watch_id, g_bus_unwatch_name);
-  if (self->connection != NULL)
-    {
-      rc_clear_subscription (self->connection, &self->unit_new_id);
-      rc_clear_subscription (self->connection, &self->unit_removed_id);
-      rc_clear_subscription (self->connection, &self->unit_changed_id);
-      rc_clear_subscription (self->connection, &self->reloading_id);
-      rc_clear_subscription (self->connection, &self->startup_finished_id);
-    }
+  rc_clear_subscription (self->connection, &self->unit_new_id);
+  rc_clear_subscription (self->connection, &self->unit_removed_id);
+  rc_clear_subscription (self->connection, &self->unit_changed_id);
+  rc_clear_subscription (self->connection, &self->reloading_id);
+  rc_clear_subscription (self->connection, &self->startup_finished_id);
   if (self->starts != NULL)
     g_object_run_dispose (G_OBJECT (self->starts));
   g_clear_object (&self->starts);
