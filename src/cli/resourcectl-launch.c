@@ -3,12 +3,20 @@
  * that do not put them there. */
 #include "resourcectl.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <glib-unix.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "rc-app-exec.h"
+#include "rc-exec.h"
 #include "rc-keys.h"
 #include "rc-error.h"
+#include "rc-names.h"
+#include "rc-sd-bus.h"
 #include "rc-proc.h"
 #include "rc-unit-name.h"
 
@@ -41,6 +49,10 @@ display_environment (void)
   return g_variant_new_strv ((const char * const *) vars->pdata, vars->len);
 }
 
+/* run --scope: what this process becomes, worked out before the call */
+static char **scope_argv;
+static char *scope_app_id;
+
 gboolean
 rcctl_parse_run (char        **args,
                  RcctlRequest *req,
@@ -48,7 +60,6 @@ rcctl_parse_run (char        **args,
 {
   g_auto(GVariantDict) options = G_VARIANT_DICT_INIT (NULL);
   g_autoptr(GPtrArray) uris = g_ptr_array_new_with_free_func (g_free);
-  g_autofree char *cwd = g_get_current_dir ();
 
   if (rcctl_opt_set != NULL)
     {
@@ -66,14 +77,27 @@ rcctl_parse_run (char        **args,
       g_ptr_array_add (uris, g_file_get_uri (file));
     }
   g_ptr_array_add (uris, NULL);
-  if (rcctl_opt_scope)
-    g_variant_dict_insert (&options, RC_OPTION_KIND, "s", RC_KIND_SCOPE);
   if (rcctl_opt_background)
     g_variant_dict_insert (&options, RC_OPTION_SLICE, "s", "background.slice");
   if (rcctl_opt_launcher != NULL)
     g_variant_dict_insert (&options, RC_OPTION_LAUNCHER, "s", rcctl_opt_launcher);
-  g_variant_dict_insert_value (&options, RC_OPTION_ENVIRONMENT, display_environment ());
-  g_variant_dict_insert (&options, RC_OPTION_WORKING_DIRECTORY, "s", cwd);
+  if (rcctl_opt_scope)
+    {
+      /* As `systemd-run --scope`: this process joins the scope and becomes
+       * the app, with its own environment and folder. */
+      g_variant_dict_insert (&options, RC_OPTION_KIND, "s", RC_KIND_SCOPE);
+      if (!rc_exec_for_app (args[0], (const char * const *) uris->pdata, NULL, NULL,
+                            &scope_argv, error))
+        return FALSE;
+      scope_app_id = g_strdup (args[0]);
+    }
+  else
+    {
+      g_autofree char *cwd = g_get_current_dir ();
+
+      g_variant_dict_insert_value (&options, RC_OPTION_ENVIRONMENT, display_environment ());
+      g_variant_dict_insert (&options, RC_OPTION_WORKING_DIRECTORY, "s", cwd);
+    }
   req->params = g_variant_ref_sink (g_variant_new ("(s^as@a{sv})", args[0],
                                                    (char **) uris->pdata,
                                                    g_variant_dict_end (&options)));
@@ -84,6 +108,179 @@ int
 rcctl_finish_unit (GVariant *unit)
 {
   g_print ("%s\n", g_variant_get_string (unit, NULL));
+  return EXIT_SUCCESS;
+}
+
+/* Launch over sd-bus: `run` is the one command whose start-up the user
+ * waits through before the app appears, and sd-bus sends its handshake in
+ * one go where GDBus waits for the bus at each step. The unit, or NULL and
+ * @error. */
+static char *
+call_launch (GVariant *params,
+             GError  **error)
+{
+  g_autoptr(sd_bus) bus = NULL;
+  g_autoptr(sd_bus_message) message = NULL;
+  g_autoptr(sd_bus_message) reply = NULL;
+  g_autoptr(GSubprocess) agent = NULL;
+  sd_bus_error bus_error = SD_BUS_ERROR_NULL;
+  const char *unit = NULL;
+  int r;
+
+  r = sd_bus_open_user (&bus);
+  if (r < 0)
+    {
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (-r),
+                   "cannot connect to the session bus: %s", g_strerror (-r));
+      return NULL;
+    }
+  r = sd_bus_message_new_method_call (bus, &message, RC_DBUS_NAME, RC_DBUS_PATH,
+                                      RC_DBUS_INTERFACE, "Launch");
+  /* polkit may ask for a password: no timeout */
+  if (r >= 0)
+    r = sd_bus_message_set_allow_interactive_authorization (message, TRUE);
+  if (r >= 0)
+    r = rc_sd_bus_append_args (message, params);
+  if (r >= 0)
+    {
+      agent = rcctl_start_tty_agent ();
+      r = sd_bus_call (bus, message, UINT64_MAX, &bus_error, &reply);
+      if (agent != NULL)
+        g_subprocess_force_exit (agent);
+    }
+  if (r >= 0)
+    r = sd_bus_message_read (reply, "s", &unit);
+  if (r < 0)
+    {
+      *error = rc_sd_bus_error_to_gerror (&bus_error, r);
+      sd_bus_error_free (&bus_error);
+      return NULL;
+    }
+  return g_strdup (unit);
+}
+
+/* The forked process of run --scope: makes the call, so that it is the
+ * caller whose pid the scope takes in, and once systemd has it there
+ * becomes the app. It writes the unit's name to @report_fd, then the exec's
+ * error if there is one (close-on-exec: the parent reads end-of-file when
+ * the exec worked). Errors of the call it prints itself. */
+G_GNUC_NORETURN
+static void
+run_in_scope (GVariant *params,
+              int       report_fd)
+{
+  g_autoptr(GVariant) app_id = g_variant_get_child_value (params, 0);
+  g_autoptr(GVariant) uris = g_variant_get_child_value (params, 1);
+  g_autoptr(GVariant) dict = g_variant_get_child_value (params, 2);
+  g_auto(GVariantDict) options = G_VARIANT_DICT_INIT (dict);
+  g_autoptr(GVariant) own = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *unit = NULL;
+  g_autofree char *line = NULL;
+  g_auto(GStrv) env = NULL;
+  int null_fd;
+
+  g_variant_dict_insert (&options, RC_OPTION_CALLER_PID, "u", (guint32) getpid ());
+  own = g_variant_ref_sink (g_variant_new ("(@s@as@a{sv})", app_id, uris,
+                                           g_variant_dict_end (&options)));
+  unit = call_launch (own, &error);
+  if (unit == NULL)
+    _exit (rcctl_report_error (error));
+  line = g_strdup_printf ("%s\n", unit);
+  if (write (report_fd, line, strlen (line)) < 0)
+    _exit (EXIT_FAILURE);   /* the parent is gone: nobody expects the app */
+  /* Out of the terminal's session, input and output, as a service's app
+   * is: its output goes to the journal, or nowhere without one, never to a
+   * terminal or a pipe that resourcectl's caller waits on. */
+  setsid ();
+  null_fd = open ("/dev/null", O_RDWR | O_CLOEXEC);
+  if (null_fd >= 0)
+    {
+      dup2 (null_fd, STDIN_FILENO);
+      dup2 (null_fd, STDOUT_FILENO);
+      dup2 (null_fd, STDERR_FILENO);
+    }
+  rc_app_reset_signals ();
+  env = g_get_environ ();
+  rc_app_exec (scope_app_id, (const char * const *) scope_argv, env);
+  g_free (line);
+  line = g_strdup_printf ("Cannot start %s: %s", scope_argv[0], g_strerror (errno));
+  if (write (report_fd, line, strlen (line)) < 0)
+    {
+      /* the parent is gone: nobody to tell */
+    }
+  _exit (EXIT_FAILURE);
+}
+
+/* What run --scope's child wrote: its unit and, on a failed exec, why. */
+static char *
+read_all (int fd)
+{
+  g_autoptr(GString) text = g_string_new (NULL);
+  char buffer[1024];
+  ssize_t n;
+
+  while ((n = read (fd, buffer, sizeof buffer)) != 0)
+    {
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        break;
+      g_string_append_len (text, buffer, n);
+    }
+  return g_string_free (g_steal_pointer (&text), FALSE);
+}
+
+int
+rcctl_run (const RcctlRequest *req)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *unit = NULL;
+  g_autofree char *report = NULL;
+  g_auto(GStrv) lines = NULL;
+  int fds[2];
+  int status;
+  pid_t pid;
+
+  if (!rcctl_opt_scope)
+    {
+      unit = call_launch (req->params, &error);
+      if (unit == NULL)
+        return rcctl_report_error (error);
+      g_print ("%s\n", unit);
+      return EXIT_SUCCESS;
+    }
+  if (!g_unix_open_pipe (fds, FD_CLOEXEC, &error))
+    return rcctl_report_error (error);
+  fflush (stdout);
+  pid = fork ();
+  if (pid < 0)
+    {
+      g_printerr ("resourcectl: cannot start a process for the app: %s\n", g_strerror (errno));
+      return EXIT_FAILURE;
+    }
+  if (pid == 0)
+    {
+      close (fds[0]);
+      run_in_scope (req->params, fds[1]);
+    }
+  close (fds[1]);
+  report = read_all (fds[0]);
+  close (fds[0]);
+  lines = g_strsplit (report, "\n", 2);
+  if (lines[0] == NULL || lines[1] == NULL)
+    {
+      /* the call failed: the child said why */
+      waitpid (pid, &status, 0);
+      return WIFEXITED (status) ? WEXITSTATUS (status) : EXIT_FAILURE;
+    }
+  if (*lines[1] != '\0')
+    {
+      waitpid (pid, NULL, 0);
+      g_printerr ("resourcectl: %s (%s is empty now and goes away)\n", lines[1], lines[0]);
+      return EXIT_FAILURE;
+    }
+  g_print ("%s\n", lines[0]);
   return EXIT_SUCCESS;
 }
 

@@ -102,6 +102,7 @@ typedef struct {
   gboolean (*parse)(char **args, RcctlRequest *req, GError **error);
   int (*finish)(GVariant *apps);    /* prints the aa{sv} reply, or NULL */
   int (*run)(RcDBusResourceControl *proxy);   /* instead of one call */
+  int (*call)(const RcctlRequest *req);       /* makes its one call itself */
 } Command;
 
 static const Command commands[] = {
@@ -130,7 +131,7 @@ static const Command commands[] = {
     "with its rule's limits and those of --set from its first moment. Prints the\n"
     "unit's name.\n\n"
     LIMIT_KEYS_HELP, run_options, 1, G_MAXUINT,
-    "Launch", TRUE, rcctl_parse_run, rcctl_finish_unit, NULL },
+    "Launch", TRUE, rcctl_parse_run, rcctl_finish_unit, NULL, rcctl_run },
   { "adopt", "PID…|--all", "Move running apps into units of their own",
     "Each process moves with the processes it started. The app is found from\n"
     "GIO_LAUNCHED_DESKTOP_FILE, Flatpak's .flatpak-info or its program's desktop\n"
@@ -221,8 +222,8 @@ usage_error (const Command *cmd,
   return RCCTL_EXIT_USAGE;
 }
 
-static int
-report_error (GError *error)
+int
+rcctl_report_error (GError *error)
 {
   gboolean gone = g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_SERVICE_UNKNOWN) ||
                   g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_NAME_HAS_NO_OWNER);
@@ -283,8 +284,8 @@ connect_to_daemon (void)
 
 /* Like systemctl: in a terminal, a text polkit agent for this process lets
  * polkit ask for a password here when no desktop agent runs. */
-static GSubprocess *
-start_tty_agent (void)
+GSubprocess *
+rcctl_start_tty_agent (void)
 {
   g_autoptr(GSubprocessLauncher) launcher = NULL;
   g_autofree char *program = g_find_program_in_path ("pkttyagent");
@@ -326,6 +327,8 @@ call_daemon (const Command      *cmd,
 
       return proxy != NULL ? cmd->run (proxy) : EXIT_FAILURE;
     }
+  if (cmd->call != NULL)
+    return cmd->call (req);
   /* A single call needs no proxy: no round trip before it. The bus starts
    * the daemon if it is installed; if not, the call's ServiceUnknown says
    * that it is not running. */
@@ -333,7 +336,7 @@ call_daemon (const Command      *cmd,
   if (bus == NULL)
     return EXIT_FAILURE;
   if (cmd->writes)
-    agent = start_tty_agent ();
+    agent = rcctl_start_tty_agent ();
   /* Writes may wait on the user typing a password into a polkit dialog. */
   reply = g_dbus_connection_call_sync (bus, RC_DBUS_NAME, RC_DBUS_PATH, RC_DBUS_INTERFACE,
                                        req->method, req->params, NULL,
@@ -343,7 +346,7 @@ call_daemon (const Command      *cmd,
   if (agent != NULL)
     g_subprocess_force_exit (agent);
   if (reply == NULL)
-    return report_error (error);
+    return rcctl_report_error (error);
   if (cmd->finish == NULL)
     return EXIT_SUCCESS;
 

@@ -34,6 +34,13 @@ typedef struct {
   GVariant   *params;
 } RcctlRequest;
 
+/* Prints @error (a call's, its remote name stripped) as resourcectl does;
+ * returns the exit status. */
+int          rcctl_report_error (GError *error);
+/* In a terminal, a text polkit agent for this process, so that polkit can
+ * ask for a password here; NULL when there is no terminal or agent. */
+GSubprocess *rcctl_start_tty_agent (void);
+
 /* ---- showing values (resourcectl-output.c) ---------------------------- */
 
 typedef enum {
@@ -95,6 +102,7 @@ gboolean rcctl_parse_set (char **args, RcctlRequest *req, GError **error);
 gboolean rcctl_parse_rule_set (char **args, RcctlRequest *req, GError **error);
 gboolean rcctl_parse_foreground (char **args, RcctlRequest *req, GError **error);
 gboolean rcctl_parse_run (char **args, RcctlRequest *req, GError **error);
+int      rcctl_run (const RcctlRequest *req);
 gboolean rcctl_parse_pid (char **args, RcctlRequest *req, GError **error);
 gboolean rcctl_parse_adopt (char **args, RcctlRequest *req, GError **error);
 gboolean rcctl_parse_top (char **args, RcctlRequest *req, GError **error);

@@ -60,6 +60,7 @@
 #define RC_OPTION_WORKING_DIRECTORY     "WorkingDirectory"
 #define RC_OPTION_LIMITS                "Limits"
 #define RC_OPTION_APP_ID                "AppId"
+#define RC_OPTION_CALLER_PID            "CallerPid"
 #define RC_KIND_SERVICE                 "service"
 #define RC_KIND_SCOPE                   "scope"
 #define RC_LAUNCHER_DEFAULT             "rc"

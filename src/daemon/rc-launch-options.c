@@ -202,10 +202,54 @@ parse_launch_option (RcLaunchOptions *options,
       return rc_limits_parse (value, no_options, g_get_num_processors (), &options->requested,
                               error);
     }
+  if (g_str_equal (key, RC_OPTION_CALLER_PID))
+    {
+      if (!g_variant_is_of_type (value, G_VARIANT_TYPE_UINT32))
+        return option_type_error (key, value, "u", error);
+      options->caller_pid = g_variant_get_uint32 (value);
+      if (options->caller_pid == 0)
+        {
+          g_set_error_literal (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                               "Option CallerPid is 0: it must be the calling process's own pid");
+          return FALSE;
+        }
+      return TRUE;
+    }
   g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
                "Unknown option %s: Launch takes Kind, Launcher, Slice, Environment, "
-               "WorkingDirectory and Limits", key);
+               "WorkingDirectory, Limits and CallerPid", key);
   return FALSE;
+}
+
+/* CallerPid: the caller runs the app itself, in its own environment and
+ * folder, so it names a scope and nothing the daemon would pass on. */
+static gboolean
+check_caller_pid (const RcLaunchOptions *options,
+                  GError               **error)
+{
+  const char *other = NULL;
+
+  if (options->caller_pid == 0)
+    return TRUE;
+  if (options->kind != RC_UNIT_KIND_SCOPE)
+    {
+      g_set_error_literal (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                           "Option CallerPid needs Kind \"scope\": only a scope can take the "
+                           "calling process in");
+      return FALSE;
+    }
+  if (options->environment != NULL)
+    other = RC_OPTION_ENVIRONMENT;
+  else if (options->working_directory != NULL)
+    other = RC_OPTION_WORKING_DIRECTORY;
+  if (other != NULL)
+    {
+      g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                   "Option %s does not go with CallerPid: the calling process runs the app "
+                   "with its own environment and folder", other);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 static gboolean
@@ -298,7 +342,7 @@ rc_launch_check_args (const char         *app_id,
                       GError            **error)
 {
   return rc_app_id_check (app_id, error) && rc_launch_options_parse (options, dict, error) &&
-         check_uris (uris, error);
+         check_caller_pid (options, error) && check_uris (uris, error);
 }
 
 gboolean

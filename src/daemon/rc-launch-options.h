@@ -31,6 +31,7 @@ typedef struct {
   char     **environment;        /* NULL when not given */
   char      *working_directory;  /* NULL when not given */
   RcLimits   requested;          /* Launch's Limits; none set when not given */
+  guint32    caller_pid;         /* Launch's CallerPid; 0 when not given */
 } RcLaunchOptions;
 
 /* The defaults: a service (Launch) or scope (Adopt) of launcher "rc" in app.slice. */

@@ -39,6 +39,7 @@ typedef struct {
   char                  **environment;
   char                   *working_directory;
   RcLimits                requested;
+  guint32                 caller_pid;   /* Launch: CallerPid, the process the scope takes in */
   GArray                 *roots;        /* Adopt: the pids named */
   GArray                 *root_starts;  /* Adopt: their start times (a pid reused is not them) */
   guint                   checked;      /* Adopt: roots checked for being a service's MainPID */
@@ -96,6 +97,7 @@ take_options (Request         *request,
   request->environment = g_steal_pointer (&options->environment);
   request->working_directory = g_steal_pointer (&options->working_directory);
   request->requested = options->requested;
+  request->caller_pid = options->caller_pid;
 }
 
 static void
@@ -414,6 +416,9 @@ start (Request *request)
   if (request->adopt)
     pids = g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32, request->roots->data,
                                       request->roots->len, sizeof (guint32));
+  else if (request->caller_pid != 0)
+    pids = g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32, &request->caller_pid, 1,
+                                      sizeof (guint32));
   else if (request->kind == RC_UNIT_KIND_SCOPE)
     {
       /* Never forked here: the app would keep the daemon's sandbox. */
@@ -442,70 +447,28 @@ launch_authorized_cb (GObject      *source,
   Request *request = user_data;
   g_autofree char *instance = NULL;
   GError *error = NULL;
+  guint32 caller = 0;
 
-  if (!rc_authority_check_finish (RC_AUTHORITY (source), result, NULL, &error))
+  if (!rc_authority_check_finish (RC_AUTHORITY (source), result, &caller, &error))
     {
       request_fail (request, error);
+      return;
+    }
+  /* The bus vouches for the caller's pid; a process behind a proxy, or one
+   * naming another, cannot put that process into a scope. */
+  if (request->caller_pid != 0 && request->caller_pid != caller)
+    {
+      request_fail (request, g_error_new (RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                                          "Option CallerPid is %u, but the call comes from "
+                                          "process %u: only the calling process itself can "
+                                          "be taken into the scope", request->caller_pid,
+                                          caller));
       return;
     }
   instance = g_strdup_printf ("%08x%08x", g_random_int (), g_random_int ());
   request->unit = rc_unit_name_build (request->kind, request->launcher, request->app_id,
                                       instance);
   start (request);
-}
-
-/* What the desktop file says to run, checked before anything starts. */
-static gboolean
-load_desktop_file (Request            *request,
-                   const char * const *uris,
-                   GError            **error)
-{
-  g_autofree char *id = g_strconcat (request->app_id, ".desktop", NULL);
-  g_autoptr(GDesktopAppInfo) info = g_desktop_app_info_new (id);
-  g_autofree char *exec = NULL;
-  g_autofree char *icon = NULL;
-  g_autofree char *program = NULL;
-
-  if (info == NULL)
-    {
-      g_set_error (error, RC_ERROR, RC_ERROR_NO_SUCH_APP,
-                   "No app %s: there is no %s in the applications folders of "
-                   "XDG_DATA_DIRS and XDG_DATA_HOME (or it is hidden, or its program is "
-                   "not installed)", request->app_id, id);
-      return FALSE;
-    }
-  exec = g_desktop_app_info_get_string (info, G_KEY_FILE_DESKTOP_KEY_EXEC);
-  if (g_desktop_app_info_get_boolean (info, G_KEY_FILE_DESKTOP_KEY_TERMINAL))
-    {
-      g_set_error (error, RC_ERROR, RC_ERROR_NOT_SUPPORTED,
-                   "%s runs in a terminal (Terminal=true): launching terminal apps is not "
-                   "supported; start a terminal with it instead", request->app_id);
-      return FALSE;
-    }
-  if (exec == NULL)
-    {
-      g_set_error (error, RC_ERROR, RC_ERROR_NOT_SUPPORTED,
-                   "%s has no Exec line (it is started over D-Bus only): launching it is "
-                   "not supported", request->app_id);
-      return FALSE;
-    }
-  request->name = g_strdup (g_app_info_get_name (G_APP_INFO (info)));
-  request->desktop_file = g_strdup (g_desktop_app_info_get_filename (info));
-  icon = g_desktop_app_info_get_string (info, G_KEY_FILE_DESKTOP_KEY_ICON);
-  if (!rc_exec_expand (exec, request->name, icon, request->desktop_file, uris,
-                       &request->argv, error))
-    return FALSE;
-  program = g_find_program_in_path (request->argv[0]);
-  if (program == NULL)
-    {
-      g_set_error (error, RC_ERROR, RC_ERROR_FAILED,
-                   "Cannot start %s: its program %s is not installed (not found in PATH)",
-                   request->app_id, request->argv[0]);
-      return FALSE;
-    }
-  g_free (request->argv[0]);
-  request->argv[0] = g_steal_pointer (&program);
-  return TRUE;
 }
 
 void
@@ -527,7 +490,9 @@ rc_launch_submit (const RcChangeServices *svc,
     }
   take_options (request, &parsed);
   request->app_id = g_strdup (app_id);
-  if (!load_desktop_file (request, uris, &error))
+  /* what the desktop file says to run, checked before anything starts */
+  if (!rc_exec_for_app (app_id, uris, &request->name, &request->desktop_file, &request->argv,
+                        &error))
     {
       request_fail (request, error);
       return;

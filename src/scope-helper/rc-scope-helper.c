@@ -13,6 +13,8 @@
  * process reads end-of-file and exits: an app never runs outside its scope.
  * The protocol is in rc-scope-helper.h. */
 #include "rc-scope-helper.h"
+#include "rc-app-exec.h"
+#include "rc-sd-bus.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,12 +22,9 @@
 #include <glib.h>
 #include <signal.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
-#include <syslog.h>
 #include <systemd/sd-bus.h>
-#include <systemd/sd-journal.h>
 #include <unistd.h>
 
 #define SYSTEMD_NAME      "org.freedesktop.systemd1"
@@ -179,22 +178,12 @@ static const char * const service_variables[] = {
 };
 
 static char **
-app_environment (const Request *request,
-                 int            journal_fd)
+app_environment (const Request *request)
 {
   char **env = g_get_environ ();
-  struct stat st;
 
   for (guint i = 0; service_variables[i] != NULL; i++)
     env = g_environ_unsetenv (env, service_variables[i]);
-  /* as systemd says to a service whose output goes to the journal */
-  if (journal_fd >= 0 && fstat (journal_fd, &st) == 0)
-    {
-      g_autofree char *stream = g_strdup_printf ("%lu:%lu", (unsigned long) st.st_dev,
-                                                 (unsigned long) st.st_ino);
-
-      env = g_environ_setenv (env, "JOURNAL_STREAM", stream, TRUE);
-    }
   for (guint i = 0; request->environment[i] != NULL; i++)
     {
       g_auto(GStrv) kv = g_strsplit (request->environment[i], "=", 2);
@@ -237,18 +226,11 @@ run_held (const Request *request,
           int            report_fd)
 {
   g_auto(GStrv) env = NULL;
-  sigset_t none;
   char byte;
   ssize_t n;
-  int journal_fd;
 
-  /* as a process a shell starts: every signal default, none blocked (a
-   * service's processes ignore SIGPIPE) */
-  for (int sig = 1; sig < NSIG; sig++)
-    if (sig != SIGKILL && sig != SIGSTOP)
-      signal (sig, SIG_DFL);
-  sigemptyset (&none);
-  sigprocmask (SIG_SETMASK, &none, NULL);
+  /* a service's processes ignore SIGPIPE */
+  rc_app_reset_signals ();
 
   do
     n = read (release_fd, &byte, 1);
@@ -261,18 +243,8 @@ run_held (const Request *request,
   if (*request->working_directory != '\0' && chdir (request->working_directory) < 0)
     child_fail (report_fd, "Cannot enter %s: %s", request->working_directory,
                 g_strerror (errno));
-  /* Opened from inside the scope, the app's output is logged as the scope's. */
-  journal_fd = sd_journal_stream_fd (request->app_id, LOG_INFO, FALSE);
-  if (journal_fd >= 0)
-    {
-      dup2 (journal_fd, STDOUT_FILENO);
-      dup2 (journal_fd, STDERR_FILENO);
-      if (journal_fd > STDERR_FILENO)
-        close (journal_fd);
-      journal_fd = STDOUT_FILENO;
-    }
-  env = app_environment (request, journal_fd);
-  execve (request->argv[0], (char * const *) request->argv, env);
+  env = app_environment (request);
+  rc_app_exec (request->app_id, request->argv, env);
   child_fail (report_fd, "Cannot start %s: %s", request->argv[0], g_strerror (errno));
 }
 
@@ -280,10 +252,6 @@ run_held (const Request *request,
 
 /* sd-bus, not GDBus: the helper runs before every scope app starts, and
  * GIO's start-up and its bus thread cost more than the call itself. */
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (sd_bus, sd_bus_flush_close_unref);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (sd_bus_message, sd_bus_message_unref);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (sd_bus_slot, sd_bus_slot_unref);
 
 typedef struct {
   const char *job;
@@ -306,56 +274,6 @@ job_removed_cb (sd_bus_message *message,
   return 0;
 }
 
-/* One (sv) of the daemon's properties: the limits and names it sends are
- * all of basic types. */
-static int
-append_property (sd_bus_message *message,
-                 GVariant       *prop)
-{
-  g_autoptr(GVariant) value = NULL;
-  const char *name, *type;
-  int r;
-
-  g_variant_get (prop, "(&sv)", &name, &value);
-  type = g_variant_get_type_string (value);
-  if ((r = sd_bus_message_open_container (message, 'r', "sv")) < 0 ||
-      (r = sd_bus_message_append_basic (message, 's', name)) < 0 ||
-      (r = sd_bus_message_open_container (message, 'v', type)) < 0)
-    return r;
-  switch (type[0])
-    {
-    case 's':
-      r = sd_bus_message_append_basic (message, 's', g_variant_get_string (value, NULL));
-      break;
-    case 't':
-      {
-        uint64_t t = g_variant_get_uint64 (value);
-
-        r = sd_bus_message_append_basic (message, 't', &t);
-      }
-      break;
-    case 'u':
-      {
-        uint32_t u = g_variant_get_uint32 (value);
-
-        r = sd_bus_message_append_basic (message, 'u', &u);
-      }
-      break;
-    case 'b':
-      {
-        int b = g_variant_get_boolean (value);
-
-        r = sd_bus_message_append_basic (message, 'b', &b);
-      }
-      break;
-    default:
-      return -EINVAL;
-    }
-  if (r < 0 || (r = sd_bus_message_close_container (message)) < 0)
-    return r;
-  return sd_bus_message_close_container (message);
-}
-
 static int
 start_message (sd_bus          *bus,
                const Request   *request,
@@ -376,7 +294,7 @@ start_message (sd_bus          *bus,
   g_variant_iter_init (&iter, request->properties);
   while ((prop = g_variant_iter_next_value (&iter)) != NULL)
     {
-      r = append_property (message, prop);
+      r = rc_sd_bus_append_value (message, prop);
       g_variant_unref (prop);
       if (r < 0)
         return r;

@@ -341,6 +341,86 @@ class LaunchTest(LaunchBase):
         self.assertEqual(len(self.transient_calls()), 1)
 
 
+class CallerScopeTest(LaunchBase):
+    '''Launch with CallerPid, as `resourcectl run --scope` uses it: the scope takes in the
+    calling process, which then becomes the app (as under `systemd-run --scope`).'''
+
+    def test_client_run_scope_becomes_the_app_in_its_scope(self):
+        env = dict(self.bus_env, WAYLAND_DISPLAY='wayland-caller')
+        proc = subprocess.run([self.client_path, 'run', '--scope', '--set', 'CPUWeight=70',
+                               '--background', LAUNCHED, 'some file.txt'], env=env,
+                              cwd=self.bin_dir, capture_output=True, text=True,
+                              timeout=h.scaled(30), check=False)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        unit = proc.stdout.strip()
+        self.assertRegex(unit, r'^app-rc-org\.example\.Launched-[0-9a-f]{16}\.scope$')
+        # one start: the scope, no launch helper's service
+        ((name, props),) = self.transient_calls()
+        self.assertEqual(name, unit)
+        self.assertEqual((props['Slice'], props['CPUWeight'], props['Description']),
+                         ('background.slice', 70, 'Launched App'))
+        self.assertNotIn('ExecStart', props)
+        self.assertNotIn('Environment', props)
+        # the process the scope took in is the one that became the app
+        (pid,) = props['PIDs']
+        self.assertNotEqual(pid, self.daemon.pid)
+        out = self.app_output()
+        self.assertIn(f'pid={pid}', out)
+        self.assertIn('arg=--name', out)
+        self.assertIn(f'arg=file://{self.bin_dir}/some%20file.txt', out)
+        # with the caller's own environment and folder
+        self.assertIn('WAYLAND_DISPLAY=wayland-caller', out)
+        self.assertIn(f'cwd={self.bin_dir}', out)
+        self.assertEqual(self.get_one(unit)['Slice'], 'background.slice')
+
+    def test_client_run_scope_that_fails_runs_nothing(self):
+        self.mock('SetUnitJobResult', ('*.scope', 'failed'), '(ss)')
+        proc = self.run_client('run', '--scope', LAUNCHED)
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn('"failed"', proc.stderr)
+        self.assertEqual(proc.stdout, '')
+        time.sleep(0.3)
+        self.assertFalse(os.path.exists(self.out), 'the app ran although its scope failed')
+
+    def test_client_run_scope_refused_by_polkit_runs_nothing(self):
+        self.set_rules(body=f'''
+            if (action.id == "{h.ACTION_PREFIX}launch")
+                return polkit.Result.NO;
+            return polkit.Result.YES;''')
+        proc = self.run_client('run', '--scope', LAUNCHED)
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn('Not authorized', proc.stderr)
+        self.assertEqual(self.transient_calls(), [])
+        time.sleep(0.3)
+        self.assertFalse(os.path.exists(self.out), 'the app ran although polkit said no')
+
+    def test_caller_pid_must_be_the_callers_own(self):
+        # this test's own connection is made by this process
+        unit = self.rc_call('Launch', (LAUNCHED, [], {
+            'Kind': s('scope'), 'CallerPid': GLib.Variant('u', os.getpid())}), LA)[0]
+        ((name, props),) = self.transient_calls()
+        self.assertEqual((name, props['PIDs']), (unit, [os.getpid()]))
+        bad = [
+            ({'Kind': s('scope'), 'CallerPid': GLib.Variant('u', self.daemon.pid)},
+             f'but the call comes from process {os.getpid()}'),
+            ({'Kind': s('scope'), 'CallerPid': GLib.Variant('u', 1)}, 'CallerPid is 1'),
+            ({'CallerPid': GLib.Variant('u', os.getpid())}, 'needs Kind "scope"'),
+            ({'Kind': s('scope'), 'CallerPid': GLib.Variant('u', os.getpid()),
+              'Environment': strv(['DISPLAY=:1'])}, 'Environment does not go with CallerPid'),
+            ({'Kind': s('scope'), 'CallerPid': GLib.Variant('u', os.getpid()),
+              'WorkingDirectory': s('/tmp')}, 'WorkingDirectory does not go with CallerPid'),
+            ({'Kind': s('scope'), 'CallerPid': s('me')}, 'CallerPid'),
+            ({'Kind': s('scope'), 'CallerPid': GLib.Variant('u', 0)}, 'CallerPid is 0'),
+        ]
+        for options, words in bad:
+            with self.subTest(options=options):
+                message = self.assert_rc_error('InvalidArgument', 'Launch',
+                                               (LAUNCHED, [], options), LA)
+                self.assertIn(words, message)
+        # nothing more started, nothing moved
+        self.assertEqual(len(self.transient_calls()), 1)
+
+
 class AdoptTest(LaunchBase):
 
     def spawn(self, argv, env=None):

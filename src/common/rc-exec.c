@@ -2,6 +2,7 @@
 #include "rc-exec.h"
 #include "rc-error.h"
 
+#include <gio/gdesktopappinfo.h>
 #include <gio/gio.h>
 #include <string.h>
 
@@ -205,5 +206,67 @@ rc_exec_expand (const char         *exec,
     }
   g_ptr_array_add (argv, NULL);
   *out_argv = (char **) g_ptr_array_free (g_steal_pointer (&argv), FALSE);
+  return TRUE;
+}
+
+gboolean
+rc_exec_for_app (const char         *app_id,
+                 const char * const *uris,
+                 char              **out_name,
+                 char              **out_desktop_file,
+                 char             ***out_argv,
+                 GError            **error)
+{
+  g_autofree char *id = g_strconcat (app_id, ".desktop", NULL);
+  g_autoptr(GDesktopAppInfo) info = g_desktop_app_info_new (id);
+  g_autofree char *exec = NULL;
+  g_autofree char *icon = NULL;
+  g_autofree char *program = NULL;
+  g_auto(GStrv) argv = NULL;
+  const char *name, *desktop_file;
+
+  if (info == NULL)
+    {
+      g_set_error (error, RC_ERROR, RC_ERROR_NO_SUCH_APP,
+                   "No app %s: there is no %s in the applications folders of "
+                   "XDG_DATA_DIRS and XDG_DATA_HOME (or it is hidden, or its program is "
+                   "not installed)", app_id, id);
+      return FALSE;
+    }
+  exec = g_desktop_app_info_get_string (info, G_KEY_FILE_DESKTOP_KEY_EXEC);
+  if (g_desktop_app_info_get_boolean (info, G_KEY_FILE_DESKTOP_KEY_TERMINAL))
+    {
+      g_set_error (error, RC_ERROR, RC_ERROR_NOT_SUPPORTED,
+                   "%s runs in a terminal (Terminal=true): launching terminal apps is not "
+                   "supported; start a terminal with it instead", app_id);
+      return FALSE;
+    }
+  if (exec == NULL)
+    {
+      g_set_error (error, RC_ERROR, RC_ERROR_NOT_SUPPORTED,
+                   "%s has no Exec line (it is started over D-Bus only): launching it is "
+                   "not supported", app_id);
+      return FALSE;
+    }
+  name = g_app_info_get_name (G_APP_INFO (info));
+  desktop_file = g_desktop_app_info_get_filename (info);
+  icon = g_desktop_app_info_get_string (info, G_KEY_FILE_DESKTOP_KEY_ICON);
+  if (!rc_exec_expand (exec, name, icon, desktop_file, uris, &argv, error))
+    return FALSE;
+  program = g_find_program_in_path (argv[0]);
+  if (program == NULL)
+    {
+      g_set_error (error, RC_ERROR, RC_ERROR_FAILED,
+                   "Cannot start %s: its program %s is not installed (not found in PATH)",
+                   app_id, argv[0]);
+      return FALSE;
+    }
+  g_free (argv[0]);
+  argv[0] = g_steal_pointer (&program);
+  if (out_name != NULL)
+    *out_name = g_strdup (name);
+  if (out_desktop_file != NULL)
+    *out_desktop_file = g_strdup (desktop_file);
+  *out_argv = g_steal_pointer (&argv);
   return TRUE;
 }

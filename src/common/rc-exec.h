@@ -20,4 +20,17 @@ gboolean rc_exec_expand (const char         *exec,
                          char             ***out_argv,
                          GError            **error);
 
+/* What runs the app @app_id with @uris: its desktop file, found as
+ * GDesktopAppInfo finds it, and rc_exec_expand's argv with argv[0] the
+ * program's path in PATH. Sets @out_name (its Name) and @out_desktop_file
+ * when given. NoSuchApp for no such desktop file, NotSupported for a
+ * Terminal=true app or one without Exec, Failed for a program that is not
+ * installed, and rc_exec_expand's errors. */
+gboolean rc_exec_for_app (const char         *app_id,
+                          const char * const *uris,
+                          char              **out_name,
+                          char              **out_desktop_file,
+                          char             ***out_argv,
+                          GError            **error);
+
 G_END_DECLS
