@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # Launch's cost, beside systemd's own: the time from the command to the app's first instruction for
-# `resourcectl run` (a service) and `resourcectl run --scope` (the scope helper), next to
-# `systemd-run --user` and `systemd-run --user --scope`, in one VM boot. The app is a script whose
+# `resourcectl run` (a service) and `resourcectl run --scope` (which joins its scope and becomes the
+# app, as `systemd-run --scope` does), next to `systemd-run --user` and `systemd-run --user --scope`,
+# in one VM boot. The app is a script whose
 # first command is `touch FILE`: the file's mtime is when it ran; it stays 2 s so that the units are
 # listed as apps. Figures only (median of REPS), never asserted; goal: within 1.2x.
 #

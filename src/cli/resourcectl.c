@@ -288,14 +288,16 @@ GSubprocess *
 rcctl_start_tty_agent (void)
 {
   g_autoptr(GSubprocessLauncher) launcher = NULL;
-  g_autofree char *program = g_find_program_in_path ("pkttyagent");
+  g_autofree char *program = NULL;
   g_autofree char *pid = NULL;
   GSubprocess *agent;
   int fds[2];
   char byte;
 
-  if (!isatty (STDIN_FILENO) || program == NULL ||
-      !g_unix_open_pipe (fds, FD_CLOEXEC, NULL))
+  if (!isatty (STDIN_FILENO))
+    return NULL;
+  program = g_find_program_in_path ("pkttyagent");
+  if (program == NULL || !g_unix_open_pipe (fds, FD_CLOEXEC, NULL))
     return NULL;
   pid = g_strdup_printf ("%d", (int) getpid ());
   launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);

@@ -21,9 +21,9 @@ rc_app_reset_signals (void)
 }
 
 void
-rc_app_exec (const char          *identifier,
-             const char * const  *argv,
-             char               **env)
+rc_app_exec (const char         *identifier,
+             const char * const *argv,
+             char              **env)
 {
   int journal_fd = sd_journal_stream_fd (identifier, LOG_INFO, FALSE);
   g_auto(GStrv) app_env = g_strdupv (env);

@@ -17,8 +17,8 @@ void rc_app_reset_signals (void);
  * whose output goes to the journal, and execs @argv (a path) with @env.
  * Without a journal the output stays where it was. Returns only when the
  * exec failed, with errno set. */
-void rc_app_exec (const char          *identifier,
-                  const char * const  *argv,
-                  char               **env);
+void rc_app_exec (const char         *identifier,
+                  const char * const *argv,
+                  char              **env);
 
 G_END_DECLS

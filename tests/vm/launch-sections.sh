@@ -137,6 +137,12 @@ sec_launch () {
   launch_window
 }
 
+# launch_helper_scope APP_ID FILE: Launch with Kind "scope" and no CallerPid (a panel's or shell's call):
+# the daemon's launch helper starts the app in its scope
+launch_helper_scope () {
+  cl gdbus call --session --dest org.example.ResourceControl --object-path /org/example/ResourceControl \
+    --method org.example.ResourceControl.Launch "$1" "['$2']" "{'Kind': <'scope'>}"
+}
 probe_out () { # probe_out FILE: the probe's first line (what it may do), once written
   wait_for 20 has_file "$1"; head -1 "$1" 2>&1
 }
@@ -147,25 +153,33 @@ probe_out () { # probe_out FILE: the probe's first line (what it may do), once w
 launch_context () {
   local P=$LAUNCHED_OUT/probe out unit
   rm -f "$P".*
-  cl resourcectl run --scope org.example.Probe "$P.scope" > "$OUT/probe-scope.txt" 2>&1
+  launch_helper_scope org.example.Probe "$P.scope" > "$OUT/probe-scope.txt" 2>&1
   cl resourcectl run org.example.Probe "$P.service" > "$OUT/probe-service.txt" 2>&1
   # systemd-run --scope runs the app with its caller's limits: here from a user service, as a desktop's
   # terminal (a unit of the user's manager) runs it; from this test's system service (the tty-scope note)
-  # the hard RLIMIT_NOFILE is the system manager's instead
+  # the hard RLIMIT_NOFILE is the system manager's instead. resourcectl run --scope joins its scope and
+  # becomes the app as systemd-run --scope does: run from the same place.
   cl systemd-run --user --quiet --wait -E RC_PROBE_HOLD=0 /bin/sh -c \
     "systemd-run --user --scope --quiet /usr/local/bin/rc-probe $P.run-scope" > /dev/null 2>&1
+  cl systemd-run --user --quiet --wait -E RC_PROBE_HOLD=0 /bin/sh -c \
+    "resourcectl run --scope org.example.Probe $P.cli-scope > $P.cli-scope.out 2>&1" > /dev/null 2>&1
   cl env RC_PROBE_HOLD=0 systemd-run --user --scope --quiet /usr/local/bin/rc-probe "$P.tty-scope" > /dev/null 2>&1
   cl systemd-run --user --quiet -E RC_PROBE_HOLD=0 /usr/local/bin/rc-probe "$P.run-service" > /dev/null 2>&1
   local k
-  for k in scope service run-scope tty-scope run-service; do note "probe $k: $(probe_out "$P.$k") $(grep '^cgroup=' "$P.$k" 2>&1)"; done
+  for k in scope cli-scope service run-scope tty-scope run-service; do note "probe $k: $(probe_out "$P.$k") $(grep '^cgroup=' "$P.$k" 2>&1)"; done
   check "Launch Kind=scope: the app may do what it may under systemd-run --user --scope" \
     "$(probe_out "$P.run-scope")" "$(probe_out "$P.scope")"
+  check "run --scope: the app may do what it may under systemd-run --user --scope" \
+    "$(probe_out "$P.run-scope")" "$(probe_out "$P.cli-scope")"
   check "Launch Kind=service: the app may do what it may under systemd-run --user" \
     "$(probe_out "$P.run-service")" "$(probe_out "$P.service")"
-  unit=$(tail -1 "$OUT/probe-scope.txt")
+  unit=$(grep -o "app-rc-[^']*\\.scope" "$OUT/probe-scope.txt")
   check "Launch Kind=scope: the probe ran in its scope" "cgroup=/user.slice/user-$U.slice/user@$U.service/app.slice/$unit" \
     "$(grep '^cgroup=' "$P.scope" 2>&1)"
   check "Launch Kind=scope: the launch helper's service is gone" "" "$(units_like 'resource-control-launch-*')"
+  unit=$(tail -1 "$P.cli-scope.out")
+  check "run --scope: the probe ran in its scope, the process that made the call" \
+    "cgroup=/user.slice/user-$U.slice/user@$U.service/app.slice/$unit" "$(grep '^cgroup=' "$P.cli-scope" 2>&1)"
 
   # $ and % in arguments reach the app as they are (systemd would expand $HOME in ExecStart)
   local d="$LAUNCHED_OUT/d\${HOME}\$HOME%h"
@@ -189,7 +203,7 @@ launch_window () {
     [ -n "$helper" ] && [ "$(helper_state "$helper")" = T ]
   }
   # 1. the daemon SIGKILLed while the app's process is held: the helper goes on, the app runs in its scope
-  ( cl resourcectl run --scope org.example.Probe "$P.daemon-killed" > "$OUT/window-1.txt" 2>&1 & )
+  ( launch_helper_scope org.example.Probe "$P.daemon-killed" > "$OUT/window-1.txt" 2>&1 & )
   if wait_for 30 find_stopped_helper; then
     held=$(pgrep -P "$helper" | head -1)
     dpid=$(usc show -P MainPID resource-control.service)
@@ -205,7 +219,7 @@ launch_window () {
   local where
   for where in before-start after-start; do
     usc set-environment RC_SCOPE_HELPER_TEST_PAUSE=$where
-    ( cl resourcectl run --scope org.example.Probe "$P.$where" > "$OUT/window-$where.txt" 2>&1 & )
+    ( launch_helper_scope org.example.Probe "$P.$where" > "$OUT/window-$where.txt" 2>&1 & )
     if wait_for 30 find_stopped_helper; then
       held=$(pgrep -P "$helper" | head -1)
       kill -KILL "$helper"
@@ -217,6 +231,21 @@ launch_window () {
     fi
   done
   usc unset-environment RC_SCOPE_HELPER_TEST_PAUSE
+  # 4. resourcectl run --scope with the daemon SIGKILLed before it answers: the process that was to
+  # become the app never does (it execs only once the daemon says the scope holds it)
+  dpid=$(usc show -P MainPID resource-control.service)
+  kill -STOP "$dpid"
+  local cli_status=$LAUNCHED_OUT/window-cli.status
+  ( cl resourcectl run --scope org.example.Probe "$P.cli-daemon-killed" > "$OUT/window-cli.txt" 2>&1
+    echo $? > "$cli_status" ) &
+  find_cli () { pgrep -u "$U" -f 'resourcectl run --scope org.example.Probe' > /dev/null; }
+  wait_for 10 find_cli
+  nap 1
+  kill -KILL "$dpid"
+  wait_for 20 has_file "$cli_status"
+  check "run --scope, daemon killed before it answers: the app never ran" "exit 1, no-output, no probe" \
+    "exit $(cat "$cli_status" 2>&1), $(nap 2; [ -e "$P.cli-daemon-killed" ] && echo "app ran: $(cat "$P.cli-daemon-killed")" || echo no-output), $(pgrep -u "$U" -f 'rc-probe .*cli-daemon-killed' > /dev/null && echo 'probe running' || echo 'no probe')"
+  note "run --scope, daemon killed: $(cat "$OUT/window-cli.txt")"
   # the daemon was restarted by systemd (Restart=on-failure); start it afresh for the sections after
   usc stop resource-control.service; usc reset-failed resource-control.service 2>/dev/null
   call "daemon activated again after the kill" OK ListApps
