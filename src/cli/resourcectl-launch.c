@@ -49,6 +49,22 @@ display_environment (void)
   return g_variant_new_strv ((const char * const *) vars->pdata, vars->len);
 }
 
+/* A command-line argument as a URI, as g_file_new_for_commandline_arg ()
+ * reads it (a URI stays one, a path is taken from this folder), without
+ * starting GIO's VFS, which `run` would pay for before its call. */
+static char *
+commandline_arg_uri (const char *arg,
+                     GError    **error)
+{
+  const char *scheme = g_path_is_absolute (arg) ? NULL : g_uri_peek_scheme (arg);
+  g_autofree char *path = NULL;
+
+  if (scheme != NULL)
+    return g_strdup (arg);
+  path = g_canonicalize_filename (arg, NULL);
+  return g_filename_to_uri (path, NULL, error);
+}
+
 /* run --scope: what this process becomes, worked out before the call */
 static char **scope_argv;
 static char *scope_app_id;
@@ -72,9 +88,11 @@ rcctl_parse_run (char        **args,
   /* Files named relative to here, as a terminal user means them. */
   for (guint i = 1; args[i] != NULL; i++)
     {
-      g_autoptr(GFile) file = g_file_new_for_commandline_arg (args[i]);
+      char *uri = commandline_arg_uri (args[i], error);
 
-      g_ptr_array_add (uris, g_file_get_uri (file));
+      if (uri == NULL)
+        return FALSE;
+      g_ptr_array_add (uris, uri);
     }
   g_ptr_array_add (uris, NULL);
   if (rcctl_opt_background)
