@@ -298,6 +298,13 @@ started_cb (GObject      *source,
         }
       sweep (request);
     }
+  else if (request->caller_pid != 0)
+    {
+      /* The caller waits to become the app, which it does only after this
+       * reply: the job's end is the moment its process is in the scope. The
+       * listing follows. */
+      request_done (request);
+    }
   else
     reply_when_listed (request);
 }

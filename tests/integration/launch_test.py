@@ -371,6 +371,9 @@ class CallerScopeTest(LaunchBase):
         # with the caller's own environment and folder
         self.assertIn('WAYLAND_DISPLAY=wayland-caller', out)
         self.assertIn(f'cwd={self.bin_dir}', out)
+        # the reply came when the job was done; the listing follows
+        self.wait_until(lambda: unit in {a['Unit'] for a in self.list_apps()}, 5,
+                        'the scope to be listed')
         self.assertEqual(self.get_one(unit)['Slice'], 'background.slice')
 
     def test_client_run_scope_that_fails_runs_nothing(self):
