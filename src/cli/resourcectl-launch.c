@@ -162,7 +162,7 @@ call_launch (GVariant *params,
   if (r >= 0)
     {
       agent = rcctl_start_tty_agent ();
-      r = sd_bus_call (bus, message, UINT64_MAX, &bus_error, &reply);
+      r = rc_sd_bus_call_on_new_bus (bus, message, &bus_error, &reply);
       if (agent != NULL)
         g_subprocess_force_exit (agent);
     }

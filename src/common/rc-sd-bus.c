@@ -116,6 +116,45 @@ rc_sd_bus_append_args (sd_bus_message *message,
   return append_children (message, args);
 }
 
+static int
+reply_cb (sd_bus_message *reply,
+          void           *user_data,
+          sd_bus_error   *ret_error)
+{
+  sd_bus_message **out = user_data;
+
+  *out = sd_bus_message_ref (reply);
+  return 0;
+}
+
+int
+rc_sd_bus_call_on_new_bus (sd_bus          *bus,
+                           sd_bus_message  *message,
+                           sd_bus_error    *error,
+                           sd_bus_message **out_reply)
+{
+  g_autoptr(sd_bus_slot) slot = NULL;
+  g_autoptr(sd_bus_message) reply = NULL;
+  int r;
+
+  r = sd_bus_call_async (bus, &slot, message, reply_cb, &reply, UINT64_MAX);
+  while (r >= 0 && reply == NULL)
+    {
+      r = sd_bus_process (bus, NULL);
+      if (r == 0)
+        r = sd_bus_wait (bus, UINT64_MAX);
+    }
+  if (r < 0)
+    return r;
+  if (sd_bus_message_is_method_error (reply, NULL))
+    {
+      r = sd_bus_error_copy (error, sd_bus_message_get_error (reply));
+      return r < 0 ? r : -EIO;
+    }
+  *out_reply = g_steal_pointer (&reply);
+  return 0;
+}
+
 GError *
 rc_sd_bus_error_to_gerror (const sd_bus_error *error,
                            int                 r)
