@@ -179,6 +179,28 @@ set_playing (RcAudioWatch *self,
   update (self);
 }
 
+/* The reply of a call about @call's player and the player, if the call
+ * was answered and the player is still the one listed; a failure other
+ * than cancellation is logged as having no @what. */
+static Player *
+player_call_reply (PlayerCall   *call,
+                   GObject      *source,
+                   GAsyncResult *result,
+                   const char   *what,
+                   GVariant    **out_reply)
+{
+  g_autoptr(GError) error = NULL;
+
+  *out_reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &error);
+  if (*out_reply == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        g_debug ("Audio: no %s for %s: %s", what, call->name, error->message);
+      return NULL;
+    }
+  return player_call_finish (call);
+}
+
 static void
 status_cb (GObject      *source,
            GAsyncResult *result,
@@ -187,17 +209,8 @@ status_cb (GObject      *source,
   g_autoptr(PlayerCall) call = user_data;
   g_autoptr(GVariant) reply = NULL;
   g_autoptr(GVariant) status = NULL;
-  g_autoptr(GError) error = NULL;
-  Player *player;
+  Player *player = player_call_reply (call, source, result, "PlaybackStatus", &reply);
 
-  reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &error);
-  if (reply == NULL)
-    {
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        g_debug ("Audio: no PlaybackStatus from %s: %s", call->name, error->message);
-      return;
-    }
-  player = player_call_finish (call);
   if (player == NULL)
     return;
   g_variant_get (reply, "(v)", &status);
@@ -211,17 +224,8 @@ pid_cb (GObject      *source,
 {
   g_autoptr(PlayerCall) call = user_data;
   g_autoptr(GVariant) reply = NULL;
-  g_autoptr(GError) error = NULL;
-  Player *player;
+  Player *player = player_call_reply (call, source, result, "pid", &reply);
 
-  reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &error);
-  if (reply == NULL)
-    {
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        g_debug ("Audio: no pid for %s: %s", call->name, error->message);
-      return;
-    }
-  player = player_call_finish (call);
   if (player == NULL)
     return;
   g_variant_get (reply, "(u)", &player->pid);
