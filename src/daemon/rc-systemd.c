@@ -113,6 +113,18 @@ call_systemd_finish_empty (RcSystemd    *self,
   return reply != NULL;
 }
 
+/* For the calls whose task returns a boolean. */
+static gboolean
+task_finish_boolean (RcSystemd    *self,
+                     GAsyncResult *result,
+                     gpointer      source_tag,
+                     GError      **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == source_tag, FALSE);
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
 static void
 call_manager (RcSystemd          *self,
               const char         *method,
@@ -384,10 +396,7 @@ rc_systemd_set_unit_properties_finish (RcSystemd    *self,
                                        GAsyncResult *result,
                                        GError      **error)
 {
-  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
-  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) ==
-                        rc_systemd_set_unit_properties_async, FALSE);
-  return g_task_propagate_boolean (G_TASK (result), error);
+  return task_finish_boolean (self, result, rc_systemd_set_unit_properties_async, error);
 }
 
 typedef struct {
@@ -448,9 +457,7 @@ rc_systemd_freeze_unit_finish (RcSystemd    *self,
                                GAsyncResult *result,
                                GError      **error)
 {
-  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
-  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == rc_systemd_freeze_unit_async, FALSE);
-  return g_task_propagate_boolean (G_TASK (result), error);
+  return task_finish_boolean (self, result, rc_systemd_freeze_unit_async, error);
 }
 
 /* ---- starting transient units (RcStartJobs waits for their jobs) ------- */
@@ -490,8 +497,7 @@ rc_systemd_start_transient_unit_finish (RcSystemd    *self,
                                         GAsyncResult *result,
                                         GError      **error)
 {
-  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
-  return g_task_propagate_boolean (G_TASK (result), error);
+  return task_finish_boolean (self, result, rc_systemd_start_transient_unit_async, error);
 }
 
 void
