@@ -142,6 +142,22 @@ overlay_limits (RcLimits       *limits,
       rc_limits_set (limits, limit, over->values[limit]);
 }
 
+/* The entry of @name in @table, added zeroed (@size bytes) if there is none. */
+static gpointer
+lookup_or_add (GHashTable *table,
+               const char *name,
+               gsize       size)
+{
+  gpointer entry = g_hash_table_lookup (table, name);
+
+  if (entry == NULL)
+    {
+      entry = g_malloc0 (size);
+      g_hash_table_insert (table, g_strdup (name), entry);
+    }
+  return entry;
+}
+
 /* The rules and slices as they are under the conditions that hold: each
  * layer that holds over the ones before it, key by key. */
 static void
@@ -162,13 +178,8 @@ merge_layers (RcRules *self)
       g_hash_table_iter_init (&iter, self->file_rules[i]);
       while (g_hash_table_iter_next (&iter, (gpointer *) &name, (gpointer *) &rule))
         {
-          RcRule *merged = g_hash_table_lookup (rules, name);
+          RcRule *merged = lookup_or_add (rules, name, sizeof (RcRule));
 
-          if (merged == NULL)
-            {
-              merged = g_new0 (RcRule, 1);
-              g_hash_table_insert (rules, g_strdup (name), merged);
-            }
           overlay_limits (&merged->limits, &rule->limits);
           if (rule->has_freeze)
             {
@@ -179,13 +190,8 @@ merge_layers (RcRules *self)
       g_hash_table_iter_init (&iter, self->file_slices[i]);
       while (g_hash_table_iter_next (&iter, (gpointer *) &name, (gpointer *) &limits))
         {
-          RcLimits *merged = g_hash_table_lookup (slices, name);
+          RcLimits *merged = lookup_or_add (slices, name, sizeof (RcLimits));
 
-          if (merged == NULL)
-            {
-              merged = g_new0 (RcLimits, 1);
-              g_hash_table_insert (slices, g_strdup (name), merged);
-            }
           overlay_limits (merged, limits);
         }
     }
