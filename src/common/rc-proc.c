@@ -129,6 +129,15 @@ rc_proc_free (RcProc *proc)
   g_free (proc);
 }
 
+int
+rc_proc_compare_pids (gconstpointer a,
+                      gconstpointer b)
+{
+  guint32 x = *(const guint32 *) a, y = *(const guint32 *) b;
+
+  return x < y ? -1 : x > y;
+}
+
 static int
 compare_pid (gconstpointer a,
              gconstpointer b)

@@ -2,6 +2,7 @@
 #include "rc-audio-watch.h"
 #include "rc-subscription.h"
 #include "rc-names.h"
+#include "rc-proc.h"
 
 #include <json-glib/json-glib.h>
 #include <string.h>
@@ -63,15 +64,6 @@ G_DEFINE_TYPE (RcAudioWatch, rc_audio_watch, G_TYPE_OBJECT);
 enum { SIGNAL_CHANGED, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
-static int
-compare_pids (gconstpointer a,
-              gconstpointer b)
-{
-  guint32 x = *(const guint32 *) a, y = *(const guint32 *) b;
-
-  return x < y ? -1 : x > y;
-}
-
 static void
 add_pid (GArray *pids,
          guint32 pid)
@@ -110,7 +102,7 @@ update (RcAudioWatch *self)
       if (stream->running && pid != 0)
         add_pid (pids, pid);
     }
-  g_array_sort (pids, compare_pids);
+  g_array_sort (pids, rc_proc_compare_pids);
   if (pids->len == self->pids->len &&
       (pids->len == 0 || memcmp (pids->data, self->pids->data, pids->len * sizeof (guint32)) == 0))
     return;
