@@ -90,14 +90,22 @@ call_systemd (RcSystemd          *self,
                           RC_SYSTEMD_TIMEOUT_MSEC, cancellable, call_cb, task);
 }
 
+/* Whether @result is the task of one of @self's calls, the one @source_tag made. */
+static gboolean
+is_call_of (RcSystemd    *self,
+            GAsyncResult *result,
+            gpointer      source_tag)
+{
+  return g_task_is_valid (result, self) && g_task_get_source_tag (G_TASK (result)) == source_tag;
+}
+
 static GVariant *
 call_systemd_finish (RcSystemd    *self,
                      GAsyncResult *result,
                      gpointer      source_tag,
                      GError      **error)
 {
-  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
-  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == source_tag, NULL);
+  g_return_val_if_fail (is_call_of (self, result, source_tag), NULL);
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
@@ -120,8 +128,7 @@ task_finish_boolean (RcSystemd    *self,
                      gpointer      source_tag,
                      GError      **error)
 {
-  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
-  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == source_tag, FALSE);
+  g_return_val_if_fail (is_call_of (self, result, source_tag), FALSE);
   return g_task_propagate_boolean (G_TASK (result), error);
 }
 
