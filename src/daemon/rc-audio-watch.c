@@ -118,7 +118,8 @@ rc_audio_watch_get_pids (RcAudioWatch *self)
   return g_array_ref (self->pids);
 }
 
-/* An async call about @player: the player, if it is still the one listed. */
+/* An async call about a player, by its name and owner (none yet for the
+ * GetNameOwner that asks). */
 typedef struct {
   RcAudioWatch *self;
   char         *name;
@@ -137,6 +138,7 @@ player_call_new (RcAudioWatch *self,
   return call;
 }
 
+/* The call's player, if it is still the one listed. */
 static Player *
 player_call_finish (PlayerCall *call)
 {
@@ -302,17 +304,12 @@ player_properties_changed_cb (GDBusConnection *bus,
       set_playing (self, player, status);
 }
 
-typedef struct {
-  RcAudioWatch *self;
-  char         *name;
-} OwnerCall;
-
 static void
 owner_cb (GObject      *source,
           GAsyncResult *result,
           gpointer      user_data)
 {
-  OwnerCall *call = user_data;
+  g_autoptr(PlayerCall) call = user_data;
   g_autoptr(GVariant) reply = NULL;
   g_autoptr(GError) error = NULL;
 
@@ -325,9 +322,6 @@ owner_cb (GObject      *source,
       g_variant_get (reply, "(&s)", &owner);
       player_add (call->self, call->name, owner);
     }
-  g_object_unref (call->self);
-  g_free (call->name);
-  g_free (call);
 }
 
 static void
@@ -350,11 +344,11 @@ list_names_cb (GObject      *source,
   g_variant_get (reply, "(^a&s)", &names);
   for (guint i = 0; names[i] != NULL; i++)
     {
-      OwnerCall *call;
+      PlayerCall *call;
 
       if (!g_str_has_prefix (names[i], MPRIS_NAME_PREFIX))
         continue;
-      call = g_new0 (OwnerCall, 1);
+      call = g_new0 (PlayerCall, 1);
       call->self = g_object_ref (self);
       call->name = g_strdup (names[i]);
       g_dbus_connection_call (self->bus, DBUS_NAME, DBUS_PATH, DBUS_INTERFACE, "GetNameOwner",
