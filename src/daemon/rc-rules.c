@@ -581,8 +581,10 @@ edit_done_cb (GObject      *source,
   g_task_return_boolean (task, TRUE);
 }
 
+/* Runs @edit (taken) of @app_id's rule in a worker thread. */
 static void
 start_edit (RcRules            *self,
+            const char         *app_id,
             Edit               *edit,
             GCancellable       *cancellable,
             GAsyncReadyCallback callback,
@@ -591,6 +593,7 @@ start_edit (RcRules            *self,
   GTask *task = g_task_new (self, cancellable, callback, user_data);
   g_autoptr(GTask) worker = g_task_new (self, cancellable, edit_done_cb, task);
 
+  edit->app_id = g_strdup (app_id);
   edit->system_dir = g_strdup (self->system_dir);
   edit->user_dir = g_strdup (self->user_dir);
   g_task_set_task_data (worker, edit, (GDestroyNotify) edit_free);
@@ -607,9 +610,8 @@ rc_rules_set_async (RcRules            *self,
 {
   Edit *edit = g_new0 (Edit, 1);
 
-  edit->app_id = g_strdup (app_id);
   edit->rule = *rule;
-  start_edit (self, edit, cancellable, callback, user_data);
+  start_edit (self, app_id, edit, cancellable, callback, user_data);
 }
 
 void
@@ -621,9 +623,8 @@ rc_rules_remove_async (RcRules            *self,
 {
   Edit *edit = g_new0 (Edit, 1);
 
-  edit->app_id = g_strdup (app_id);
   edit->remove = TRUE;
-  start_edit (self, edit, cancellable, callback, user_data);
+  start_edit (self, app_id, edit, cancellable, callback, user_data);
 }
 
 gboolean
