@@ -81,25 +81,44 @@ rc_proc_cgroup (guint32 pid)
   return NULL;
 }
 
+/* Splits /proc/PID/stat at its comm, which may hold spaces and
+ * parentheses, so it ends at the last ')': the comm (any bytes a process
+ * chose, made valid UTF-8: it goes into D-Bus strings) and the fields
+ * after it, from the state on. FALSE when there is no comm. */
+static gboolean
+split_stat (const char  *stat,
+            char       **out_comm,
+            const char **out_fields)
+{
+  const char *open = strchr (stat, '(');
+  const char *close = strrchr (stat, ')');
+  g_autofree char *comm = NULL;
+
+  if (open == NULL || close == NULL || close < open)
+    return FALSE;
+  comm = g_strndup (open + 1, close - open - 1);
+  *out_comm = g_utf8_make_valid (comm, -1);
+  *out_fields = close + 2;
+  return TRUE;
+}
+
 RcProc *
 rc_proc_read (guint32 pid)
 {
   g_autofree char *stat = proc_file (pid, "stat", NULL);
   g_autofree char *status = proc_file (pid, "status", NULL);
   g_autoptr(RcProc) proc = NULL;
-  const char *open, *close, *uid;
+  g_autofree char *comm = NULL;
+  const char *fields, *uid;
   unsigned int ppid = 0;
   unsigned long flags = 0;
   unsigned long long start_time = 0;
 
   if (stat == NULL || status == NULL)
     return NULL;
-  /* pid (comm) state ppid pgrp session tty_nr tpgid flags ...; comm may
-   * hold spaces and parentheses, so it ends at the last ')'. */
-  open = strchr (stat, '(');
-  close = strrchr (stat, ')');
-  if (open == NULL || close == NULL || close < open ||
-      sscanf (close + 2, "%*c %u %*d %*d %*d %*d %lu %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d "
+  /* pid (comm) state ppid pgrp session tty_nr tpgid flags ... */
+  if (!split_stat (stat, &comm, &fields) ||
+      sscanf (fields, "%*c %u %*d %*d %*d %*d %lu %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d "
               "%*d %llu", &ppid, &flags, &start_time) != 3)
     return NULL;
   uid = strstr (status, "\nUid:");
@@ -109,12 +128,7 @@ rc_proc_read (guint32 pid)
   proc->start_time = start_time;
   proc->uid = uid != NULL ? (guint32) strtoul (uid + 5, NULL, 10) : G_MAXUINT32;
   proc->kernel_thread = (flags & PF_KTHREAD) != 0 || ppid == 2 || pid == 2;
-  {
-    g_autofree char *comm = g_strndup (open + 1, close - open - 1);
-
-    /* any bytes a process chose, cut at 15: it goes into D-Bus strings */
-    proc->comm = g_utf8_make_valid (comm, -1);
-  }
+  proc->comm = g_steal_pointer (&comm);   /* cut at 15 by the kernel */
   proc->cgroup = rc_proc_cgroup (pid);
   if (proc->cgroup == NULL)
     proc->cgroup = g_strdup ("");
@@ -127,6 +141,15 @@ rc_proc_free (RcProc *proc)
   g_free (proc->comm);
   g_free (proc->cgroup);
   g_free (proc);
+}
+
+int
+rc_proc_compare_pids (gconstpointer a,
+                      gconstpointer b)
+{
+  guint32 x = *(const guint32 *) a, y = *(const guint32 *) b;
+
+  return x < y ? -1 : x > y;
 }
 
 static int
@@ -200,26 +223,22 @@ rc_proc_usage_variant (guint32 pid)
   g_autofree char *statm = proc_file (pid, "statm", NULL);
   g_autofree char *cmdline = NULL;
   g_autofree char *comm = NULL;
-  g_autofree char *valid_comm = NULL;
   g_autofree char *valid_cmdline = NULL;
   g_autofree char *shown_cmdline = NULL;
   gboolean cut = FALSE;
-  const char *open, *close;
+  const char *fields;
   unsigned long long utime = 0, stime = 0, start = 0, rss_pages = 0;
   gsize len = 0;
   guint64 ns_per_tick = G_GUINT64_CONSTANT (1000000000) / (guint64) sysconf (_SC_CLK_TCK);
 
   if (stat == NULL || statm == NULL)
     return NULL;
-  open = strchr (stat, '(');
-  close = strrchr (stat, ')');
   /* after comm: state(3) ... utime(14) stime(15) ... starttime(22) */
-  if (open == NULL || close == NULL || close < open ||
-      sscanf (close + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d %*d %*d %*d "
+  if (!split_stat (stat, &comm, &fields) ||
+      sscanf (fields, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d %*d %*d %*d "
               "%*d %*d %llu", &utime, &stime, &start) != 3 ||
       sscanf (statm, "%*u %llu", &rss_pages) != 1)
     return NULL;
-  comm = g_strndup (open + 1, close - open - 1);
   cmdline = proc_file_capped (pid, "cmdline", RC_PROC_CMDLINE_MAX, &len, &cut);
   /* NUL-separated arguments, joined by spaces (a kernel thread has none) */
   for (gsize i = 0; cmdline != NULL && len > 0 && i < len - 1; i++)
@@ -227,7 +246,6 @@ rc_proc_usage_variant (guint32 pid)
       cmdline[i] = ' ';
   if (cmdline != NULL && len > 0 && cmdline[len - 1] == '\0')
     len--;
-  valid_comm = g_utf8_make_valid (comm, -1);
   valid_cmdline = g_utf8_make_valid (cmdline != NULL ? cmdline : "", cmdline != NULL ? (gssize) len : -1);
   if (cut || strlen (valid_cmdline) > RC_PROC_CMDLINE_MAX)
     {
@@ -239,7 +257,7 @@ rc_proc_usage_variant (guint32 pid)
       *end = '\0';
       shown_cmdline = g_strconcat (valid_cmdline, "…", NULL);
     }
-  return g_variant_new ("(ussttt)", pid, valid_comm,
+  return g_variant_new ("(ussttt)", pid, comm,
                         shown_cmdline != NULL ? shown_cmdline : valid_cmdline,
                         (guint64) rss_pages * (guint64) sysconf (_SC_PAGESIZE),
                         (guint64) (utime + stime) * ns_per_tick, (guint64) start * ns_per_tick);

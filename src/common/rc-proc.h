@@ -25,6 +25,10 @@ RcProc    *rc_proc_read (guint32 pid);
 void       rc_proc_free (RcProc *proc);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RcProc, rc_proc_free);
 
+/* Orders two guint32 pids, for g_array_sort. */
+int        rc_proc_compare_pids (gconstpointer a,
+                                 gconstpointer b);
+
 /* Every process that could be read, by pid. */
 GPtrArray *rc_proc_list (void);
 /* @pid and the processes below it (children, their children...) that share

@@ -182,6 +182,18 @@ start (Daemon  *daemon,
   return TRUE;
 }
 
+/* Runs the dispose of the object at @object_ptr, if any, which cuts it
+ * loose from the others (signals, calls in flight), then drops it. */
+static void
+dispose_and_clear (gpointer object_ptr)
+{
+  GObject **object = object_ptr;
+
+  if (*object != NULL)
+    g_object_run_dispose (*object);
+  g_clear_object (object);
+}
+
 static void
 stop (Daemon *daemon)
 {
@@ -189,28 +201,16 @@ stop (Daemon *daemon)
   if (daemon->manager != NULL)
     g_dbus_interface_skeleton_unexport (G_DBUS_INTERFACE_SKELETON (daemon->manager));
   g_clear_object (&daemon->manager);
-  if (daemon->slices != NULL)
-    g_object_run_dispose (G_OBJECT (daemon->slices));
-  g_clear_object (&daemon->slices);
-  if (daemon->focus != NULL)
-    g_object_run_dispose (G_OBJECT (daemon->focus));
-  g_clear_object (&daemon->focus);
-  if (daemon->policy != NULL)
-    g_object_run_dispose (G_OBJECT (daemon->policy));
-  g_clear_object (&daemon->policy);
+  dispose_and_clear (&daemon->slices);
+  dispose_and_clear (&daemon->focus);
+  dispose_and_clear (&daemon->policy);
   g_clear_object (&daemon->queue);
   g_clear_object (&daemon->focus_watch);
   /* cancels its calls */
-  if (daemon->notifier != NULL)
-    g_object_run_dispose (G_OBJECT (daemon->notifier));
-  g_clear_object (&daemon->notifier);
+  dispose_and_clear (&daemon->notifier);
   /* cancels their calls, which hold them */
-  if (daemon->audio_watch != NULL)
-    g_object_run_dispose (G_OBJECT (daemon->audio_watch));
-  g_clear_object (&daemon->audio_watch);
-  if (daemon->power_watch != NULL)
-    g_object_run_dispose (G_OBJECT (daemon->power_watch));
-  g_clear_object (&daemon->power_watch);
+  dispose_and_clear (&daemon->audio_watch);
+  dispose_and_clear (&daemon->power_watch);
   g_clear_object (&daemon->rules);
   g_clear_object (&daemon->authority);
   g_clear_object (&daemon->memory_watch);

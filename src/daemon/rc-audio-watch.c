@@ -2,6 +2,7 @@
 #include "rc-audio-watch.h"
 #include "rc-subscription.h"
 #include "rc-names.h"
+#include "rc-proc.h"
 
 #include <json-glib/json-glib.h>
 #include <string.h>
@@ -63,15 +64,6 @@ G_DEFINE_TYPE (RcAudioWatch, rc_audio_watch, G_TYPE_OBJECT);
 enum { SIGNAL_CHANGED, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
-static int
-compare_pids (gconstpointer a,
-              gconstpointer b)
-{
-  guint32 x = *(const guint32 *) a, y = *(const guint32 *) b;
-
-  return x < y ? -1 : x > y;
-}
-
 static void
 add_pid (GArray *pids,
          guint32 pid)
@@ -110,7 +102,7 @@ update (RcAudioWatch *self)
       if (stream->running && pid != 0)
         add_pid (pids, pid);
     }
-  g_array_sort (pids, compare_pids);
+  g_array_sort (pids, rc_proc_compare_pids);
   if (pids->len == self->pids->len &&
       (pids->len == 0 || memcmp (pids->data, self->pids->data, pids->len * sizeof (guint32)) == 0))
     return;
@@ -126,7 +118,8 @@ rc_audio_watch_get_pids (RcAudioWatch *self)
   return g_array_ref (self->pids);
 }
 
-/* An async call about @player: the player, if it is still the one listed. */
+/* An async call about a player, by its name and owner (none yet for the
+ * GetNameOwner that asks). */
 typedef struct {
   RcAudioWatch *self;
   char         *name;
@@ -145,6 +138,7 @@ player_call_new (RcAudioWatch *self,
   return call;
 }
 
+/* The call's player, if it is still the one listed. */
 static Player *
 player_call_finish (PlayerCall *call)
 {
@@ -179,6 +173,28 @@ set_playing (RcAudioWatch *self,
   update (self);
 }
 
+/* The reply of a call about @call's player and the player, if the call
+ * was answered and the player is still the one listed; a failure other
+ * than cancellation is logged as having no @what. */
+static Player *
+player_call_reply (PlayerCall   *call,
+                   GObject      *source,
+                   GAsyncResult *result,
+                   const char   *what,
+                   GVariant    **out_reply)
+{
+  g_autoptr(GError) error = NULL;
+
+  *out_reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &error);
+  if (*out_reply == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        g_debug ("Audio: no %s for %s: %s", what, call->name, error->message);
+      return NULL;
+    }
+  return player_call_finish (call);
+}
+
 static void
 status_cb (GObject      *source,
            GAsyncResult *result,
@@ -187,17 +203,8 @@ status_cb (GObject      *source,
   g_autoptr(PlayerCall) call = user_data;
   g_autoptr(GVariant) reply = NULL;
   g_autoptr(GVariant) status = NULL;
-  g_autoptr(GError) error = NULL;
-  Player *player;
+  Player *player = player_call_reply (call, source, result, "PlaybackStatus", &reply);
 
-  reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &error);
-  if (reply == NULL)
-    {
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        g_debug ("Audio: no PlaybackStatus from %s: %s", call->name, error->message);
-      return;
-    }
-  player = player_call_finish (call);
   if (player == NULL)
     return;
   g_variant_get (reply, "(v)", &status);
@@ -211,17 +218,8 @@ pid_cb (GObject      *source,
 {
   g_autoptr(PlayerCall) call = user_data;
   g_autoptr(GVariant) reply = NULL;
-  g_autoptr(GError) error = NULL;
-  Player *player;
+  Player *player = player_call_reply (call, source, result, "pid", &reply);
 
-  reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &error);
-  if (reply == NULL)
-    {
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        g_debug ("Audio: no pid for %s: %s", call->name, error->message);
-      return;
-    }
-  player = player_call_finish (call);
   if (player == NULL)
     return;
   g_variant_get (reply, "(u)", &player->pid);
@@ -306,17 +304,12 @@ player_properties_changed_cb (GDBusConnection *bus,
       set_playing (self, player, status);
 }
 
-typedef struct {
-  RcAudioWatch *self;
-  char         *name;
-} OwnerCall;
-
 static void
 owner_cb (GObject      *source,
           GAsyncResult *result,
           gpointer      user_data)
 {
-  OwnerCall *call = user_data;
+  g_autoptr(PlayerCall) call = user_data;
   g_autoptr(GVariant) reply = NULL;
   g_autoptr(GError) error = NULL;
 
@@ -329,9 +322,6 @@ owner_cb (GObject      *source,
       g_variant_get (reply, "(&s)", &owner);
       player_add (call->self, call->name, owner);
     }
-  g_object_unref (call->self);
-  g_free (call->name);
-  g_free (call);
 }
 
 static void
@@ -354,11 +344,11 @@ list_names_cb (GObject      *source,
   g_variant_get (reply, "(^a&s)", &names);
   for (guint i = 0; names[i] != NULL; i++)
     {
-      OwnerCall *call;
+      PlayerCall *call;
 
       if (!g_str_has_prefix (names[i], MPRIS_NAME_PREFIX))
         continue;
-      call = g_new0 (OwnerCall, 1);
+      call = g_new0 (PlayerCall, 1);
       call->self = g_object_ref (self);
       call->name = g_strdup (names[i]);
       g_dbus_connection_call (self->bus, DBUS_NAME, DBUS_PATH, DBUS_INTERFACE, "GetNameOwner",

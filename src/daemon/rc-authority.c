@@ -145,15 +145,6 @@ dispatch_waiting (RcAuthority *self)
     }
 }
 
-static void
-name_owner_changed_cb (GDBusConnection *connection,
-                       const char      *sender_name,
-                       const char      *object_path,
-                       const char      *interface_name,
-                       const char      *signal_name,
-                       GVariant        *parameters,
-                       gpointer         user_data);
-
 /* Takes the check out of every count, once, when it is answered. */
 static void
 release (CheckData *data)
@@ -189,36 +180,45 @@ release (CheckData *data)
     }
 }
 
+/* Every answer ends the check's deadline and its counts with it: yes, or
+ * no with @error (taken). */
 static void
-succeed (GTask *task)
+answer (GTask  *task,
+        GError *error)
 {
   g_autoptr(GTask) hold = g_object_ref (task);   /* release() may drop the queue's reference */
   CheckData *data = g_task_get_task_data (task);
 
   data->answered = TRUE;
   release (data);
-  g_task_return_boolean (task, TRUE);
+  if (error == NULL)
+    g_task_return_boolean (task, TRUE);
+  else
+    g_task_return_error (task, error);
+}
+
+static void
+succeed (GTask *task)
+{
+  answer (task, NULL);
 }
 
 static void fail (GTask      *task,
                   const char *format,
                   ...) G_GNUC_PRINTF (2, 3);
 
-/* Every refusal ends the check's deadline and its counts with it. */
 static void
 fail (GTask      *task,
       const char *format,
       ...)
 {
-  g_autoptr(GTask) hold = g_object_ref (task);   /* release() may drop the queue's reference */
-  CheckData *data = g_task_get_task_data (task);
+  GError *error;
   va_list args;
 
-  data->answered = TRUE;
-  release (data);
   va_start (args, format);
-  g_task_return_error (task, g_error_new_valist (RC_ERROR, RC_ERROR_NOT_AUTHORIZED, format, args));
+  error = g_error_new_valist (RC_ERROR, RC_ERROR_NOT_AUTHORIZED, format, args);
   va_end (args);
+  answer (task, error);
 }
 
 static void

@@ -44,16 +44,11 @@ rc_focus_hyprland_parse_window (const char *json,
                                 const char *address)
 {
   g_autoptr(JsonParser) parser = json_parser_new ();
-  JsonObject *object;
-  JsonNode *root, *pid;
+  JsonObject *object = rc_focus_source_parse_object (parser, json, length);
   const char *reply_address;
 
-  if (!json_parser_load_from_data (parser, json, length, NULL))
+  if (object == NULL)
     return -1;
-  root = json_parser_get_root (parser);
-  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
-    return -1;
-  object = json_node_get_object (root);
   reply_address = json_object_get_string_member_with_default (object, "address", "");
   if (g_str_has_prefix (reply_address, "0x"))
     reply_address += 2;
@@ -61,10 +56,7 @@ rc_focus_hyprland_parse_window (const char *json,
     address += 2;
   if (g_ascii_strcasecmp (reply_address, address) != 0)
     return 0;
-  pid = json_object_get_member (object, "pid");
-  if (pid == NULL || json_node_get_value_type (pid) != G_TYPE_INT64 || json_node_get_int (pid) <= 0)
-    return 0;
-  return MIN (json_node_get_int (pid), G_MAXUINT32);
+  return rc_focus_source_member_pid (object);
 }
 
 static void

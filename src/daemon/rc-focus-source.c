@@ -38,6 +38,31 @@ rc_focus_source_get_cancellable (RcFocusSource *self)
   return priv->cancellable;
 }
 
+JsonObject *
+rc_focus_source_parse_object (JsonParser *parser,
+                              const char *json,
+                              gsize       length)
+{
+  JsonNode *root;
+
+  if (!json_parser_load_from_data (parser, json, length, NULL))
+    return NULL;
+  root = json_parser_get_root (parser);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    return NULL;
+  return json_node_get_object (root);
+}
+
+guint32
+rc_focus_source_member_pid (JsonObject *object)
+{
+  JsonNode *pid = json_object_get_member (object, "pid");
+
+  if (pid == NULL || json_node_get_value_type (pid) != G_TYPE_INT64)
+    return 0;
+  return CLAMP (json_node_get_int (pid), 0, G_MAXUINT32);
+}
+
 typedef struct {
   RcFocusSource   *self;
   RcFocusConnected connected;

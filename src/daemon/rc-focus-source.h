@@ -2,6 +2,7 @@
 #pragma once
 
 #include <gio/gio.h>
+#include <json-glib/json-glib.h>
 
 G_BEGIN_DECLS
 
@@ -40,6 +41,14 @@ void          rc_focus_source_emit_focused (RcFocusSource *self,
                                             guint32        pid);
 void          rc_focus_source_emit_closed (RcFocusSource *self,
                                            const char    *why);
+/* For subclasses that speak JSON: the object @json holds, parsed with
+ * @parser (which keeps it); NULL when it is not JSON or not an object. */
+JsonObject   *rc_focus_source_parse_object (JsonParser *parser,
+                                            const char *json,
+                                            gsize       length);
+/* @object's member "pid": 0 when there is none or it is not a number;
+ * clamped to 0 … G_MAXUINT32. */
+guint32       rc_focus_source_member_pid (JsonObject *object);
 /* Says once per source and kind (a bad message, a window without a pid)
  * what was wrong; later ones of the same kind only at debug level. */
 void          rc_focus_source_warn_once (RcFocusSource *self,

@@ -32,15 +32,11 @@ rc_focus_sway_parse_event (const char *json,
                            gsize       length)
 {
   g_autoptr(JsonParser) parser = json_parser_new ();
-  JsonObject *object, *container;
-  JsonNode *root, *pid;
+  JsonObject *object = rc_focus_source_parse_object (parser, json, length);
+  JsonObject *container;
 
-  if (!json_parser_load_from_data (parser, json, length, NULL))
+  if (object == NULL)
     return -1;
-  root = json_parser_get_root (parser);
-  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
-    return -1;
-  object = json_node_get_object (root);
   if (g_strcmp0 (json_object_get_string_member_with_default (object, "change", ""), "focus") != 0)
     return 0;
   container = json_object_has_member (object, "container") &&
@@ -48,10 +44,7 @@ rc_focus_sway_parse_event (const char *json,
               ? json_object_get_object_member (object, "container") : NULL;
   if (container == NULL)
     return -1;
-  pid = json_object_get_member (container, "pid");
-  if (pid == NULL || json_node_get_value_type (pid) != G_TYPE_INT64)
-    return 0;
-  return CLAMP (json_node_get_int (pid), 0, G_MAXUINT32);
+  return rc_focus_source_member_pid (container);
 }
 
 static void

@@ -339,7 +339,7 @@ monitor_connected_cb (GObject      *object,
                       GAsyncResult *result,
                       gpointer      user_data)
 {
-  RcFocusTracker *self = user_data;
+  g_autoptr(RcFocusTracker) self = user_data;
   g_autoptr(GError) error = NULL;
   g_auto(GVariantBuilder) rules = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE_STRING_ARRAY);
   GDBusConnection *monitor;
@@ -349,7 +349,6 @@ monitor_connected_cb (GObject      *object,
     {
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         g_message ("Focus: no monitor connection (%s)", error->message);
-      g_object_unref (self);
       return;
     }
   self->monitor = monitor;
@@ -366,7 +365,6 @@ monitor_connected_cb (GObject      *object,
   g_dbus_connection_call (monitor, DBUS_NAME, DBUS_PATH, "org.freedesktop.DBus.Monitoring",
                           "BecomeMonitor", g_variant_new ("(asu)", &rules, 0), NULL,
                           G_DBUS_CALL_FLAGS_NONE, 25000, self->cancellable, became_monitor_cb, NULL);
-  g_object_unref (self);
 }
 
 static void

@@ -712,8 +712,6 @@ limits_applied_cb (RcPolicy  *policy,
   rc_dbus_resource_control_emit_app_changed (RC_DBUS_RESOURCE_CONTROL (self), app->unit, changes);
 }
 
-/* ---- calls before the first listing ------------------------------------- */
-
 /* ---- calls before the first listing ------------------------------------ */
 
 static const GDBusInterfaceVTable *skeleton_vtable;   /* the generated one */

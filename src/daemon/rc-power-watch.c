@@ -81,6 +81,7 @@ get_cb (GObject      *source,
         gpointer      user_data)
 {
   g_autofree Get * get = user_data;
+  g_autoptr(RcPowerWatch) self = get->self;
   g_autoptr(GVariant) reply = NULL;
   g_autoptr(GVariant) value = NULL;
   g_autoptr(GError) error = NULL;
@@ -91,12 +92,10 @@ get_cb (GObject      *source,
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         g_debug ("Power: no %s from %s: %s", services[get->service].property,
                  services[get->service].name, error->message);
-      g_object_unref (get->self);
       return;
     }
   g_variant_get (reply, "(v)", &value);
-  set_value (get->self, get->service, value);
-  g_object_unref (get->self);
+  set_value (self, get->service, value);
 }
 
 static void

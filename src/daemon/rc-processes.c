@@ -15,15 +15,6 @@ list_data_free (ListData *data)
   g_free (data);
 }
 
-static int
-compare_pids (gconstpointer a,
-              gconstpointer b)
-{
-  guint32 pa = *(const guint32 *) a, pb = *(const guint32 *) b;
-
-  return pa < pb ? -1 : pa > pb;
-}
-
 static void
 list_thread (GTask        *task,
              gpointer      source,
@@ -43,7 +34,7 @@ list_thread (GTask        *task,
       if (pids != NULL)
         g_array_append_vals (all, pids->data, pids->len);
     }
-  g_array_sort (all, compare_pids);
+  g_array_sort (all, rc_proc_compare_pids);
   if (all->len > max)
     g_debug ("ListProcesses: %u processes, the first %u answered", all->len, max);
   for (guint i = 0; i < all->len && procs->len < max; i++)

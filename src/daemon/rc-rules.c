@@ -142,6 +142,22 @@ overlay_limits (RcLimits       *limits,
       rc_limits_set (limits, limit, over->values[limit]);
 }
 
+/* The entry of @name in @table, added zeroed (@size bytes) if there is none. */
+static gpointer
+lookup_or_add (GHashTable *table,
+               const char *name,
+               gsize       size)
+{
+  gpointer entry = g_hash_table_lookup (table, name);
+
+  if (entry == NULL)
+    {
+      entry = g_malloc0 (size);
+      g_hash_table_insert (table, g_strdup (name), entry);
+    }
+  return entry;
+}
+
 /* The rules and slices as they are under the conditions that hold: each
  * layer that holds over the ones before it, key by key. */
 static void
@@ -162,13 +178,8 @@ merge_layers (RcRules *self)
       g_hash_table_iter_init (&iter, self->file_rules[i]);
       while (g_hash_table_iter_next (&iter, (gpointer *) &name, (gpointer *) &rule))
         {
-          RcRule *merged = g_hash_table_lookup (rules, name);
+          RcRule *merged = lookup_or_add (rules, name, sizeof (RcRule));
 
-          if (merged == NULL)
-            {
-              merged = g_new0 (RcRule, 1);
-              g_hash_table_insert (rules, g_strdup (name), merged);
-            }
           overlay_limits (&merged->limits, &rule->limits);
           if (rule->has_freeze)
             {
@@ -179,13 +190,8 @@ merge_layers (RcRules *self)
       g_hash_table_iter_init (&iter, self->file_slices[i]);
       while (g_hash_table_iter_next (&iter, (gpointer *) &name, (gpointer *) &limits))
         {
-          RcLimits *merged = g_hash_table_lookup (slices, name);
+          RcLimits *merged = lookup_or_add (slices, name, sizeof (RcLimits));
 
-          if (merged == NULL)
-            {
-              merged = g_new0 (RcLimits, 1);
-              g_hash_table_insert (slices, g_strdup (name), merged);
-            }
           overlay_limits (merged, limits);
         }
     }
@@ -575,8 +581,10 @@ edit_done_cb (GObject      *source,
   g_task_return_boolean (task, TRUE);
 }
 
+/* Runs @edit (taken) of @app_id's rule in a worker thread. */
 static void
 start_edit (RcRules            *self,
+            const char         *app_id,
             Edit               *edit,
             GCancellable       *cancellable,
             GAsyncReadyCallback callback,
@@ -585,6 +593,7 @@ start_edit (RcRules            *self,
   GTask *task = g_task_new (self, cancellable, callback, user_data);
   g_autoptr(GTask) worker = g_task_new (self, cancellable, edit_done_cb, task);
 
+  edit->app_id = g_strdup (app_id);
   edit->system_dir = g_strdup (self->system_dir);
   edit->user_dir = g_strdup (self->user_dir);
   g_task_set_task_data (worker, edit, (GDestroyNotify) edit_free);
@@ -601,9 +610,8 @@ rc_rules_set_async (RcRules            *self,
 {
   Edit *edit = g_new0 (Edit, 1);
 
-  edit->app_id = g_strdup (app_id);
   edit->rule = *rule;
-  start_edit (self, edit, cancellable, callback, user_data);
+  start_edit (self, app_id, edit, cancellable, callback, user_data);
 }
 
 void
@@ -615,9 +623,8 @@ rc_rules_remove_async (RcRules            *self,
 {
   Edit *edit = g_new0 (Edit, 1);
 
-  edit->app_id = g_strdup (app_id);
   edit->remove = TRUE;
-  start_edit (self, edit, cancellable, callback, user_data);
+  start_edit (self, app_id, edit, cancellable, callback, user_data);
 }
 
 gboolean

@@ -34,6 +34,8 @@ start_free (Start *start)
   g_free (start);
 }
 
+/* Once StartTransientUnit is answered and the job has ended: the caller
+ * hears how it ended, and the start is dropped. */
 static void
 start_finish (GTask *task)
 {
@@ -42,15 +44,6 @@ start_finish (GTask *task)
 
   if (!start->replied || start->result == NULL)
     return;
-  g_clear_handle_id (&start->deadline_id, g_source_remove);
-  g_hash_table_remove (self->starts, start->unit);   /* drops the table's task ref */
-}
-
-static void
-start_return (GTask *task)
-{
-  Start *start = g_task_get_task_data (task);
-
   if (g_str_equal (start->result, "done"))
     g_task_return_boolean (task, TRUE);
   else
@@ -58,6 +51,17 @@ start_return (GTask *task)
                              "systemd could not start %s: its start job ended \"%s\" "
                              "(see journalctl --user -u %s)",
                              start->unit, start->result, start->unit);
+  g_clear_handle_id (&start->deadline_id, g_source_remove);
+  g_hash_table_remove (self->starts, start->unit);   /* drops the table's task ref */
+}
+
+static void
+return_systemd_left (GTask *task)
+{
+  Start *start = g_task_get_task_data (task);
+
+  g_task_return_new_error (task, RC_ERROR, RC_ERROR_FAILED,
+                           "systemd left the session bus before %s had started", start->unit);
 }
 
 /* A job that never ends (a systemd that lost it, or a start that hangs)
@@ -102,15 +106,11 @@ start_transient_cb (GObject      *source,
   if (g_hash_table_lookup (self->starts, start->unit) != task)
     {
       /* systemd left the bus meanwhile: its JobRemoved will not come */
-      g_task_return_new_error (task, RC_ERROR, RC_ERROR_FAILED,
-                               "systemd left the session bus before %s had started", start->unit);
+      return_systemd_left (task);
       return;
     }
   if (start->result != NULL)
-    {
-      start_return (task);
-      start_finish (task);
-    }
+    start_finish (task);
   else
     start->deadline_id = g_timeout_add_seconds (RC_SYSTEMD_TIMEOUT_MSEC / 1000, start_deadline_cb,
                                                 task);
@@ -142,11 +142,7 @@ job_removed_cb (GDBusConnection *connection,
     return;
   start->result = g_strdup (job_result);
   g_debug ("Start job %u of %s: %s", id, unit, job_result);
-  if (start->replied)
-    {
-      start_return (task);
-      start_finish (task);
-    }
+  start_finish (task);
 }
 
 void
@@ -213,8 +209,7 @@ rc_start_jobs_fail_all (RcStartJobs *self)
       /* one whose reply is still on its way gets its error from the call */
       if (!start->replied)
         continue;
-      g_task_return_new_error (task, RC_ERROR, RC_ERROR_FAILED,
-                               "systemd left the session bus before %s had started", start->unit);
+      return_systemd_left (task);
     }
 }
 

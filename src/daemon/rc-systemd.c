@@ -90,14 +90,22 @@ call_systemd (RcSystemd          *self,
                           RC_SYSTEMD_TIMEOUT_MSEC, cancellable, call_cb, task);
 }
 
+/* Whether @result is the task of one of @self's calls, the one @source_tag made. */
+static gboolean
+is_call_of (RcSystemd    *self,
+            GAsyncResult *result,
+            gpointer      source_tag)
+{
+  return g_task_is_valid (result, self) && g_task_get_source_tag (G_TASK (result)) == source_tag;
+}
+
 static GVariant *
 call_systemd_finish (RcSystemd    *self,
                      GAsyncResult *result,
                      gpointer      source_tag,
                      GError      **error)
 {
-  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
-  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == source_tag, NULL);
+  g_return_val_if_fail (is_call_of (self, result, source_tag), NULL);
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
@@ -111,6 +119,17 @@ call_systemd_finish_empty (RcSystemd    *self,
   g_autoptr(GVariant) reply = call_systemd_finish (self, result, source_tag, error);
 
   return reply != NULL;
+}
+
+/* For the calls whose task returns a boolean. */
+static gboolean
+task_finish_boolean (RcSystemd    *self,
+                     GAsyncResult *result,
+                     gpointer      source_tag,
+                     GError      **error)
+{
+  g_return_val_if_fail (is_call_of (self, result, source_tag), FALSE);
+  return g_task_propagate_boolean (G_TASK (result), error);
 }
 
 static void
@@ -384,10 +403,7 @@ rc_systemd_set_unit_properties_finish (RcSystemd    *self,
                                        GAsyncResult *result,
                                        GError      **error)
 {
-  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
-  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) ==
-                        rc_systemd_set_unit_properties_async, FALSE);
-  return g_task_propagate_boolean (G_TASK (result), error);
+  return task_finish_boolean (self, result, rc_systemd_set_unit_properties_async, error);
 }
 
 typedef struct {
@@ -448,9 +464,7 @@ rc_systemd_freeze_unit_finish (RcSystemd    *self,
                                GAsyncResult *result,
                                GError      **error)
 {
-  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
-  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == rc_systemd_freeze_unit_async, FALSE);
-  return g_task_propagate_boolean (G_TASK (result), error);
+  return task_finish_boolean (self, result, rc_systemd_freeze_unit_async, error);
 }
 
 /* ---- starting transient units (RcStartJobs waits for their jobs) ------- */
@@ -490,8 +504,7 @@ rc_systemd_start_transient_unit_finish (RcSystemd    *self,
                                         GAsyncResult *result,
                                         GError      **error)
 {
-  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
-  return g_task_propagate_boolean (G_TASK (result), error);
+  return task_finish_boolean (self, result, rc_systemd_start_transient_unit_async, error);
 }
 
 void
@@ -515,16 +528,54 @@ rc_systemd_attach_processes_finish (RcSystemd    *self,
   return call_systemd_finish_empty (self, result, rc_systemd_attach_processes_async, error);
 }
 
+/* A Get of the manager's own @property. */
+static void
+get_manager_property (RcSystemd          *self,
+                      const char         *property,
+                      GCancellable       *cancellable,
+                      gpointer            source_tag,
+                      GAsyncReadyCallback callback,
+                      gpointer            user_data)
+{
+  call_systemd (self, SYSTEMD_DBUS_PATH, DBUS_PROPERTIES_INTERFACE, "Get",
+                g_variant_new ("(ss)", SYSTEMD_MANAGER_INTERFACE, property),
+                G_VARIANT_TYPE ("(v)"), cancellable, source_tag, callback, user_data);
+}
+
+/* The value get_manager_property read, if it has the @type expected. */
+static GVariant *
+get_manager_property_finish (RcSystemd          *self,
+                             GAsyncResult       *result,
+                             gpointer            source_tag,
+                             const char         *property,
+                             const GVariantType *type,
+                             GError            **error)
+{
+  g_autoptr(GVariant) reply = call_systemd_finish (self, result, source_tag, error);
+  g_autoptr(GVariant) value = NULL;
+
+  if (reply == NULL)
+    return NULL;
+  g_variant_get (reply, "(v)", &value);
+  if (!g_variant_is_of_type (value, type))
+    {
+      g_autofree char *expected = g_variant_type_dup_string (type);
+
+      g_set_error (error, RC_ERROR, RC_ERROR_FAILED, "systemd: %s has type %s, expected %s",
+                   property, g_variant_get_type_string (value), expected);
+      return NULL;
+    }
+  return g_steal_pointer (&value);
+}
+
 void
 rc_systemd_get_control_group_async (RcSystemd          *self,
                                     GCancellable       *cancellable,
                                     GAsyncReadyCallback callback,
                                     gpointer            user_data)
 {
-  call_systemd (self, SYSTEMD_DBUS_PATH, DBUS_PROPERTIES_INTERFACE, "Get",
-                g_variant_new ("(ss)", SYSTEMD_MANAGER_INTERFACE, "ControlGroup"),
-                G_VARIANT_TYPE ("(v)"), cancellable, rc_systemd_get_control_group_async,
-                callback, user_data);
+  get_manager_property (self, "ControlGroup", cancellable, rc_systemd_get_control_group_async,
+                        callback, user_data);
 }
 
 char *
@@ -532,20 +583,12 @@ rc_systemd_get_control_group_finish (RcSystemd    *self,
                                      GAsyncResult *result,
                                      GError      **error)
 {
-  g_autoptr(GVariant) reply = call_systemd_finish (self, result,
-                                                   rc_systemd_get_control_group_async, error);
-  g_autoptr(GVariant) value = NULL;
+  g_autoptr(GVariant) value = get_manager_property_finish (self, result,
+                                                           rc_systemd_get_control_group_async,
+                                                           "ControlGroup", G_VARIANT_TYPE_STRING,
+                                                           error);
 
-  if (reply == NULL)
-    return NULL;
-  g_variant_get (reply, "(v)", &value);
-  if (!g_variant_is_of_type (value, G_VARIANT_TYPE_STRING))
-    {
-      g_set_error (error, RC_ERROR, RC_ERROR_FAILED, "systemd: ControlGroup has type %s, "
-                   "expected s", g_variant_get_type_string (value));
-      return NULL;
-    }
-  return g_variant_dup_string (value, NULL);
+  return value != NULL ? g_variant_dup_string (value, NULL) : NULL;
 }
 
 void
@@ -554,10 +597,8 @@ rc_systemd_get_default_tasks_max_async (RcSystemd          *self,
                                         GAsyncReadyCallback callback,
                                         gpointer            user_data)
 {
-  call_systemd (self, SYSTEMD_DBUS_PATH, DBUS_PROPERTIES_INTERFACE, "Get",
-                g_variant_new ("(ss)", SYSTEMD_MANAGER_INTERFACE, "DefaultTasksMax"),
-                G_VARIANT_TYPE ("(v)"), cancellable, rc_systemd_get_default_tasks_max_async,
-                callback, user_data);
+  get_manager_property (self, "DefaultTasksMax", cancellable,
+                        rc_systemd_get_default_tasks_max_async, callback, user_data);
 }
 
 gboolean
@@ -566,20 +607,13 @@ rc_systemd_get_default_tasks_max_finish (RcSystemd    *self,
                                          guint64      *out_value,
                                          GError      **error)
 {
-  g_autoptr(GVariant) reply = call_systemd_finish (self, result,
-                                                   rc_systemd_get_default_tasks_max_async, error);
-  g_autoptr(GVariant) value = NULL;
+  g_autoptr(GVariant) value = get_manager_property_finish (self, result,
+                                                           rc_systemd_get_default_tasks_max_async,
+                                                           "DefaultTasksMax", G_VARIANT_TYPE_UINT64,
+                                                           error);
 
-  if (reply == NULL)
+  if (value == NULL)
     return FALSE;
-  g_variant_get (reply, "(v)", &value);
-  if (!g_variant_is_of_type (value, G_VARIANT_TYPE_UINT64))
-    {
-      g_set_error (error, RC_ERROR, RC_ERROR_FAILED,
-                   "systemd: DefaultTasksMax has type %s, expected t",
-                   g_variant_get_type_string (value));
-      return FALSE;
-    }
   *out_value = g_variant_get_uint64 (value);
   return TRUE;
 }

@@ -250,17 +250,28 @@ class SlicesTest(RcTestCase):
 APP2 = 'app-gnome-org.example.Real-77.scope'
 
 
+def oomd_socket(test, name, listening):
+    '''A unix socket file in the test's workdir for RC_OOMD_SOCKET: one that takes
+    connections, or one that does not (listening=False).'''
+    path = os.path.join(test.workdir, name)
+    if not os.path.exists(path):
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.bind(path)
+        if listening:
+            sock.listen(16)
+            test.addCleanup(sock.close)
+        else:
+            sock.close()
+    return path
+
+
 class OomKeysWithoutOomdTest(RcTestCase):
     '''No systemd-oomd (as on stock Debian 12): the ManagedOOM keys would do nothing.'''
 
     def daemon_env(self):
         # a socket file left behind by a stopped systemd-oomd.socket takes no connection
-        path = os.path.join(self.workdir, 'stale-oomd-socket')
-        if not os.path.exists(path):
-            stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            stale.bind(path)
-            stale.close()
-        return dict(super().daemon_env(), RC_OOMD_SOCKET=path)
+        return dict(super().daemon_env(),
+                    RC_OOMD_SOCKET=oomd_socket(self, 'stale-oomd-socket', listening=False))
 
     def test_not_supported(self):
         self.add_app(APP)
@@ -277,13 +288,8 @@ class OomKeysTest(RcTestCase):
     '''systemd-oomd runs (its socket is there).'''
 
     def daemon_env(self):
-        path = os.path.join(self.workdir, 'oomd-socket')
-        if not os.path.exists(path):
-            listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            listener.bind(path)
-            listener.listen(16)
-            self.addCleanup(listener.close)
-        return dict(super().daemon_env(), RC_OOMD_SOCKET=path)
+        return dict(super().daemon_env(),
+                    RC_OOMD_SOCKET=oomd_socket(self, 'oomd-socket', listening=True))
 
     def test_pressure_keys_on_a_running_app(self):
         self.add_app(APP)

@@ -50,15 +50,6 @@ listed_cb (GObject      *source,
   g_assert_no_error (error);
 }
 
-static int
-compare_tids (gconstpointer a,
-              gconstpointer b)
-{
-  guint32 x = *(const guint32 *) a, y = *(const guint32 *) b;
-
-  return x < y ? -1 : x > y;
-}
-
 static void
 test_entry_cap (void)
 {
@@ -91,7 +82,7 @@ test_entry_cap (void)
     g_main_context_iteration (NULL, TRUE);
   g_assert_cmpuint (g_variant_n_children (listed), ==, CAP);
   g_assert_cmpint (RC_LIST_PROCESSES_MAX, ==, 1024);   /* as the API documents */
-  g_array_sort (t.tids, compare_tids);
+  g_array_sort (t.tids, rc_proc_compare_pids);
   for (gsize i = 0; i < g_variant_n_children (listed); i++)
     {
       guint32 pid;
