@@ -65,10 +65,6 @@ commandline_arg_uri (const char *arg,
   return g_filename_to_uri (path, NULL, error);
 }
 
-/* run --scope: what this process becomes, worked out before the call */
-static char **scope_argv;
-static char *scope_app_id;
-
 gboolean
 rcctl_parse_run (char        **args,
                  RcctlRequest *req,
@@ -104,10 +100,6 @@ rcctl_parse_run (char        **args,
       /* As `systemd-run --scope`: this process joins the scope and becomes
        * the app, with its own environment and folder. */
       g_variant_dict_insert (&options, RC_OPTION_KIND, "s", RC_KIND_SCOPE);
-      if (!rc_exec_for_app (args[0], (const char * const *) uris->pdata, NULL, NULL,
-                            &scope_argv, error))
-        return FALSE;
-      scope_app_id = g_strdup (args[0]);
     }
   else
     {
@@ -131,41 +123,72 @@ rcctl_finish_unit (GVariant *unit)
 
 /* Launch over sd-bus: `run` is the one command whose start-up the user
  * waits through before the app appears, and sd-bus sends its handshake in
- * one go where GDBus waits for the bus at each step. The unit, or NULL and
- * @error. */
-static char *
-call_launch (GVariant *params,
-             GError  **error)
+ * one go where GDBus waits for the bus at each step. */
+typedef struct {
+  sd_bus      *bus;
+  RcSdBusCall  call;
+  GSubprocess *agent;
+} LaunchCall;
+
+static void
+launch_call_clear (LaunchCall *launch)
 {
-  g_autoptr(sd_bus) bus = NULL;
+  if (launch->agent != NULL)
+    g_subprocess_force_exit (launch->agent);
+  g_clear_object (&launch->agent);
+  rc_sd_bus_call_clear (&launch->call);
+  g_clear_pointer (&launch->bus, sd_bus_flush_close_unref);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (LaunchCall, launch_call_clear)
+
+/* Sends Launch(@params) on a new connection; returns once it has left. */
+static gboolean
+launch_send (LaunchCall *launch,
+             GVariant   *params,
+             GError    **error)
+{
   g_autoptr(sd_bus_message) message = NULL;
-  g_autoptr(sd_bus_message) reply = NULL;
-  g_autoptr(GSubprocess) agent = NULL;
-  sd_bus_error bus_error = SD_BUS_ERROR_NULL;
-  const char *unit = NULL;
   int r;
 
-  r = sd_bus_open_user (&bus);
+  r = sd_bus_open_user (&launch->bus);
   if (r < 0)
     {
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (-r),
                    "cannot connect to the session bus: %s", g_strerror (-r));
-      return NULL;
+      return FALSE;
     }
-  r = sd_bus_message_new_method_call (bus, &message, RC_DBUS_NAME, RC_DBUS_PATH,
+  r = sd_bus_message_new_method_call (launch->bus, &message, RC_DBUS_NAME, RC_DBUS_PATH,
                                       RC_DBUS_INTERFACE, "Launch");
-  /* polkit may ask for a password: no timeout */
+  /* polkit may ask for a password (through the agent, in a terminal) */
   if (r >= 0)
     r = sd_bus_message_set_allow_interactive_authorization (message, TRUE);
   if (r >= 0)
     r = rc_sd_bus_append_args (message, params);
   if (r >= 0)
     {
-      agent = rcctl_start_tty_agent ();
-      r = rc_sd_bus_call_on_new_bus (bus, message, &bus_error, &reply);
-      if (agent != NULL)
-        g_subprocess_force_exit (agent);
+      launch->agent = rcctl_start_tty_agent ();
+      r = rc_sd_bus_call_send (launch->bus, message, &launch->call);
     }
+  if (r < 0)
+    {
+      *error = rc_sd_bus_error_to_gerror (NULL, r);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* The unit of Launch's reply, or NULL and @error. */
+static char *
+launch_wait (LaunchCall *launch,
+             GError    **error)
+{
+  g_autoptr(sd_bus_message) reply = NULL;
+  sd_bus_error bus_error = SD_BUS_ERROR_NULL;
+  const char *unit = NULL;
+  int r;
+
+  r = rc_sd_bus_call_wait (launch->bus, &launch->call, &bus_error, &reply);
   if (r >= 0)
     r = sd_bus_message_read (reply, "s", &unit);
   if (r < 0)
@@ -178,10 +201,11 @@ call_launch (GVariant *params,
 }
 
 /* The forked process of run --scope: makes the call, so that it is the
- * caller whose pid the scope takes in, and once systemd has it there
- * becomes the app. It writes the unit's name to @report_fd, then the exec's
- * error if there is one (close-on-exec: the parent reads end-of-file when
- * the exec worked). Errors of the call it prints itself. */
+ * caller whose pid the scope takes in, works out what to run while the
+ * daemon answers, and once systemd has it in the scope becomes the app. It
+ * writes the unit's name to @report_fd, then the exec's error if there is
+ * one (close-on-exec: the parent reads end-of-file when the exec worked).
+ * Other errors it prints itself. */
 G_GNUC_NORETURN
 static void
 run_in_scope (GVariant *params,
@@ -191,8 +215,11 @@ run_in_scope (GVariant *params,
   g_autoptr(GVariant) uris = g_variant_get_child_value (params, 1);
   g_autoptr(GVariant) dict = g_variant_get_child_value (params, 2);
   g_auto(GVariantDict) options = G_VARIANT_DICT_INIT (dict);
+  g_auto(LaunchCall) launch = { NULL, };
   g_autoptr(GVariant) own = NULL;
   g_autoptr(GError) error = NULL;
+  g_autofree const char **uri_list = g_variant_get_strv (uris, NULL);
+  g_auto(GStrv) argv = NULL;
   g_autofree char *unit = NULL;
   g_autofree char *line = NULL;
   g_auto(GStrv) env = NULL;
@@ -201,9 +228,17 @@ run_in_scope (GVariant *params,
   g_variant_dict_insert (&options, RC_OPTION_CALLER_PID, "u", (guint32) getpid ());
   own = g_variant_ref_sink (g_variant_new ("(@s@as@a{sv})", app_id, uris,
                                            g_variant_dict_end (&options)));
-  unit = call_launch (own, &error);
+  if (!launch_send (&launch, own, &error))
+    _exit (rcctl_report_error (error));
+  /* The daemon checks the same desktop file before polkit is asked: this
+   * fails only where it would too, or with another XDG_DATA_DIRS. */
+  if (!rc_exec_for_app (g_variant_get_string (app_id, NULL), uri_list, NULL, NULL, &argv,
+                        &error))
+    _exit (rcctl_report_error (error));   /* a scope it got ends empty */
+  unit = launch_wait (&launch, &error);
   if (unit == NULL)
     _exit (rcctl_report_error (error));
+  launch_call_clear (&launch);
   line = g_strdup_printf ("%s\n", unit);
   if (write (report_fd, line, strlen (line)) < 0)
     _exit (EXIT_FAILURE);   /* the parent is gone: nobody expects the app */
@@ -220,9 +255,9 @@ run_in_scope (GVariant *params,
     }
   rc_app_reset_signals ();
   env = g_get_environ ();
-  rc_app_exec (scope_app_id, (const char * const *) scope_argv, env);
+  rc_app_exec (g_variant_get_string (app_id, NULL), (const char * const *) argv, env);
   g_free (line);
-  line = g_strdup_printf ("Cannot start %s: %s", scope_argv[0], g_strerror (errno));
+  line = g_strdup_printf ("Cannot start %s: %s", argv[0], g_strerror (errno));
   if (write (report_fd, line, strlen (line)) < 0)
     {
       /* the parent is gone: nobody to tell */
@@ -262,8 +297,10 @@ rcctl_run (const RcctlRequest *req)
 
   if (!rcctl_opt_scope)
     {
-      unit = call_launch (req->params, &error);
-      if (unit == NULL)
+      g_auto(LaunchCall) launch = { NULL, };
+
+      if (!launch_send (&launch, req->params, &error) ||
+          (unit = launch_wait (&launch, &error)) == NULL)
         return rcctl_report_error (error);
       g_print ("%s\n", unit);
       return EXIT_SUCCESS;

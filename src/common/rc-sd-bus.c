@@ -121,38 +121,83 @@ reply_cb (sd_bus_message *reply,
           void           *user_data,
           sd_bus_error   *ret_error)
 {
-  sd_bus_message **out = user_data;
+  RcSdBusCall *call = user_data;
 
-  *out = sd_bus_message_ref (reply);
+  call->reply = sd_bus_message_ref (reply);
   return 0;
 }
 
-int
-rc_sd_bus_call_on_new_bus (sd_bus          *bus,
-                           sd_bus_message  *message,
-                           sd_bus_error    *error,
-                           sd_bus_message **out_reply)
-{
-  g_autoptr(sd_bus_slot) slot = NULL;
-  g_autoptr(sd_bus_message) reply = NULL;
-  int r;
+/* Whether a call is as far as its caller waits for. */
+typedef gboolean (*CallDoneFunc) (sd_bus      *bus,
+                                  RcSdBusCall *call);
 
-  r = sd_bus_call_async (bus, &slot, message, reply_cb, &reply, UINT64_MAX);
-  while (r >= 0 && reply == NULL)
+/* Processes @bus until @done says so, waiting for it in between. */
+static int
+process_until (sd_bus      *bus,
+               RcSdBusCall *call,
+               CallDoneFunc done)
+{
+  int r = 0;
+
+  while (r >= 0 && !done (bus, call))
     {
       r = sd_bus_process (bus, NULL);
       if (r == 0)
         r = sd_bus_wait (bus, UINT64_MAX);
     }
+  return MIN (r, 0);
+}
+
+static gboolean
+written (sd_bus      *bus,
+         RcSdBusCall *call)
+{
+  uint64_t queued = 0;
+
+  return call->reply != NULL || sd_bus_get_n_queued_write (bus, &queued) < 0 || queued == 0;
+}
+
+static gboolean
+answered (sd_bus      *bus,
+          RcSdBusCall *call)
+{
+  return call->reply != NULL;
+}
+
+int
+rc_sd_bus_call_send (sd_bus         *bus,
+                     sd_bus_message *message,
+                     RcSdBusCall    *call)
+{
+  int r = sd_bus_call_async (bus, &call->slot, message, reply_cb, call, UINT64_MAX);
+
+  return r < 0 ? r : process_until (bus, call, written);
+}
+
+int
+rc_sd_bus_call_wait (sd_bus          *bus,
+                     RcSdBusCall     *call,
+                     sd_bus_error    *error,
+                     sd_bus_message **out_reply)
+{
+  int r = process_until (bus, call, answered);
+
   if (r < 0)
     return r;
-  if (sd_bus_message_is_method_error (reply, NULL))
+  if (sd_bus_message_is_method_error (call->reply, NULL))
     {
-      r = sd_bus_error_copy (error, sd_bus_message_get_error (reply));
+      r = sd_bus_error_copy (error, sd_bus_message_get_error (call->reply));
       return r < 0 ? r : -EIO;
     }
-  *out_reply = g_steal_pointer (&reply);
+  *out_reply = g_steal_pointer (&call->reply);
   return 0;
+}
+
+void
+rc_sd_bus_call_clear (RcSdBusCall *call)
+{
+  g_clear_pointer (&call->slot, sd_bus_slot_unref);
+  g_clear_pointer (&call->reply, sd_bus_message_unref);
 }
 
 GError *
