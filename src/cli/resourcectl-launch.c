@@ -114,13 +114,6 @@ rcctl_parse_run (char        **args,
   return TRUE;
 }
 
-int
-rcctl_finish_unit (GVariant *unit)
-{
-  g_print ("%s\n", g_variant_get_string (unit, NULL));
-  return EXIT_SUCCESS;
-}
-
 /* Launch over sd-bus: `run` is the one command whose start-up the user
  * waits through before the app appears, and sd-bus sends its handshake in
  * one go where GDBus waits for the bus at each step. */

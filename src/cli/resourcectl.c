@@ -131,7 +131,7 @@ static const Command commands[] = {
     "with its rule's limits and those of --set from its first moment. Prints the\n"
     "unit's name.\n\n"
     LIMIT_KEYS_HELP, run_options, 1, G_MAXUINT,
-    "Launch", TRUE, rcctl_parse_run, rcctl_finish_unit, NULL, rcctl_run },
+    "Launch", TRUE, rcctl_parse_run, NULL, NULL, rcctl_run },
   { "adopt", "PID…|--all", "Move running apps into units of their own",
     "Each process moves with the processes it started. The app is found from\n"
     "GIO_LAUNCHED_DESKTOP_FILE, Flatpak's .flatpak-info or its program's desktop\n"

@@ -110,7 +110,6 @@ gboolean rcctl_parse_top (char **args, RcctlRequest *req, GError **error);
 int      rcctl_finish_list (GVariant *apps);
 int      rcctl_finish_show (GVariant *apps);
 int      rcctl_finish_rule_list (GVariant *rules);
-int      rcctl_finish_unit (GVariant *unit);
 int      rcctl_finish_which (GVariant *apps);
 int      rcctl_finish_ps (GVariant *procs);
 int      rcctl_finish_slices (GVariant *slices);

@@ -45,7 +45,7 @@ from rcnames import (RC_NAME, RC_PATH, RC_IFACE, RC_ERROR, SYSTEMD_NAME, SYSTEMD
 from rcutil import (TEST_USER, FOREIGN_USER, HERE, SOURCE_ROOT, MOCK_IFACE,  # noqa: E402,F401
                     DBUSMOCK_IFACE, GENERATION_ACTION, MIB, HANG, TIMEOUT_MULTIPLIER, scaled,
                     _write_existing, _remove_cgroup, own_cgroup, _alive, _empty_cgroup, _write,
-                    terminate)
+                    _write_in_place, terminate)
 from rcroot import (_ensure_user, SYSTEM_BUS_CONF, RootSupervisor, RootControl,  # noqa: E402,F401
                     root_control, main)
 from rcdbus import (DESKTOP_FILES, RULES_PRELUDE, RULES, PendingCall, t, u, b, s,  # noqa: E402,F401
@@ -546,7 +546,7 @@ class RcTestCase(unittest.TestCase):  # pylint: disable=too-many-public-methods
             return f.read().strip()
 
     def write_cgroup_file(self, unit, name, text):
-        _write(os.path.join(self.cgroup_dir(unit), name), text + '\n')
+        _write_in_place(os.path.join(self.cgroup_dir(unit), name), text + '\n')
 
     def run_client(self, *args, check=False):
         '''resourcectl as the test user on the private buses.'''

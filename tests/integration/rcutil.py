@@ -104,6 +104,20 @@ def _write(path, text, mode=0o644):
     os.chmod(path, mode)
 
 
+def _write_in_place(path, text, mode=0o644):
+    '''A fake cgroup file rewritten as the kernel's reads show one: never empty in between.
+    The daemon keeps these files open and reads them again, so they are rewritten in place
+    (no rename), and not truncated before the write (a read then would find nothing).'''
+    data = text.encode()
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT, mode)
+    try:
+        os.write(fd, data)
+        os.ftruncate(fd, len(data))
+        os.fchmod(fd, mode)
+    finally:
+        os.close(fd)
+
+
 def terminate(proc):
     '''Stop a process the test started: SIGTERM, and SIGKILL if it is still there after 5 s.'''
     if proc.poll() is None:
