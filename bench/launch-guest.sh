@@ -4,9 +4,11 @@
 # Launch's cost, beside systemd's own: the time from the command to the app's first instruction for
 # `resourcectl run` (a service) and `resourcectl run --scope` (which joins its scope and becomes the
 # app, as `systemd-run --scope` does), next to `systemd-run --user` and `systemd-run --user --scope`,
-# in one VM boot. The app is a script whose
-# first command is `touch FILE`: the file's mtime is when it ran; it stays 2 s so that the units are
-# listed as apps. Figures only (median of REPS), never asserted; goal: within 1.2x. Beside them, for
+# in one VM boot. The app is a script whose first command is `touch FILE`: the file's mtime is when
+# it ran; it stays 1 s so that the units are listed as apps. Each launch starts on a settled
+# machine: the one before it has ended and been cleaned up (SETTLE s after its start), and the order
+# of the ways turns each round, so that no way is always the one measured while systemd tears down
+# the app before it. Figures only (median of REPS), never asserted; goal: within 1.2x. Beside them, for
 # where the time goes: `busctl` making the same Launch call (a new process speaking sd-bus, as
 # `resourcectl run` does), and the bare start of each program (`--version`). The ratio is also given
 # as the median of each round's own ratio, which a busy host sways less.
@@ -24,6 +26,7 @@ done
 AU=/mnt/vmshare/as-user
 TUSER=${VM_TEST_USER:?run by run-in-vm.sh}
 REPS=${REPS:-11}
+SETTLE=${SETTLE:-1.8}
 cp -a "$STAGE"/. /
 mkdir -p /etc/polkit-1/rules.d
 cat > /etc/polkit-1/rules.d/10-rc-bench.rules <<EOF
@@ -35,7 +38,7 @@ polkit.addRule(function(action, subject) {
 EOF
 apps=$VM_TEST_HOME/.local/share/applications
 mkdir -p "$apps" /tmp/rc-bench-launch
-printf '#!/bin/sh\ntouch "$1"\nexec sleep 2\n' > /usr/local/bin/rc-bench-touch
+printf '#!/bin/sh\ntouch "$1"\nexec sleep 1\n' > /usr/local/bin/rc-bench-touch
 chmod 755 /usr/local/bin/rc-bench-touch
 printf '[Desktop Entry]\nType=Application\nName=Touch\nExec=rc-bench-touch %%f\n' > "$apps/org.example.Touch.desktop"
 chown -R "$TUSER:" "$VM_TEST_HOME/.local" /tmp/rc-bench-launch
@@ -43,9 +46,10 @@ chown -R "$TUSER:" "$VM_TEST_HOME/.local" /tmp/rc-bench-launch
 # the daemon up before the first timed call (D-Bus activation is not what is measured)
 "$AU" gdbus call --session --dest org.example.ResourceControl --object-path /org/example/ResourceControl \
   --method org.example.ResourceControl.ListApps > /dev/null
-"$AU" /usr/bin/python3 - "$REPS" <<'PYEOF'
+"$AU" /usr/bin/python3 - "$REPS" "$SETTLE" <<'PYEOF'
 import os, statistics, subprocess, sys, time
 reps = int(sys.argv[1])
+settle = float(sys.argv[2])
 ways = {
     'resourcectl run': ['resourcectl', 'run', 'org.example.Touch'],
     'systemd-run --user': ['systemd-run', '--user', '--quiet', '--collect', '/usr/local/bin/rc-bench-touch'],
@@ -56,8 +60,10 @@ ways = {
 BUSCTL = ['busctl', '--user', 'call', 'org.example.ResourceControl', '/org/example/ResourceControl',
           'org.example.ResourceControl', 'Launch', 'sasa{sv}', 'org.example.Touch', '1']
 times = {k: [] for k in ways}
+names = list(ways)
 for i in range(reps + 1):          # the first round warms the caches and is not counted
-    for name, argv in ways.items():
+    for name in names[i % len(names):] + names[:i % len(names)]:
+        argv = ways[name]
         f = f'/tmp/rc-bench-launch/{i}-{len(times[name])}-{name.replace(" ", "_")}'
         command = argv + [f] if argv else BUSCTL + ['file://' + f, '0']
         t0 = time.time()
@@ -68,6 +74,7 @@ for i in range(reps + 1):          # the first round warms the caches and is not
             time.sleep(0.02)
         if i > 0:
             times[name].append(os.stat(f).st_mtime - t0)
+        time.sleep(max(0.0, t0 + settle - time.time()))
 def started(argv):
     ts = []
     for _ in range(reps):
@@ -83,6 +90,8 @@ for ours, theirs in (('resourcectl run', 'systemd-run --user'),
     per_round = statistics.median(a / b for a, b in zip(times[ours], times[theirs]))
     print(f'  {ours:26s} {med[ours]:8.1f}   {theirs:28s} {med[theirs]:8.1f}   ratio {ratio:.2f} '
           f'(per round {per_round:.2f}; {"met" if ratio <= 1.2 else "missed"}: goal 1.2)')
+for name, v in times.items():
+    print(f'    {name:28s} each round: {" ".join("%.0f" % (x * 1000) for x in v)}')
 print(f'  busctl Launch (sd-bus, the same call) {med["busctl Launch"]:.1f}; '
       f'start (--version): resourcectl {started(["resourcectl", "--version"]):.1f}, '
       f'systemd-run {started(["systemd-run", "--version"]):.1f}, busctl {started(["busctl", "--version"]):.1f}')

@@ -193,16 +193,45 @@ launch_wait (LaunchCall *launch,
   return g_strdup (unit);
 }
 
-/* The forked process of run --scope: makes the call, so that it is the
- * caller whose pid the scope takes in, works out what to run while the
- * daemon answers, and once systemd has it in the scope becomes the app. It
- * writes the unit's name to @report_fd, then the exec's error if there is
- * one (close-on-exec: the parent reads end-of-file when the exec worked).
- * Other errors it prints itself. */
-G_GNUC_NORETURN
-static void
-run_in_scope (GVariant *params,
-              int       report_fd)
+/* What run --scope's process runs, from the desktop file the daemon checked
+ * and gave @unit as its SourcePath: read on its own, it costs a few system
+ * calls, where looking the id up would make this new process read and watch
+ * every applications folder (tens of milliseconds on a slow machine, on the
+ * way to the app). */
+static gboolean
+scope_argv (LaunchCall         *launch,
+            const char         *unit,
+            const char         *app_id,
+            const char * const *uris,
+            char             ***out_argv,
+            GError            **error)
+{
+  sd_bus_error bus_error = SD_BUS_ERROR_NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *desktop_file = NULL;
+  int r;
+
+  r = sd_bus_path_encode (SYSTEMD_DBUS_PATH "/unit", unit, &path);
+  if (r >= 0)
+    r = sd_bus_get_property_string (launch->bus, SYSTEMD_DBUS_NAME, path, SYSTEMD_UNIT_INTERFACE,
+                                    "SourcePath", &bus_error, &desktop_file);
+  if (r < 0)
+    {
+      *error = rc_sd_bus_error_to_gerror (&bus_error, r);
+      sd_bus_error_free (&bus_error);
+      g_prefix_error (error, "Cannot read what %s is to run: ", unit);
+      return FALSE;
+    }
+  return rc_exec_for_desktop_file (app_id, desktop_file, uris, out_argv, error);
+}
+
+/* run --scope: the call comes from this process, which the scope takes in
+ * (CallerPid, as systemd-run --scope joins its scope); once systemd has it
+ * there, it works out what to run from the desktop file the daemon checked
+ * and starts the app as its child, in the scope from birth, which stays
+ * when resourcectl exits. A failed call or a refusal starts nothing. */
+static int
+run_in_scope (GVariant *params)
 {
   g_autoptr(GVariant) app_id = g_variant_get_child_value (params, 0);
   g_autoptr(GVariant) uris = g_variant_get_child_value (params, 1);
@@ -212,69 +241,28 @@ run_in_scope (GVariant *params,
   g_autoptr(GVariant) own = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree const char **uri_list = g_variant_get_strv (uris, NULL);
+  const char *id = g_variant_get_string (app_id, NULL);
   g_auto(GStrv) argv = NULL;
-  g_autofree char *unit = NULL;
-  g_autofree char *line = NULL;
   g_auto(GStrv) env = NULL;
-  int null_fd;
+  g_autofree char *unit = NULL;
 
   g_variant_dict_insert (&options, RC_OPTION_CALLER_PID, "u", (guint32) getpid ());
   own = g_variant_ref_sink (g_variant_new ("(@s@as@a{sv})", app_id, uris,
                                            g_variant_dict_end (&options)));
-  if (!launch_send (&launch, own, &error))
-    _exit (rcctl_report_error (error));
-  /* The daemon checks the same desktop file before polkit is asked: this
-   * fails only where it would too, or with another XDG_DATA_DIRS. */
-  if (!rc_exec_for_app (g_variant_get_string (app_id, NULL), uri_list, NULL, NULL, &argv,
-                        &error))
-    _exit (rcctl_report_error (error));   /* a scope it got ends empty */
-  unit = launch_wait (&launch, &error);
-  if (unit == NULL)
-    _exit (rcctl_report_error (error));
+  /* a scope it got ends empty as this process exits */
+  if (!launch_send (&launch, own, &error) || (unit = launch_wait (&launch, &error)) == NULL ||
+      !scope_argv (&launch, unit, id, uri_list, &argv, &error))
+    return rcctl_report_error (error);
   launch_call_clear (&launch);
-  line = g_strdup_printf ("%s\n", unit);
-  if (write (report_fd, line, strlen (line)) < 0)
-    _exit (EXIT_FAILURE);   /* the parent is gone: nobody expects the app */
-  /* Out of the terminal's session, input and output, as a service's app
-   * is: its output goes to the journal, or nowhere without one, never to a
-   * terminal or a pipe that resourcectl's caller waits on. */
-  setsid ();
-  null_fd = open ("/dev/null", O_RDWR | O_CLOEXEC);
-  if (null_fd >= 0)
-    {
-      dup2 (null_fd, STDIN_FILENO);
-      dup2 (null_fd, STDOUT_FILENO);
-      dup2 (null_fd, STDERR_FILENO);
-    }
-  rc_app_reset_signals ();
   env = g_get_environ ();
-  rc_app_exec (g_variant_get_string (app_id, NULL), (const char * const *) argv, env);
-  g_free (line);
-  line = g_strdup_printf ("Cannot start %s: %s", argv[0], g_strerror (errno));
-  if (write (report_fd, line, strlen (line)) < 0)
+  if (!rc_app_spawn (id, (const char * const *) argv, env, &error))
     {
-      /* the parent is gone: nobody to tell */
+      g_printerr ("resourcectl: %s (%s is empty once resourcectl exits, and goes away)\n",
+                  error->message, unit);
+      return EXIT_FAILURE;
     }
-  _exit (EXIT_FAILURE);
-}
-
-/* What run --scope's child wrote: its unit and, on a failed exec, why. */
-static char *
-read_all (int fd)
-{
-  g_autoptr(GString) text = g_string_new (NULL);
-  char buffer[1024];
-  ssize_t n;
-
-  while ((n = read (fd, buffer, sizeof buffer)) != 0)
-    {
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0)
-        break;
-      g_string_append_len (text, buffer, n);
-    }
-  return g_string_free (g_steal_pointer (&text), FALSE);
+  g_print ("%s\n", unit);
+  return EXIT_SUCCESS;
 }
 
 int
@@ -282,11 +270,6 @@ rcctl_run (const RcctlRequest *req)
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *unit = NULL;
-  g_autofree char *report = NULL;
-  g_auto(GStrv) lines = NULL;
-  int fds[2];
-  int status;
-  pid_t pid;
 
   if (!rcctl_opt_scope)
     {
@@ -298,38 +281,7 @@ rcctl_run (const RcctlRequest *req)
       g_print ("%s\n", unit);
       return EXIT_SUCCESS;
     }
-  if (!g_unix_open_pipe (fds, FD_CLOEXEC, &error))
-    return rcctl_report_error (error);
-  fflush (stdout);
-  pid = fork ();
-  if (pid < 0)
-    {
-      g_printerr ("resourcectl: cannot start a process for the app: %s\n", g_strerror (errno));
-      return EXIT_FAILURE;
-    }
-  if (pid == 0)
-    {
-      close (fds[0]);
-      run_in_scope (req->params, fds[1]);
-    }
-  close (fds[1]);
-  report = read_all (fds[0]);
-  close (fds[0]);
-  lines = g_strsplit (report, "\n", 2);
-  if (lines[0] == NULL || lines[1] == NULL)
-    {
-      /* the call failed: the child said why */
-      waitpid (pid, &status, 0);
-      return WIFEXITED (status) ? WEXITSTATUS (status) : EXIT_FAILURE;
-    }
-  if (*lines[1] != '\0')
-    {
-      waitpid (pid, NULL, 0);
-      g_printerr ("resourcectl: %s (%s is empty now and goes away)\n", lines[1], lines[0]);
-      return EXIT_FAILURE;
-    }
-  g_print ("%s\n", lines[0]);
-  return EXIT_SUCCESS;
+  return run_in_scope (req->params);
 }
 
 /* ---- adopt ---------------------------------------------------------------- */

@@ -6,7 +6,7 @@
 G_BEGIN_DECLS
 
 /* The last steps of a process that becomes an app in its scope (the scope
- * helper's held process, `resourcectl run --scope`'s child). */
+ * helper's held process), or starts it there (`resourcectl run --scope`). */
 
 /* Every signal default and none blocked, as a shell starts a process. */
 void rc_app_reset_signals (void);
@@ -20,5 +20,16 @@ void rc_app_reset_signals (void);
 void rc_app_exec (const char         *identifier,
                   const char * const *argv,
                   char              **env);
+
+/* Starts @argv (a path) with @env as a child that stays when this process
+ * exits, in the scope this process is in: in a session of its own, with
+ * every signal default and none blocked, input from /dev/null and its
+ * output on a journal stream named @identifier (or /dev/null without a
+ * journal). Opened here, the stream is logged as the scope's. An error
+ * (G_FILE_ERROR, from the exec's errno) when it cannot be run. */
+gboolean rc_app_spawn (const char         *identifier,
+                       const char * const *argv,
+                       char              **env,
+                       GError            **error);
 
 G_END_DECLS

@@ -209,16 +209,17 @@ rc_exec_expand (const char         *exec,
   return TRUE;
 }
 
-gboolean
-rc_exec_for_app (const char         *app_id,
-                 const char * const *uris,
-                 char              **out_name,
-                 char              **out_desktop_file,
-                 char             ***out_argv,
-                 GError            **error)
+/* What runs @app_id as its desktop file @info says (NULL: none found). */
+static gboolean
+exec_for_info (const char         *app_id,
+               GDesktopAppInfo    *info,
+               const char         *file_name,
+               const char * const *uris,
+               char              **out_name,
+               char              **out_desktop_file,
+               char             ***out_argv,
+               GError            **error)
 {
-  g_autofree char *id = g_strconcat (app_id, ".desktop", NULL);
-  g_autoptr(GDesktopAppInfo) info = g_desktop_app_info_new (id);
   g_autofree char *exec = NULL;
   g_autofree char *icon = NULL;
   g_autofree char *program = NULL;
@@ -230,7 +231,7 @@ rc_exec_for_app (const char         *app_id,
       g_set_error (error, RC_ERROR, RC_ERROR_NO_SUCH_APP,
                    "No app %s: there is no %s in the applications folders of "
                    "XDG_DATA_DIRS and XDG_DATA_HOME (or it is hidden, or its program is "
-                   "not installed)", app_id, id);
+                   "not installed)", app_id, file_name);
       return FALSE;
     }
   exec = g_desktop_app_info_get_string (info, G_KEY_FILE_DESKTOP_KEY_EXEC);
@@ -269,4 +270,37 @@ rc_exec_for_app (const char         *app_id,
     *out_desktop_file = g_strdup (desktop_file);
   *out_argv = g_steal_pointer (&argv);
   return TRUE;
+}
+
+gboolean
+rc_exec_for_app (const char         *app_id,
+                 const char * const *uris,
+                 char              **out_name,
+                 char              **out_desktop_file,
+                 char             ***out_argv,
+                 GError            **error)
+{
+  g_autofree char *id = g_strconcat (app_id, ".desktop", NULL);
+  g_autoptr(GDesktopAppInfo) info = g_desktop_app_info_new (id);
+
+  return exec_for_info (app_id, info, id, uris, out_name, out_desktop_file, out_argv, error);
+}
+
+gboolean
+rc_exec_for_desktop_file (const char         *app_id,
+                          const char         *desktop_file,
+                          const char * const *uris,
+                          char             ***out_argv,
+                          GError            **error)
+{
+  g_autoptr(GDesktopAppInfo) info = g_desktop_app_info_new_from_filename (desktop_file);
+
+  if (info == NULL)
+    {
+      g_set_error (error, RC_ERROR, RC_ERROR_NO_SUCH_APP,
+                   "No app %s: its desktop file %s cannot be read (or it is hidden, or its "
+                   "program is not installed)", app_id, desktop_file);
+      return FALSE;
+    }
+  return exec_for_info (app_id, info, desktop_file, uris, NULL, NULL, out_argv, error);
 }

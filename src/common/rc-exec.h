@@ -32,5 +32,13 @@ gboolean rc_exec_for_app (const char         *app_id,
                           char              **out_desktop_file,
                           char             ***out_argv,
                           GError            **error);
+/* The same from the desktop file @desktop_file itself, known already (the
+ * SourcePath of the app's unit): no lookup of the id, which in a new
+ * process reads every applications folder and watches them. */
+gboolean rc_exec_for_desktop_file (const char         *app_id,
+                                   const char         *desktop_file,
+                                   const char * const *uris,
+                                   char             ***out_argv,
+                                   GError            **error);
 
 G_END_DECLS

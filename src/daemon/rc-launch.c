@@ -12,7 +12,6 @@
 #include <gio/gdesktopappinfo.h>
 #include <stdlib.h>
 #include <string.h>
-#include <systemd/sd-bus.h>
 #include <systemd/sd-login.h>
 #include <unistd.h>
 
@@ -761,7 +760,7 @@ check_main_pids (Request *request)
       g_autofree char *path = NULL;
 
       if (sd_pid_get_user_unit (pid, &unit) < 0 || !g_str_has_suffix (unit, ".service") ||
-          sd_bus_path_encode ("/org/freedesktop/systemd1/unit", unit, &path) < 0)
+          (path = rc_systemd_unit_path (unit)) == NULL)
         continue;
       rc_systemd_get_unit_properties_async (request->svc->systemd, path,
                                             "org.freedesktop.systemd1.Service", keys, NULL,

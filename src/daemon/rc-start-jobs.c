@@ -14,6 +14,13 @@ struct _RcStartJobs {
 
 G_DEFINE_TYPE (RcStartJobs, rc_start_jobs, G_TYPE_OBJECT);
 
+enum {
+  SIGNAL_ENDED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
 /* A start is registered under its unit name before StartTransientUnit is
  * sent, so the job's JobRemoved cannot pass by unseen, whichever of the
  * reply and the signal is dispatched first. */
@@ -34,6 +41,18 @@ start_free (Start *start)
   g_free (start);
 }
 
+/* The start of @unit is over, however it ended: it leaves the table (which
+ * drops the table's task ref), and "ended" tells. */
+static void
+forget (RcStartJobs *self,
+        const char  *unit)
+{
+  g_autofree char *name = g_strdup (unit);   /* the Start that owns @unit may go */
+
+  if (g_hash_table_remove (self->starts, name))
+    g_signal_emit (self, signals[SIGNAL_ENDED], 0, name);
+}
+
 /* Once StartTransientUnit is answered and the job has ended: the caller
  * hears how it ended, and the start is dropped. */
 static void
@@ -52,7 +71,7 @@ start_finish (GTask *task)
                              "(see journalctl --user -u %s)",
                              start->unit, start->result, start->unit);
   g_clear_handle_id (&start->deadline_id, g_source_remove);
-  g_hash_table_remove (self->starts, start->unit);   /* drops the table's task ref */
+  forget (self, start->unit);
 }
 
 static void
@@ -74,7 +93,7 @@ start_deadline_cb (gpointer user_data)
   Start *start = g_task_get_task_data (task);
 
   start->deadline_id = 0;
-  g_hash_table_remove (start->jobs->starts, start->unit);   /* drops the table's task ref */
+  forget (start->jobs, start->unit);
   g_task_return_new_error (task, RC_ERROR, RC_ERROR_FAILED,
                            "systemd did not finish starting %s within %d seconds "
                            "(see journalctl --user -u %s)",
@@ -99,7 +118,7 @@ start_transient_cb (GObject      *source,
   if (reply == NULL)
     {
       if (g_hash_table_lookup (self->starts, start->unit) == task)
-        g_hash_table_remove (self->starts, start->unit);
+        forget (self, start->unit);
       g_task_return_error (task, rc_systemd_error_from_dbus (error));
       return;
     }
@@ -192,6 +211,13 @@ rc_start_jobs_start_finish (RcStartJobs  *self,
   return g_task_propagate_boolean (G_TASK (result), error);
 }
 
+gboolean
+rc_start_jobs_is_starting (RcStartJobs *self,
+                           const char  *unit)
+{
+  return g_hash_table_contains (self->starts, unit);
+}
+
 /* systemd left: no JobRemoved will come for the starts waiting for one. */
 void
 rc_start_jobs_fail_all (RcStartJobs *self)
@@ -207,9 +233,9 @@ rc_start_jobs_fail_all (RcStartJobs *self)
       Start *start = g_task_get_task_data (task);
 
       /* one whose reply is still on its way gets its error from the call */
-      if (!start->replied)
-        continue;
-      return_systemd_left (task);
+      if (start->replied)
+        return_systemd_left (task);
+      g_signal_emit (self, signals[SIGNAL_ENDED], 0, start->unit);
     }
 }
 
@@ -239,6 +265,10 @@ static void
 rc_start_jobs_class_init (RcStartJobsClass *klass)
 {
   G_OBJECT_CLASS (klass)->dispose = rc_start_jobs_dispose;
+
+  signals[SIGNAL_ENDED] =
+    g_signal_new ("ended", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                  NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
 }
 
 static void

@@ -5,6 +5,8 @@
 #include "rc-error.h"
 #include "rc-names.h"
 
+#include <systemd/sd-bus.h>
+
 struct _RcSystemd {
   GObject          parent_instance;
   GDBusConnection *connection;
@@ -27,6 +29,7 @@ enum {
   SIGNAL_FREEZER_REACHED,
   SIGNAL_SETTINGS_APPLIED,
   SIGNAL_RELOADED,
+  SIGNAL_START_ENDED,
   N_SIGNALS
 };
 static guint signals[N_SIGNALS];
@@ -709,6 +712,14 @@ name_vanished_cb (GDBusConnection *connection,
   g_signal_emit (self, signals[SIGNAL_VANISHED], 0);
 }
 
+static void
+start_ended_cb (RcStartJobs *starts,
+                const char  *unit,
+                RcSystemd   *self)
+{
+  g_signal_emit (self, signals[SIGNAL_START_ENDED], 0, unit);
+}
+
 guint
 rc_systemd_subscribe_manager (GDBusConnection    *connection,
                               const char         *member,
@@ -739,6 +750,7 @@ rc_systemd_new (GDBusConnection *connection)
                                         G_DBUS_SIGNAL_FLAGS_NONE, unit_properties_changed_cb,
                                         self, NULL);
   self->starts = rc_start_jobs_new (connection);
+  g_signal_connect_object (self->starts, "ended", G_CALLBACK (start_ended_cb), self, 0);
   self->reloading_id =
     rc_systemd_subscribe_manager (connection, "Reloading", reloading_cb, self);
   self->startup_finished_id =
@@ -755,6 +767,23 @@ gboolean
 rc_systemd_is_present (RcSystemd *self)
 {
   return self->present;
+}
+
+gboolean
+rc_systemd_is_starting (RcSystemd  *self,
+                        const char *unit)
+{
+  return rc_start_jobs_is_starting (self->starts, unit);
+}
+
+char *
+rc_systemd_unit_path (const char *unit)
+{
+  char *path = NULL;
+
+  if (sd_bus_path_encode (SYSTEMD_DBUS_PATH "/unit", unit, &path) < 0)
+    return NULL;
+  return path;
 }
 
 static void
@@ -806,6 +835,9 @@ rc_systemd_class_init (RcSystemdClass *klass)
   signals[SIGNAL_RELOADED] =
     g_signal_new ("reloaded", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                   NULL, NULL, NULL, G_TYPE_NONE, 0);
+  signals[SIGNAL_START_ENDED] =
+    g_signal_new ("start-ended", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                  NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
 }
 
 static void

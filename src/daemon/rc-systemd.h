@@ -43,6 +43,8 @@ guint     rc_systemd_subscribe_manager (GDBusConnection    *connection,
  *                                 applied every unit's settings anew (a
  *                                 daemon-reload, or the end of its start-up,
  *                                 when StartupCPUWeight= and the like end)
+ *   "start-ended" (s unit)        a start of ours (rc_systemd_start_transient_
+ *                                 unit_async) is over, however it ended
  *
  * Errors: systemd's NoSuchUnit/LoadFailed become RC_ERROR_NO_SUCH_APP, any
  * other failure RC_ERROR_FAILED with systemd's own message. */
@@ -51,6 +53,11 @@ G_DECLARE_FINAL_TYPE (RcSystemd, rc_systemd, RC, SYSTEMD, GObject);
 
 RcSystemd       *rc_systemd_new (GDBusConnection *connection);
 gboolean         rc_systemd_is_present (RcSystemd *self);
+/* We asked systemd to start @unit, and the start is not over yet. */
+gboolean         rc_systemd_is_starting (RcSystemd  *self,
+                                         const char *unit);
+/* systemd's object path of @unit (NULL if the name cannot be one). */
+char            *rc_systemd_unit_path (const char *unit);
 
 void      rc_systemd_subscribe_async (RcSystemd          *self,
                                       GCancellable       *cancellable,

@@ -21,6 +21,7 @@ typedef struct {
   const char    *freezer_heard; /* FreezerState signalled while a read was on its way, interned */
   guint          generation;    /* the listing that last saw it */
   gboolean       counted;       /* part of the initial listing's count */
+  gboolean       held;          /* one we are starting: read when its start is over */
   guint          retries;
 } Tracked;
 
@@ -444,6 +445,16 @@ note_state (Tracked    *tracked,
   if (state == tracked->active_state)
     return;
   tracked->active_state = state;
+  /* A unit we are starting is read once its start is over (start_ended_cb),
+   * from cgroupfs: systemd answers questions before it runs its jobs, and the
+   * reply that lets a caller's process become the app would wait for the
+   * read. */
+  if (is_live_state (state) && rc_systemd_is_starting (tracked->tracker->systemd, tracked->id))
+    {
+      tracked->held = TRUE;
+      return;
+    }
+  tracked->held = FALSE;
   if (tracked->state == RC_UNIT_ACTIVE && is_active_state (active_state))
     g_signal_emit (tracked->tracker, signals[SIGNAL_UNIT_ACTIVE_STATE], 0,
                    tracked->object_path, active_state);   /* still an app: nothing to read */
@@ -713,7 +724,33 @@ unit_new_cb (RcSystemd     *systemd,
         return;
       track_parsed (self, id, object_path, parsed, NULL);
     }
+  /* Ours to start: its states come as it starts (note_state). */
+  if (rc_systemd_is_starting (systemd, id))
+    {
+      ((Tracked *) g_hash_table_lookup (self->tracked, object_path))->held = TRUE;
+      return;
+    }
   query_state (self, object_path);
+}
+
+/* A start of ours is over: a unit held back until then is read now, or its
+ * state asked for if no signal told it. */
+static void
+start_ended_cb (RcSystemd     *systemd,
+                const char    *unit,
+                RcUnitTracker *self)
+{
+  g_autofree char *path = rc_systemd_unit_path (unit);
+  Tracked *tracked = path != NULL ? g_hash_table_lookup (self->tracked, path) : NULL;
+
+  if (tracked == NULL || !tracked->held)
+    return;
+  tracked->held = FALSE;
+  if (tracked->active_state == NULL)
+    query_state (self, path);
+  else
+    handle (tracked, is_live_state (tracked->active_state) ? RC_UNIT_EVENT_LIVE
+                     : RC_UNIT_EVENT_DOWN, NULL);
 }
 
 static void
@@ -845,6 +882,7 @@ rc_unit_tracker_new (RcSystemd *systemd)
   g_signal_connect_object (systemd, "unit-new", G_CALLBACK (unit_new_cb), self, 0);
   g_signal_connect_object (systemd, "unit-removed", G_CALLBACK (unit_removed_cb), self, 0);
   g_signal_connect_object (systemd, "unit-changed", G_CALLBACK (unit_changed_cb), self, 0);
+  g_signal_connect_object (systemd, "start-ended", G_CALLBACK (start_ended_cb), self, 0);
   return self;
 }
 

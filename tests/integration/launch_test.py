@@ -11,6 +11,7 @@ section "launch").
         /usr/bin/python3 tests/integration/launch_test.py [Class.test_name ...]
 '''
 
+import fnmatch
 import os
 import shutil
 import stat
@@ -20,6 +21,7 @@ import time
 
 from gi.repository import GLib
 
+import mock_systemd
 import rcnames
 import rctest_harness as h
 from rctest_harness import MIB, RcTestCase, s, strv, t
@@ -319,6 +321,35 @@ class LaunchTest(LaunchBase):
         self.assertEqual(self.systemd_calls('StartTransientUnit'), [])
         self.assertFalse(os.path.exists(self.out))
 
+    def test_the_unit_it_starts_is_asked_nothing_until_it_runs(self):
+        '''systemd answers calls before it runs its jobs: a question about the unit being started
+        (its state, its properties) would hold the app's start back. The daemon asks none while
+        its start is on, and reads the running unit from cgroupfs and its transient file.'''
+        self.clear_systemd_calls()
+        service = self.launch('org.example.NoFiles')
+        self.app_output()
+        os.unlink(self.out)
+        # a scope that takes in its caller (run --scope) is answered when its job ends
+        proc = self.run_client('run', '--scope', 'org.example.NoFiles')
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        scope = proc.stdout.strip()
+        app = int(next(line for line in self.app_output() if line.startswith('pid='))[4:])
+        self.addCleanup(os.kill, app, 9)     # the app run --scope started stays
+        for unit in (service, scope):
+            self.wait_until(lambda u=unit: u in {a['Unit'] for a in self.list_apps()}, 10,
+                            f'{unit} to be listed')
+            patterns = [p for call in self.systemd_calls('ListUnitsByPatterns') for p in call[1]]
+            self.assertEqual([p for p in patterns if fnmatch.fnmatch(unit, p)], [], patterns)
+            path = mock_systemd.unit_path(unit)
+            with open(self.mock_log, encoding='utf-8') as f:
+                reads = [line.split()[1:] for line in f
+                         if f' GetAll {path} ' in line or f' Get {path} ' in line]
+            # run --scope itself reads the desktop file's path once it is in the scope (dbusmock
+            # answers a Get through its GetAll); the daemon reads nothing
+            client = [['Get', path, 'org.freedesktop.systemd1.Unit.SourcePath'],
+                      ['GetAll', path, 'org.freedesktop.systemd1.Unit']] if unit != service else []
+            self.assertEqual(reads, client)
+
     def test_client_run(self):
         proc = self.run_client('run', '--set', 'CPUWeight=70', '--set', 'MemoryMax=1G',
                                '--launcher', 'sway', LAUNCHED, 'some file.txt')
@@ -343,16 +374,19 @@ class LaunchTest(LaunchBase):
 
 class CallerScopeTest(LaunchBase):
     '''Launch with CallerPid, as `resourcectl run --scope` uses it: the scope takes in the
-    calling process, which then becomes the app (as under `systemd-run --scope`).'''
+    calling process (as `systemd-run --scope` joins its scope), which then starts the app there
+    as its child.'''
 
-    def test_client_run_scope_becomes_the_app_in_its_scope(self):
+    def test_client_run_scope_starts_the_app_in_its_scope(self):
         env = dict(self.bus_env, WAYLAND_DISPLAY='wayland-caller')
-        proc = subprocess.run([self.client_path, 'run', '--scope', '--set', 'CPUWeight=70',
-                               '--background', LAUNCHED, 'some file.txt'], env=env,
-                              cwd=self.bin_dir, capture_output=True, text=True,
-                              timeout=h.scaled(30), check=False)
-        self.assertEqual(proc.returncode, 0, proc.stderr)
-        unit = proc.stdout.strip()
+        # pylint: disable=consider-using-with
+        client = subprocess.Popen([self.client_path, 'run', '--scope', '--set', 'CPUWeight=70',
+                                   '--background', LAUNCHED, 'some file.txt'], env=env,
+                                  cwd=self.bin_dir, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  text=True)
+        stdout, stderr = client.communicate(timeout=h.scaled(30))
+        self.assertEqual(client.returncode, 0, stderr)
+        unit = stdout.strip()
         self.assertRegex(unit, r'^app-rc-org\.example\.Launched-[0-9a-f]{16}\.scope$')
         # one start: the scope, no launch helper's service
         ((name, props),) = self.transient_calls()
@@ -361,20 +395,37 @@ class CallerScopeTest(LaunchBase):
                          ('background.slice', 70, 'Launched App'))
         self.assertNotIn('ExecStart', props)
         self.assertNotIn('Environment', props)
-        # the process the scope took in is the one that became the app
-        (pid,) = props['PIDs']
-        self.assertNotEqual(pid, self.daemon.pid)
+        # the process the scope took in is resourcectl's own; the app is its child, born there
+        self.assertEqual(props['PIDs'], [client.pid])
         out = self.app_output()
-        self.assertIn(f'pid={pid}', out)
+        app = int(next(line for line in out if line.startswith('pid='))[4:])
+        self.addCleanup(os.kill, app, 9)
+        self.assertNotEqual(app, client.pid)
         self.assertIn('arg=--name', out)
         self.assertIn(f'arg=file://{self.bin_dir}/some%20file.txt', out)
         # with the caller's own environment and folder
         self.assertIn('WAYLAND_DISPLAY=wayland-caller', out)
         self.assertIn(f'cwd={self.bin_dir}', out)
+        # in a session of its own, away from the terminal's input and output (no journal here)
+        self.assertEqual(os.getsid(app), app)
+        self.assertEqual([os.readlink(f'/proc/{app}/fd/{fd}') for fd in (0, 1, 2)],
+                         ['/dev/null'] * 3)
         # the reply came when the job was done; the listing follows
         self.wait_until(lambda: unit in {a['Unit'] for a in self.list_apps()}, 5,
                         'the scope to be listed')
         self.assertEqual(self.get_one(unit)['Slice'], 'background.slice')
+
+    def test_client_run_scope_whose_program_cannot_run_says_why(self):
+        # found and executable when the daemon checks it, but its interpreter is missing
+        program = os.path.join(self.bin_dir, 'bad-interpreter')
+        h._write(program, '#!/no/such/interpreter\n')
+        os.chmod(program, 0o755)
+        self.desktop('org.example.BadInterpreter', 'Bad Interpreter', program)
+        proc = self.run_client('run', '--scope', 'org.example.BadInterpreter')
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn(f'Cannot start {program}: No such file or directory', proc.stderr)
+        self.assertIn('is empty once resourcectl exits, and goes away', proc.stderr)
+        self.assertEqual(proc.stdout, '')
 
     def test_client_run_scope_that_fails_runs_nothing(self):
         self.mock('SetUnitJobResult', ('*.scope', 'failed'), '(ss)')

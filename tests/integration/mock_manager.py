@@ -311,19 +311,27 @@ def StartTransientUnit(self, name, mode, properties, aux, ok_cb, err_cb, msg=Non
         pids = [int(p) for p in props.get('PIDs', [])]
         result = next((r for pattern, r in self.unit_job_results.items()
                        if fnmatch.fnmatch(unit_name, pattern)), result)
-        if result in ('done', 'never') and ('ExecStart' in props or 'ExecStartEx' in props):
+        service = 'ExecStart' in props or 'ExecStartEx' in props
+        if result in ('done', 'never') and service:
             process = _spawn_exec_start(self, props, fds)
             pids = [process.pid]
+        unit = None
         if result in ('done', 'never'):
+            # a service is "activating" until its program runs (Type=exec), as
+            # in systemd; a scope is active at once
             unit = _add_unit(self, unit_name, {
                 'slice': props.get('Slice', 'app.slice'),
                 'source_path': props.get('SourcePath', ''),
                 'description': props.get('Description', unit_name), 'pids': pids,
-                'transient': True, 'settings': props})
+                'transient': True, 'settings': props,
+                'active_state': 'activating' if service else 'active',
+                'sub_state': 'start' if service else 'running'})
             unit.process = process
             unit.delegate = bool(props.get('Delegate', False))
 
         def job_removed():
+            if unit is not None and result == 'done' and service and unit_name in self.units:
+                _set_unit_state(self, unit, {'ActiveState': 'active', 'SubState': 'running'})
             self.EmitSignal(MAIN_IFACE, 'JobRemoved', 'uoss',
                             [dbus.UInt32(job_id), job, unit_name, result])
             return False
