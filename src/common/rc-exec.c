@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-exec.h"
+#include "rc-safe-file.h"
 #include "rc-error.h"
 
 #include <gio/gdesktopappinfo.h>
@@ -209,33 +210,22 @@ rc_exec_expand (const char         *exec,
   return TRUE;
 }
 
-/* What runs @app_id as its desktop file @info says (NULL: none found). */
+/* What runs @app_id by its desktop file's keys; @desktop_file is its path. */
 static gboolean
-exec_for_info (const char         *app_id,
-               GDesktopAppInfo    *info,
-               const char         *file_name,
+exec_for_keys (const char         *app_id,
+               const char         *exec,
+               gboolean            terminal,
+               const char         *name,
+               const char         *icon,
+               const char         *desktop_file,
                const char * const *uris,
-               char              **out_name,
-               char              **out_desktop_file,
                char             ***out_argv,
                GError            **error)
 {
-  g_autofree char *exec = NULL;
-  g_autofree char *icon = NULL;
   g_autofree char *program = NULL;
   g_auto(GStrv) argv = NULL;
-  const char *name, *desktop_file;
 
-  if (info == NULL)
-    {
-      g_set_error (error, RC_ERROR, RC_ERROR_NO_SUCH_APP,
-                   "No app %s: there is no %s in the applications folders of "
-                   "XDG_DATA_DIRS and XDG_DATA_HOME (or it is hidden, or its program is "
-                   "not installed)", app_id, file_name);
-      return FALSE;
-    }
-  exec = g_desktop_app_info_get_string (info, G_KEY_FILE_DESKTOP_KEY_EXEC);
-  if (g_desktop_app_info_get_boolean (info, G_KEY_FILE_DESKTOP_KEY_TERMINAL))
+  if (terminal)
     {
       g_set_error (error, RC_ERROR, RC_ERROR_NOT_SUPPORTED,
                    "%s runs in a terminal (Terminal=true): launching terminal apps is not "
@@ -249,9 +239,6 @@ exec_for_info (const char         *app_id,
                    "not supported", app_id);
       return FALSE;
     }
-  name = g_app_info_get_name (G_APP_INFO (info));
-  desktop_file = g_desktop_app_info_get_filename (info);
-  icon = g_desktop_app_info_get_string (info, G_KEY_FILE_DESKTOP_KEY_ICON);
   if (!rc_exec_expand (exec, name, icon, desktop_file, uris, &argv, error))
     return FALSE;
   program = g_find_program_in_path (argv[0]);
@@ -264,10 +251,6 @@ exec_for_info (const char         *app_id,
     }
   g_free (argv[0]);
   argv[0] = g_steal_pointer (&program);
-  if (out_name != NULL)
-    *out_name = g_strdup (name);
-  if (out_desktop_file != NULL)
-    *out_desktop_file = g_strdup (desktop_file);
   *out_argv = g_steal_pointer (&argv);
   return TRUE;
 }
@@ -282,8 +265,31 @@ rc_exec_for_app (const char         *app_id,
 {
   g_autofree char *id = g_strconcat (app_id, ".desktop", NULL);
   g_autoptr(GDesktopAppInfo) info = g_desktop_app_info_new (id);
+  g_autofree char *exec = NULL;
+  g_autofree char *icon = NULL;
+  const char *name, *desktop_file;
 
-  return exec_for_info (app_id, info, id, uris, out_name, out_desktop_file, out_argv, error);
+  if (info == NULL)
+    {
+      g_set_error (error, RC_ERROR, RC_ERROR_NO_SUCH_APP,
+                   "No app %s: there is no %s in the applications folders of "
+                   "XDG_DATA_DIRS and XDG_DATA_HOME (or it is hidden, or its program is "
+                   "not installed)", app_id, id);
+      return FALSE;
+    }
+  exec = g_desktop_app_info_get_string (info, G_KEY_FILE_DESKTOP_KEY_EXEC);
+  icon = g_desktop_app_info_get_string (info, G_KEY_FILE_DESKTOP_KEY_ICON);
+  name = g_app_info_get_name (G_APP_INFO (info));
+  desktop_file = g_desktop_app_info_get_filename (info);
+  if (!exec_for_keys (app_id, exec,
+                      g_desktop_app_info_get_boolean (info, G_KEY_FILE_DESKTOP_KEY_TERMINAL),
+                      name, icon, desktop_file, uris, out_argv, error))
+    return FALSE;
+  if (out_name != NULL)
+    *out_name = g_strdup (name);
+  if (out_desktop_file != NULL)
+    *out_desktop_file = g_strdup (desktop_file);
+  return TRUE;
 }
 
 gboolean
@@ -293,14 +299,26 @@ rc_exec_for_desktop_file (const char         *app_id,
                           char             ***out_argv,
                           GError            **error)
 {
-  g_autoptr(GDesktopAppInfo) info = g_desktop_app_info_new_from_filename (desktop_file);
+  g_autoptr(GKeyFile) keys = g_key_file_new ();
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *exec = NULL;
+  g_autofree char *name = NULL;
+  g_autofree char *icon = NULL;
 
-  if (info == NULL)
+  if (!rc_safe_key_file_load (keys, desktop_file, G_KEY_FILE_NONE, &local_error))
     {
-      g_set_error (error, RC_ERROR, RC_ERROR_NO_SUCH_APP,
-                   "No app %s: its desktop file %s cannot be read (or it is hidden, or its "
-                   "program is not installed)", app_id, desktop_file);
+      g_set_error (error, RC_ERROR, RC_ERROR_NO_SUCH_APP, "No app %s: cannot read %s (%s)",
+                   app_id, desktop_file, local_error->message);
       return FALSE;
     }
-  return exec_for_info (app_id, info, desktop_file, uris, NULL, NULL, out_argv, error);
+  exec = g_key_file_get_string (keys, G_KEY_FILE_DESKTOP_GROUP, G_KEY_FILE_DESKTOP_KEY_EXEC,
+                                NULL);
+  name = g_key_file_get_locale_string (keys, G_KEY_FILE_DESKTOP_GROUP,
+                                       G_KEY_FILE_DESKTOP_KEY_NAME, NULL, NULL);
+  icon = g_key_file_get_string (keys, G_KEY_FILE_DESKTOP_GROUP, G_KEY_FILE_DESKTOP_KEY_ICON,
+                                NULL);
+  return exec_for_keys (app_id, exec,
+                        g_key_file_get_boolean (keys, G_KEY_FILE_DESKTOP_GROUP,
+                                                G_KEY_FILE_DESKTOP_KEY_TERMINAL, NULL),
+                        name != NULL ? name : app_id, icon, desktop_file, uris, out_argv, error);
 }

@@ -33,8 +33,9 @@ gboolean rc_exec_for_app (const char         *app_id,
                           char             ***out_argv,
                           GError            **error);
 /* The same from the desktop file @desktop_file itself, known already (the
- * SourcePath of the app's unit): no lookup of the id, which in a new
- * process reads every applications folder and watches them. */
+ * SourcePath of the app's unit), read with GKeyFile: no GDesktopAppInfo,
+ * which in a new process first reads every applications folder and the
+ * MIME database and watches them. NoSuchApp when it cannot be read. */
 gboolean rc_exec_for_desktop_file (const char         *app_id,
                                    const char         *desktop_file,
                                    const char * const *uris,
