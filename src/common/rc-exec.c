@@ -23,12 +23,25 @@ local_path (const char *uri,
             GError    **error)
 {
   g_autoptr(GFile) file = NULL;
+  g_autofree char *host = NULL;
   char *path;
 
   if (g_path_is_absolute (uri))
     return g_strdup (uri);
-  file = g_file_new_for_uri (uri);
-  path = g_file_get_path (file);
+  if (g_strcmp0 (g_uri_peek_scheme (uri), "file") == 0)
+    {
+      /* as GIO's local VFS reads it, without starting GIO's VFS (its
+       * modules), which a new process such as run --scope would pay for */
+      path = g_filename_from_uri (uri, &host, NULL);
+      if (host != NULL && g_ascii_strcasecmp (host, "localhost") != 0)
+        g_clear_pointer (&path, g_free);
+    }
+  else
+    {
+      /* another scheme: GIO's VFS may know a local path for it (a FUSE mount) */
+      file = g_file_new_for_uri (uri);
+      path = g_file_get_path (file);
+    }
   if (path == NULL)
     g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
                  "%s is not a local file, and this app opens only local files (%%f or %%F "
@@ -47,12 +60,9 @@ local_path (const char *uri,
 static char *
 as_uri (const char *uri)
 {
-  g_autoptr(GFile) file = NULL;
-
   if (!g_path_is_absolute (uri))
     return g_strdup (uri);
-  file = g_file_new_for_path (uri);
-  return g_file_get_uri (file);
+  return g_filename_to_uri (uri, NULL, NULL);
 }
 
 static gboolean

@@ -410,6 +410,10 @@ class CallerScopeTest(LaunchBase):
         self.assertEqual(os.getsid(app), app)
         self.assertEqual([os.readlink(f'/proc/{app}/fd/{fd}') for fd in (0, 1, 2)],
                          ['/dev/null'] * 3)
+        # no signal blocked or ignored (resourcectl ignores SIGPIPE), as a shell starts it
+        with open(f'/proc/{app}/status', encoding='utf-8') as f:
+            status = dict(line.split(':\t', 1) for line in f.read().splitlines() if ':\t' in line)
+        self.assertEqual((int(status['SigBlk'], 16), int(status['SigIgn'], 16)), (0, 0))
         # the reply came when the job was done; the listing follows
         self.wait_until(lambda: unit in {a['Unit'] for a in self.list_apps()}, 5,
                         'the scope to be listed')
