@@ -14,6 +14,7 @@ section "launch").
 import fnmatch
 import os
 import shutil
+import signal
 import stat
 import subprocess
 import sys
@@ -379,11 +380,15 @@ class CallerScopeTest(LaunchBase):
 
     def test_client_run_scope_starts_the_app_in_its_scope(self):
         env = dict(self.bus_env, WAYLAND_DISPLAY='wayland-caller')
-        # pylint: disable=consider-using-with
+
+        def as_nohup_with_usr1_blocked():
+            signal.signal(signal.SIGHUP, signal.SIG_IGN)
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})
+        # pylint: disable=consider-using-with,subprocess-popen-preexec-fn
         client = subprocess.Popen([self.client_path, 'run', '--scope', '--set', 'CPUWeight=70',
                                    '--background', LAUNCHED, 'some file.txt'], env=env,
                                   cwd=self.bin_dir, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                  text=True)
+                                  text=True, preexec_fn=as_nohup_with_usr1_blocked)
         stdout, stderr = client.communicate(timeout=h.scaled(30))
         self.assertEqual(client.returncode, 0, stderr)
         unit = stdout.strip()
@@ -410,7 +415,7 @@ class CallerScopeTest(LaunchBase):
         self.assertEqual(os.getsid(app), app)
         self.assertEqual([os.readlink(f'/proc/{app}/fd/{fd}') for fd in (0, 1, 2)],
                          ['/dev/null'] * 3)
-        # no signal blocked or ignored (resourcectl ignores SIGPIPE), as a shell starts it
+        # no signal blocked or ignored, whatever resourcectl's caller left it, as a shell starts it
         with open(f'/proc/{app}/status', encoding='utf-8') as f:
             status = dict(line.split(':\t', 1) for line in f.read().splitlines() if ':\t' in line)
         self.assertEqual((int(status['SigBlk'], 16), int(status['SigIgn'], 16)), (0, 0))
