@@ -194,10 +194,11 @@ launch_wait (LaunchCall *launch,
 }
 
 /* What run --scope's process runs, from the desktop file the daemon checked
- * and gave @unit as its SourcePath: read on its own, it costs a few system
- * calls, where looking the id up would make this new process read and watch
- * every applications folder (tens of milliseconds on a slow machine, on the
- * way to the app). */
+ * and gave @unit as its SourcePath: from the unit's transient file, or
+ * systemd when there is none. Read on its own, it costs a few system calls,
+ * where looking the id up would make this new process read and watch every
+ * applications folder (tens of milliseconds on a slow machine, on the way
+ * to the app). */
 static gboolean
 scope_argv (LaunchCall         *launch,
             const char         *unit,
@@ -209,12 +210,17 @@ scope_argv (LaunchCall         *launch,
   sd_bus_error bus_error = SD_BUS_ERROR_NULL;
   g_autofree char *path = NULL;
   g_autofree char *desktop_file = NULL;
-  int r;
+  int r = 0;
 
-  r = sd_bus_path_encode (SYSTEMD_DBUS_PATH "/unit", unit, &path);
-  if (r >= 0)
-    r = sd_bus_get_property_string (launch->bus, SYSTEMD_DBUS_NAME, path, SYSTEMD_UNIT_INTERFACE,
-                                    "SourcePath", &bus_error, &desktop_file);
+  if (!rc_unit_transient_source_path (unit, &desktop_file) || *desktop_file == '\0')
+    {
+      g_clear_pointer (&desktop_file, g_free);
+      r = sd_bus_path_encode (SYSTEMD_DBUS_PATH "/unit", unit, &path);
+      if (r >= 0)
+        r = sd_bus_get_property_string (launch->bus, SYSTEMD_DBUS_NAME, path,
+                                        SYSTEMD_UNIT_INTERFACE, "SourcePath", &bus_error,
+                                        &desktop_file);
+    }
   if (r < 0)
     {
       *error = rc_sd_bus_error_to_gerror (&bus_error, r);

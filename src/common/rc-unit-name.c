@@ -355,3 +355,27 @@ rc_app_id_check (const char *app_id,
                "the desktop file's name without .desktop), not per unit", shown);
   return FALSE;
 }
+
+gboolean
+rc_unit_transient_source_path (const char *unit,
+                               char      **out_source_path)
+{
+  g_autofree char *path = g_build_filename (g_get_user_runtime_dir (), "systemd", "transient",
+                                            unit, NULL);
+  g_autofree char *contents = NULL;
+  g_auto(GStrv) lines = NULL;
+
+  if (!g_file_get_contents (path, &contents, NULL, NULL))
+    return FALSE;
+  *out_source_path = g_strdup ("");
+  lines = g_strsplit (contents, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (g_str_has_prefix (lines[i], "SourcePath="))
+      {
+        g_auto(GStrv) parts = g_strsplit (lines[i] + strlen ("SourcePath="), "%%", -1);
+
+        g_free (*out_source_path);
+        *out_source_path = g_strjoinv ("%", parts);
+      }
+  return TRUE;
+}

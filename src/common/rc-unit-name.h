@@ -40,6 +40,13 @@ gboolean    rc_app_id_is_valid (const char *app_id);
  * ".desktop". */
 char       *rc_desktop_file_id (const char *path);
 
+/* The SourcePath of the transient unit @unit (what launchers start apps
+ * as), from the file systemd keeps of its properties while it is loaded
+ * ("SourcePath=<path>", with '%' doubled), "" when it sets none: FALSE when
+ * there is no such file, and systemd must be asked. */
+gboolean    rc_unit_transient_source_path (const char *unit,
+                                           char      **out_source_path);
+
 /* Syntax only, with an InvalidArgument that says what is allowed: is @app a
  * unit name or an AppID a caller may pass (at most 255 bytes)? */
 gboolean    rc_unit_name_check_app_argument (const char *app,

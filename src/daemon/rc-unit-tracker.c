@@ -260,34 +260,6 @@ load_unit_cb (GObject      *source,
   load_data_free (data);
 }
 
-/* The SourcePath of a transient unit (what launchers start apps as), from
- * the file systemd keeps of its properties while it is loaded: FALSE when
- * there is none, and systemd must be asked. systemd writes the setting as
- * "SourcePath=<path>" with '%' doubled. */
-static gboolean
-read_transient_source_path (const char *unit,
-                            char      **out_source_path)
-{
-  g_autofree char *path = g_build_filename (g_get_user_runtime_dir (), "systemd", "transient",
-                                            unit, NULL);
-  g_autofree char *contents = NULL;
-  g_auto(GStrv) lines = NULL;
-
-  if (!g_file_get_contents (path, &contents, NULL, NULL))
-    return FALSE;
-  *out_source_path = g_strdup ("");
-  lines = g_strsplit (contents, "\n", -1);
-  for (guint i = 0; lines[i] != NULL; i++)
-    if (g_str_has_prefix (lines[i], "SourcePath="))
-      {
-        g_auto(GStrv) parts = g_strsplit (lines[i] + strlen ("SourcePath="), "%%", -1);
-
-        g_free (*out_source_path);
-        *out_source_path = g_strjoinv ("%", parts);
-      }
-  return TRUE;
-}
-
 /* A running unit's Slice, ControlGroup and FreezerState, from cgroupfs
  * with no D-Bus call, and its SourcePath when its transient file says it
  * (@out_complete); NULL when it is not running or not found there. */
@@ -320,7 +292,7 @@ locate (RcUnitTracker *self,
   entries[n++] = string_entry ("ControlGroup", control_group);
   entries[n++] = string_entry ("FreezerState",
                                rc_cgroup_is_frozen (control_group) ? "frozen" : "running");
-  *out_complete = read_transient_source_path (tracked->id, &source_path);
+  *out_complete = rc_unit_transient_source_path (tracked->id, &source_path);
   if (*out_complete)
     entries[n++] = string_entry ("SourcePath", source_path);
   return g_variant_ref_sink (g_variant_new_array (G_VARIANT_TYPE ("{sv}"), entries, n));

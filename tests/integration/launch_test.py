@@ -329,14 +329,25 @@ class LaunchTest(LaunchBase):
         self.clear_systemd_calls()
         service = self.launch('org.example.NoFiles')
         self.app_output()
-        os.unlink(self.out)
-        # a scope that takes in its caller (run --scope) is answered when its job ends
-        proc = self.run_client('run', '--scope', 'org.example.NoFiles')
-        self.assertEqual(proc.returncode, 0, proc.stderr)
-        scope = proc.stdout.strip()
-        app = int(next(line for line in self.app_output() if line.startswith('pid='))[4:])
-        self.addCleanup(os.kill, app, 9)     # the app run --scope started stays
-        for unit in (service, scope):
+        units = {service: []}
+        # a scope that takes in its caller (run --scope) is answered when its job ends; run
+        # --scope reads its SourcePath from the transient file, or (where it finds none, as with
+        # another XDG_RUNTIME_DIR) asks systemd for it, once it is in the scope: dbusmock answers
+        # a Get through its GetAll
+        for runtime_dir in (self.runtime_dir, self.workdir):
+            os.unlink(self.out)
+            proc = subprocess.run([self.client_path, 'run', '--scope', 'org.example.NoFiles'],
+                                  env=dict(self.bus_env, XDG_RUNTIME_DIR=runtime_dir),
+                                  capture_output=True, text=True, timeout=h.scaled(30),
+                                  check=False)
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            app = int(next(line for line in self.app_output() if line.startswith('pid='))[4:])
+            self.addCleanup(os.kill, app, 9)     # the app run --scope started stays
+            path = mock_systemd.unit_path(proc.stdout.strip())
+            units[proc.stdout.strip()] = [] if runtime_dir == self.runtime_dir else [
+                ['Get', path, 'org.freedesktop.systemd1.Unit.SourcePath'],
+                ['GetAll', path, 'org.freedesktop.systemd1.Unit']]
+        for unit, client_reads in units.items():
             self.wait_until(lambda u=unit: u in {a['Unit'] for a in self.list_apps()}, 10,
                             f'{unit} to be listed')
             patterns = [p for call in self.systemd_calls('ListUnitsByPatterns') for p in call[1]]
@@ -345,11 +356,7 @@ class LaunchTest(LaunchBase):
             with open(self.mock_log, encoding='utf-8') as f:
                 reads = [line.split()[1:] for line in f
                          if f' GetAll {path} ' in line or f' Get {path} ' in line]
-            # run --scope itself reads the desktop file's path once it is in the scope (dbusmock
-            # answers a Get through its GetAll); the daemon reads nothing
-            client = [['Get', path, 'org.freedesktop.systemd1.Unit.SourcePath'],
-                      ['GetAll', path, 'org.freedesktop.systemd1.Unit']] if unit != service else []
-            self.assertEqual(reads, client)
+            self.assertEqual(reads, client_reads)
 
     def test_client_run(self):
         proc = self.run_client('run', '--set', 'CPUWeight=70', '--set', 'MemoryMax=1G',
