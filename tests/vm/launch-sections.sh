@@ -157,8 +157,8 @@ launch_context () {
   cl resourcectl run org.example.Probe "$P.service" > "$OUT/probe-service.txt" 2>&1
   # systemd-run --scope runs the app with its caller's limits: here from a user service, as a desktop's
   # terminal (a unit of the user's manager) runs it; from this test's system service (the tty-scope note)
-  # the hard RLIMIT_NOFILE is the system manager's instead. resourcectl run --scope joins its scope and
-  # becomes the app as systemd-run --scope does: run from the same place.
+  # the hard RLIMIT_NOFILE is the system manager's instead. resourcectl run --scope joins its scope as
+  # systemd-run --scope does and starts the app there: run from the same place.
   cl systemd-run --user --quiet --wait -E RC_PROBE_HOLD=0 /bin/sh -c \
     "systemd-run --user --scope --quiet /usr/local/bin/rc-probe $P.run-scope" > /dev/null 2>&1
   cl systemd-run --user --quiet --wait -E RC_PROBE_HOLD=0 /bin/sh -c \
@@ -178,7 +178,7 @@ launch_context () {
     "$(grep '^cgroup=' "$P.scope" 2>&1)"
   check "Launch Kind=scope: the launch helper's service is gone" "" "$(units_like 'resource-control-launch-*')"
   unit=$(tail -1 "$P.cli-scope.out")
-  check "run --scope: the probe ran in its scope, the process that made the call" \
+  check "run --scope: the probe ran in its scope, which took in the process that made the call" \
     "cgroup=/user.slice/user-$U.slice/user@$U.service/app.slice/$unit" "$(grep '^cgroup=' "$P.cli-scope" 2>&1)"
 
   # $ and % in arguments reach the app as they are (systemd would expand $HOME in ExecStart)
@@ -231,8 +231,8 @@ launch_window () {
     fi
   done
   usc unset-environment RC_SCOPE_HELPER_TEST_PAUSE
-  # 4. resourcectl run --scope with the daemon SIGKILLed before it answers: the process that was to
-  # become the app never does (it execs only once the daemon says the scope holds it)
+  # 4. resourcectl run --scope with the daemon SIGKILLed before it answers: the app never starts
+  # (resourcectl starts it only once the daemon says the scope holds resourcectl)
   dpid=$(usc show -P MainPID resource-control.service)
   kill -STOP "$dpid"
   local cli_status=$LAUNCHED_OUT/window-cli.status
