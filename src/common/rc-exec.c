@@ -220,14 +220,19 @@ rc_exec_expand (const char         *exec,
   return TRUE;
 }
 
-/* What runs @app_id by its desktop file's keys; @desktop_file is its path. */
+/* What an app's desktop file says, for its argv. */
+typedef struct {
+  const char *exec;
+  gboolean    terminal;
+  const char *name;
+  const char *icon;
+  const char *path;   /* the desktop file */
+} DesktopKeys;
+
+/* What runs @app_id by its desktop file's @keys. */
 static gboolean
 exec_for_keys (const char         *app_id,
-               const char         *exec,
-               gboolean            terminal,
-               const char         *name,
-               const char         *icon,
-               const char         *desktop_file,
+               const DesktopKeys  *keys,
                const char * const *uris,
                char             ***out_argv,
                GError            **error)
@@ -235,21 +240,21 @@ exec_for_keys (const char         *app_id,
   g_autofree char *program = NULL;
   g_auto(GStrv) argv = NULL;
 
-  if (terminal)
+  if (keys->terminal)
     {
       g_set_error (error, RC_ERROR, RC_ERROR_NOT_SUPPORTED,
                    "%s runs in a terminal (Terminal=true): launching terminal apps is not "
                    "supported; start a terminal with it instead", app_id);
       return FALSE;
     }
-  if (exec == NULL)
+  if (keys->exec == NULL)
     {
       g_set_error (error, RC_ERROR, RC_ERROR_NOT_SUPPORTED,
                    "%s has no Exec line (it is started over D-Bus only): launching it is "
                    "not supported", app_id);
       return FALSE;
     }
-  if (!rc_exec_expand (exec, name, icon, desktop_file, uris, &argv, error))
+  if (!rc_exec_expand (keys->exec, keys->name, keys->icon, keys->path, uris, &argv, error))
     return FALSE;
   program = g_find_program_in_path (argv[0]);
   if (program == NULL)
@@ -278,6 +283,7 @@ rc_exec_for_app (const char         *app_id,
   g_autofree char *exec = NULL;
   g_autofree char *icon = NULL;
   const char *name, *desktop_file;
+  DesktopKeys keys;
 
   if (info == NULL)
     {
@@ -291,9 +297,12 @@ rc_exec_for_app (const char         *app_id,
   icon = g_desktop_app_info_get_string (info, G_KEY_FILE_DESKTOP_KEY_ICON);
   name = g_app_info_get_name (G_APP_INFO (info));
   desktop_file = g_desktop_app_info_get_filename (info);
-  if (!exec_for_keys (app_id, exec,
-                      g_desktop_app_info_get_boolean (info, G_KEY_FILE_DESKTOP_KEY_TERMINAL),
-                      name, icon, desktop_file, uris, out_argv, error))
+  keys.exec = exec;
+  keys.terminal = g_desktop_app_info_get_boolean (info, G_KEY_FILE_DESKTOP_KEY_TERMINAL);
+  keys.name = name;
+  keys.icon = icon;
+  keys.path = desktop_file;
+  if (!exec_for_keys (app_id, &keys, uris, out_argv, error))
     return FALSE;
   if (out_name != NULL)
     *out_name = g_strdup (name);
@@ -309,26 +318,30 @@ rc_exec_for_desktop_file (const char         *app_id,
                           char             ***out_argv,
                           GError            **error)
 {
-  g_autoptr(GKeyFile) keys = g_key_file_new ();
+  g_autoptr(GKeyFile) file = g_key_file_new ();
   g_autoptr(GError) local_error = NULL;
   g_autofree char *exec = NULL;
   g_autofree char *name = NULL;
   g_autofree char *icon = NULL;
+  DesktopKeys keys;
 
-  if (!rc_safe_key_file_load (keys, desktop_file, G_KEY_FILE_NONE, &local_error))
+  if (!rc_safe_key_file_load (file, desktop_file, G_KEY_FILE_NONE, &local_error))
     {
       g_set_error (error, RC_ERROR, RC_ERROR_NO_SUCH_APP, "No app %s: cannot read %s (%s)",
                    app_id, desktop_file, local_error->message);
       return FALSE;
     }
-  exec = g_key_file_get_string (keys, G_KEY_FILE_DESKTOP_GROUP, G_KEY_FILE_DESKTOP_KEY_EXEC,
+  exec = g_key_file_get_string (file, G_KEY_FILE_DESKTOP_GROUP, G_KEY_FILE_DESKTOP_KEY_EXEC,
                                 NULL);
-  name = g_key_file_get_locale_string (keys, G_KEY_FILE_DESKTOP_GROUP,
+  name = g_key_file_get_locale_string (file, G_KEY_FILE_DESKTOP_GROUP,
                                        G_KEY_FILE_DESKTOP_KEY_NAME, NULL, NULL);
-  icon = g_key_file_get_string (keys, G_KEY_FILE_DESKTOP_GROUP, G_KEY_FILE_DESKTOP_KEY_ICON,
+  icon = g_key_file_get_string (file, G_KEY_FILE_DESKTOP_GROUP, G_KEY_FILE_DESKTOP_KEY_ICON,
                                 NULL);
-  return exec_for_keys (app_id, exec,
-                        g_key_file_get_boolean (keys, G_KEY_FILE_DESKTOP_GROUP,
-                                                G_KEY_FILE_DESKTOP_KEY_TERMINAL, NULL),
-                        name != NULL ? name : app_id, icon, desktop_file, uris, out_argv, error);
+  keys.exec = exec;
+  keys.terminal = g_key_file_get_boolean (file, G_KEY_FILE_DESKTOP_GROUP,
+                                          G_KEY_FILE_DESKTOP_KEY_TERMINAL, NULL);
+  keys.name = name != NULL ? name : app_id;
+  keys.icon = icon;
+  keys.path = desktop_file;
+  return exec_for_keys (app_id, &keys, uris, out_argv, error);
 }
