@@ -22,11 +22,11 @@ void rc_app_exec (const char         *identifier,
                   char              **env);
 
 /* Starts @argv (a path) with @env as a child that stays when this process
- * exits, in the scope this process is in: in a session of its own, with
- * no signal blocked and every one this process ignores or catches back to
- * its default, input from /dev/null and its output on a journal stream
- * named @identifier (or /dev/null without a journal). Opened here, the
- * stream is logged as the scope's. An error (G_FILE_ERROR, from the exec's
+ * exits, in the scope this process is in (posix_spawn): in a session of
+ * its own, with no signal blocked and every one at its default, input from
+ * /dev/null and its output on a journal stream named @identifier (or
+ * /dev/null without a journal). Opened here, the stream is logged as the
+ * scope's. An error (G_FILE_ERROR, from the exec's
  * errno) when it cannot be run. */
 gboolean rc_app_spawn (const char         *identifier,
                        const char * const *argv,
