@@ -3,12 +3,8 @@
  * that do not put them there. */
 #include "resourcectl.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <glib-unix.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "rc-app-exec.h"

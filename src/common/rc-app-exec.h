@@ -26,8 +26,8 @@ void rc_app_exec (const char         *identifier,
  * its own, with no signal blocked and every one at its default, input from
  * /dev/null and its output on a journal stream named @identifier (or
  * /dev/null without a journal). Opened here, the stream is logged as the
- * scope's. An error (G_FILE_ERROR, from the exec's
- * errno) when it cannot be run. */
+ * scope's. An error (G_FILE_ERROR, from the exec's errno) when it cannot
+ * be run. */
 gboolean rc_app_spawn (const char         *identifier,
                        const char * const *argv,
                        char              **env,

@@ -404,6 +404,20 @@ handle (Tracked    *tracked,
     uncount (tracked);
 }
 
+/* Acts on the last ActiveState heard of @tracked: an app's new active
+ * state, or a read (live) or the app dropped (not live). */
+static void
+act_on_state (Tracked *tracked)
+{
+  const char *state = tracked->active_state;
+
+  if (tracked->state == RC_UNIT_ACTIVE && is_active_state (state))
+    g_signal_emit (tracked->tracker, signals[SIGNAL_UNIT_ACTIVE_STATE], 0,
+                   tracked->object_path, state);   /* still an app: nothing to read */
+  else
+    handle (tracked, is_live_state (state) ? RC_UNIT_EVENT_LIVE : RC_UNIT_EVENT_DOWN, NULL);
+}
+
 /* The unit's ActiveState, from a signal or a listing. */
 static void
 note_state (Tracked    *tracked,
@@ -427,11 +441,7 @@ note_state (Tracked    *tracked,
       return;
     }
   tracked->held = FALSE;
-  if (tracked->state == RC_UNIT_ACTIVE && is_active_state (active_state))
-    g_signal_emit (tracked->tracker, signals[SIGNAL_UNIT_ACTIVE_STATE], 0,
-                   tracked->object_path, active_state);   /* still an app: nothing to read */
-  else
-    handle (tracked, is_live_state (active_state) ? RC_UNIT_EVENT_LIVE : RC_UNIT_EVENT_DOWN, NULL);
+  act_on_state (tracked);
 }
 
 static void
@@ -687,6 +697,7 @@ unit_new_cb (RcSystemd     *systemd,
              RcUnitTracker *self)
 {
   g_autoptr(RcUnitName) parsed = NULL;
+  Tracked *tracked;
 
   /* No read here, not even an alias probe: see RcUnitState. */
   if (!g_hash_table_contains (self->tracked, object_path))
@@ -697,9 +708,9 @@ unit_new_cb (RcSystemd     *systemd,
       track_parsed (self, id, object_path, parsed, NULL);
     }
   /* Ours to start: its states come as it starts (note_state). */
-  if (rc_systemd_is_starting (systemd, id))
+  if (rc_systemd_is_starting (systemd, id) && (tracked = lookup (self, object_path)) != NULL)
     {
-      ((Tracked *) g_hash_table_lookup (self->tracked, object_path))->held = TRUE;
+      tracked->held = TRUE;
       return;
     }
   query_state (self, object_path);
@@ -713,7 +724,7 @@ start_ended_cb (RcSystemd     *systemd,
                 RcUnitTracker *self)
 {
   g_autofree char *path = rc_systemd_unit_path (unit);
-  Tracked *tracked = path != NULL ? g_hash_table_lookup (self->tracked, path) : NULL;
+  Tracked *tracked = path != NULL ? lookup (self, path) : NULL;
 
   if (tracked == NULL || !tracked->held)
     return;
@@ -721,8 +732,7 @@ start_ended_cb (RcSystemd     *systemd,
   if (tracked->active_state == NULL)
     query_state (self, path);
   else
-    handle (tracked, is_live_state (tracked->active_state) ? RC_UNIT_EVENT_LIVE
-                     : RC_UNIT_EVENT_DOWN, NULL);
+    act_on_state (tracked);
 }
 
 static void
