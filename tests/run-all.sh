@@ -14,19 +14,35 @@
 set -uo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 cd "$src"
+T_DEPS=$SECONDS
 bash tests/install-deps.sh || exit 1
+T_DEPS=$((SECONDS - T_DEPS))
 
 results=()   # "stage:build dir" pairs whose meson test logs are counted
 status=0
+times=("$T_DEPS	dependencies (tests/install-deps.sh)")   # "seconds<TAB>stage", for the table at the end
 
 stage() {  # stage NAME COMMAND...
-  local name=$1; shift
+  local name=$1 t0=$SECONDS; shift
   echo
   echo "=== $name ==="
   if ! "$@"; then
     echo "=== $name: FAILED ==="
     status=1
   fi
+  times+=("$((SECONDS - t0))	$name")
+}
+
+print_times() {
+  local line s
+  echo
+  echo "=== time per tier (s) ==="
+  for line in "${times[@]}"; do
+    s=${line%%	*}
+    printf '%6d  %3d:%02d  %s\n' "$s" $((s / 60)) $((s % 60)) "${line#*	}"
+  done
+  s=$SECONDS   # bash counts from the script's start
+  printf '%6d  %3d:%02d  %s\n' "$s" $((s / 60)) $((s % 60)) "all of run-all.sh (dependencies included)"
 }
 
 setup() {  # setup DIR [MESON OPTIONS...]
@@ -50,8 +66,8 @@ stage "build" setup build
 stage "format and lint (check-format: uncrustify; flake8)" mtest build testlog-lint --suite lint
 stage "unit + host integration tests" mtest build testlog --suite unit --suite integration
 stage "valgrind: unit tests" mtest build testlog --setup=valgrind --suite unit
-stage "valgrind: the daemon in the host integration tests" \
-  mtest build testlog --setup=memcheck --suite integration
+stage "valgrind: the daemon in the host integration tests of suite memcheck" \
+  mtest build testlog --setup=memcheck --suite memcheck
 stage "ASan+UBSan build" setup build-sanitizers -Db_sanitize=address,undefined -Db_lundef=false \
   -Dbuildtype=debug
 stage "ASan+UBSan: unit + host integration tests" \
@@ -69,6 +85,8 @@ if [ "${RC_SKIP_VM:-0}" = 1 ]; then
 else
   stage "VM system tests (real systemd on cgroup v2)" mtest build testlog-vm --suite vm
 fi
+
+print_times
 
 # Count what ran. A skipped test is a failure: every test here must run.
 /usr/bin/python3 - "${results[@]}" <<'PY' || status=1
