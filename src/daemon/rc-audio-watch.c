@@ -15,19 +15,40 @@
 
 /* ---- MPRIS players ----------------------------------------------------- */
 
+/* A peer on the bus that owns one or more player names. Its status is
+ * asked of its unique name, so it is the peer that plays, whichever of its
+ * names is used. A call to a peer stays pending at the bus until the peer
+ * answers or leaves, whatever our timeout, and the bus refuses every call
+ * of ours once too many are pending: so a peer gets one call at a time,
+ * never a second one once it let one time out, and only MAX_PLAYER_CALLS
+ * peers may owe us an answer at once; the others wait in a queue. */
+typedef enum {
+  PEER_WAITING,   /* in the queue, not asked yet */
+  PEER_ASKING,    /* a call to it is in flight */
+  PEER_KNOWN,     /* it answered (or could not be asked: gone) */
+  PEER_SILENT,    /* it let our call time out: its answer is still owed at
+                   * the bus, so it holds its slot until it leaves */
+} PeerState;
+
 typedef struct {
-  char    *name;        /* org.mpris.MediaPlayer2.foo */
-  char    *owner;       /* its unique name */
-  guint32  pid;
-  gboolean playing;
-} Player;
+  char       *unique;   /* its unique name */
+  GHashTable *names;    /* its player names (a set) */
+  guint32     pid;
+  gboolean    playing;
+  PeerState   state;
+  GList      *queued;   /* its link in the queue, while PEER_WAITING */
+  guint       gone_id;  /* while PEER_SILENT: NameOwnerChanged of its unique name */
+} Peer;
+
+/* Peers that may owe an answer at the bus at once. */
+#define MAX_PLAYER_CALLS 16
 
 static void
-player_free (Player *player)
+peer_free (Peer *peer)
 {
-  g_free (player->name);
-  g_free (player->owner);
-  g_free (player);
+  g_free (peer->unique);
+  g_hash_table_unref (peer->names);
+  g_free (peer);
 }
 
 /* A PipeWire stream node and what it needs to be mapped to a process. */
@@ -43,7 +64,11 @@ struct _RcAudioWatch {
   GCancellable    *cancellable;
   guint            name_owner_id;
   guint            properties_id;
-  GHashTable      *players;      /* name -> Player */
+  GHashTable      *peers;        /* unique name -> Peer */
+  GHashTable      *player_names; /* player name -> Peer (borrowed) */
+  GQueue           waiting;      /* Peers to ask, oldest first */
+  guint            calls_owed;   /* Peers PEER_ASKING or PEER_SILENT */
+  guint            ask_id;
 
   char             *pw_socket;   /* its file name in the runtime folder */
   GFileMonitor     *runtime_monitor;
@@ -82,13 +107,13 @@ update (RcAudioWatch *self)
   GHashTableIter iter;
   gpointer value;
 
-  g_hash_table_iter_init (&iter, self->players);
+  g_hash_table_iter_init (&iter, self->peers);
   while (g_hash_table_iter_next (&iter, NULL, &value))
     {
-      Player *player = value;
+      Peer *peer = value;
 
-      if (player->playing && player->pid != 0)
-        add_pid (pids, player->pid);
+      if (peer->playing && peer->pid != 0 && g_hash_table_size (peer->names) > 0)
+        add_pid (pids, peer->pid);
     }
   g_hash_table_iter_init (&iter, self->pw_streams);
   while (g_hash_table_iter_next (&iter, NULL, &value))
@@ -118,81 +143,162 @@ rc_audio_watch_get_pids (RcAudioWatch *self)
   return g_array_ref (self->pids);
 }
 
-/* An async call about a player, by its name and owner (none yet for the
- * GetNameOwner that asks). */
+/* An async call about a peer or a player name. The peer stays listed while
+ * a call to it is in flight, so it is found again by its unique name. */
 typedef struct {
   RcAudioWatch *self;
   char         *name;
-  char         *owner;
-} PlayerCall;
+} PeerCall;
 
-static PlayerCall *
-player_call_new (RcAudioWatch *self,
-                 Player       *player)
+static PeerCall *
+peer_call_new (RcAudioWatch *self,
+               const char   *name)
 {
-  PlayerCall *call = g_new0 (PlayerCall, 1);
+  PeerCall *call = g_new0 (PeerCall, 1);
 
   call->self = g_object_ref (self);
-  call->name = g_strdup (player->name);
-  call->owner = g_strdup (player->owner);
+  call->name = g_strdup (name);
   return call;
 }
 
-/* The call's player, if it is still the one listed. */
-static Player *
-player_call_finish (PlayerCall *call)
-{
-  Player *player = g_hash_table_lookup (call->self->players, call->name);
-
-  if (player == NULL || g_strcmp0 (player->owner, call->owner) != 0)
-    return NULL;
-  return player;
-}
-
 static void
-player_call_free (PlayerCall *call)
+peer_call_free (PeerCall *call)
 {
   g_object_unref (call->self);
   g_free (call->name);
-  g_free (call->owner);
   g_free (call);
 }
 
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlayerCall, player_call_free);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PeerCall, peer_call_free);
+
+/* Forgets @peer once nothing is left of it: no player name, no answer owed. */
+static void
+peer_forget_if_done (RcAudioWatch *self,
+                     Peer         *peer)
+{
+  if (g_hash_table_size (peer->names) > 0 ||
+      peer->state == PEER_ASKING || peer->state == PEER_SILENT)
+    return;
+  if (peer->queued != NULL)
+    g_queue_delete_link (&self->waiting, g_steal_pointer (&peer->queued));
+  g_hash_table_remove (self->peers, peer->unique);
+}
+
+static void peer_ask (RcAudioWatch *self,
+                      Peer         *peer);
+
+static gboolean
+ask_waiting_cb (gpointer user_data)
+{
+  RcAudioWatch *self = user_data;
+
+  self->ask_id = 0;
+  while (self->calls_owed < MAX_PLAYER_CALLS && !g_queue_is_empty (&self->waiting))
+    {
+      Peer *peer = g_queue_pop_head (&self->waiting);
+
+      peer->queued = NULL;
+      peer_ask (self, peer);
+    }
+  return G_SOURCE_REMOVE;
+}
+
+/* The waiting peers are asked once the signals at hand are taken in, so a
+ * name that came and went again in one burst costs no call. */
+static void
+ask_waiting_later (RcAudioWatch *self)
+{
+  if (self->ask_id == 0 && self->calls_owed < MAX_PLAYER_CALLS &&
+      !g_queue_is_empty (&self->waiting))
+    self->ask_id = g_idle_add (ask_waiting_cb, self);
+}
+
+/* @peer owes us nothing any more: its slot goes to a waiting peer. */
+static void
+peer_settled (RcAudioWatch *self,
+              Peer         *peer)
+{
+  self->calls_owed--;
+  peer->state = PEER_KNOWN;
+  rc_clear_subscription (self->bus, &peer->gone_id);
+  peer_forget_if_done (self, peer);
+  ask_waiting_later (self);
+}
+
+static void
+silent_peer_gone_cb (GDBusConnection *bus,
+                     const char      *sender,
+                     const char      *path,
+                     const char      *interface,
+                     const char      *signal,
+                     GVariant        *parameters,
+                     gpointer         user_data)
+{
+  RcAudioWatch *self = user_data;
+  const char *name, *old_owner, *new_owner;
+  Peer *peer;
+
+  if (!g_variant_is_of_type (parameters, G_VARIANT_TYPE ("(sss)")))
+    return;
+  g_variant_get (parameters, "(&s&s&s)", &name, &old_owner, &new_owner);
+  peer = g_hash_table_lookup (self->peers, name);
+  if (*new_owner == '\0' && peer != NULL && peer->state == PEER_SILENT)
+    peer_settled (self, peer);
+}
+
+static void
+silent_peer_present_cb (GObject      *source,
+                        GAsyncResult *result,
+                        gpointer      user_data)
+{
+  g_autoptr(PeerCall) call = user_data;
+  g_autoptr(GVariant) reply = NULL;
+  gboolean present = TRUE;
+  Peer *peer;
+
+  /* cancelled, or the bus could not say: its leaving will tell */
+  reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, NULL);
+  if (reply == NULL)
+    return;
+  g_variant_get (reply, "(b)", &present);
+  peer = g_hash_table_lookup (call->self->peers, call->name);
+  if (!present && peer != NULL && peer->state == PEER_SILENT)
+    peer_settled (call->self, peer);
+}
+
+/* @peer let our call time out. The bus keeps the call pending until the
+ * peer answers or leaves, and we cannot hear a late answer: the peer holds
+ * its slot and is not asked again until it leaves the bus. Its playback
+ * status still comes with its PropertiesChanged. */
+static void
+peer_went_silent (RcAudioWatch *self,
+                  Peer         *peer)
+{
+  g_debug ("Audio: %s did not answer; not asked again while it is on the bus", peer->unique);
+  peer->state = PEER_SILENT;
+  peer->gone_id = g_dbus_connection_signal_subscribe (self->bus, DBUS_NAME, DBUS_INTERFACE,
+                                                      "NameOwnerChanged", DBUS_PATH, peer->unique,
+                                                      G_DBUS_SIGNAL_FLAGS_NONE,
+                                                      silent_peer_gone_cb, self, NULL);
+  /* It may have left before the subscription; the question goes after it
+   * on the same connection, so the answer or the signal tells. */
+  g_dbus_connection_call (self->bus, DBUS_NAME, DBUS_PATH, DBUS_INTERFACE, "NameHasOwner",
+                          g_variant_new ("(s)", peer->unique), G_VARIANT_TYPE ("(b)"),
+                          G_DBUS_CALL_FLAGS_NONE, CALL_TIMEOUT_MS, self->cancellable,
+                          silent_peer_present_cb, peer_call_new (self, peer->unique));
+}
 
 static void
 set_playing (RcAudioWatch *self,
-             Player       *player,
+             Peer         *peer,
              GVariant     *status)
 {
   if (!g_variant_is_of_type (status, G_VARIANT_TYPE_STRING))
     return;
-  player->playing = g_str_equal (g_variant_get_string (status, NULL), "Playing");
-  g_debug ("Audio: %s (pid %u) %s", player->name, player->pid,
-           player->playing ? "plays" : "does not play");
+  peer->playing = g_str_equal (g_variant_get_string (status, NULL), "Playing");
+  g_debug ("Audio: player %s (pid %u) %s", peer->unique, peer->pid,
+           peer->playing ? "plays" : "does not play");
   update (self);
-}
-
-/* The reply of a call about @call's player and the player, if the call
- * was answered and the player is still the one listed; a failure other
- * than cancellation is logged as having no @what. */
-static Player *
-player_call_reply (PlayerCall   *call,
-                   GObject      *source,
-                   GAsyncResult *result,
-                   const char   *what,
-                   GVariant    **out_reply)
-{
-  g_autoptr(GError) error = NULL;
-
-  *out_reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &error);
-  if (*out_reply == NULL)
-    {
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        g_debug ("Audio: no %s for %s: %s", what, call->name, error->message);
-      return NULL;
-    }
-  return player_call_finish (call);
 }
 
 static void
@@ -200,15 +306,31 @@ status_cb (GObject      *source,
            GAsyncResult *result,
            gpointer      user_data)
 {
-  g_autoptr(PlayerCall) call = user_data;
+  g_autoptr(PeerCall) call = user_data;
   g_autoptr(GVariant) reply = NULL;
   g_autoptr(GVariant) status = NULL;
-  Player *player = player_call_reply (call, source, result, "PlaybackStatus", &reply);
+  g_autoptr(GError) error = NULL;
+  Peer *peer;
 
-  if (player == NULL)
+  reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &error);
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     return;
-  g_variant_get (reply, "(v)", &status);
-  set_playing (call->self, player, status);
+  peer = g_hash_table_lookup (call->self->peers, call->name);
+  if (peer == NULL || peer->state != PEER_ASKING)
+    return;
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT))
+    {
+      peer_went_silent (call->self, peer);
+      return;
+    }
+  if (reply == NULL)
+    g_debug ("Audio: no PlaybackStatus from %s: %s", peer->unique, error->message);
+  else
+    {
+      g_variant_get (reply, "(v)", &status);
+      set_playing (call->self, peer, status);
+    }
+  peer_settled (call->self, peer);
 }
 
 static void
@@ -216,37 +338,86 @@ pid_cb (GObject      *source,
         GAsyncResult *result,
         gpointer      user_data)
 {
-  g_autoptr(PlayerCall) call = user_data;
+  g_autoptr(PeerCall) call = user_data;
   g_autoptr(GVariant) reply = NULL;
-  Player *player = player_call_reply (call, source, result, "pid", &reply);
+  g_autoptr(GError) error = NULL;
+  RcAudioWatch *self = call->self;
+  Peer *peer;
 
-  if (player == NULL)
+  reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &error);
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     return;
-  g_variant_get (reply, "(u)", &player->pid);
-  update (call->self);
-}
-
-/* A player appeared (or changed owner): its pid, then its status. The
- * status is asked of the unique name, so it answers for this owner. */
-static void
-player_add (RcAudioWatch *self,
-            const char   *name,
-            const char   *owner)
-{
-  Player *player = g_new0 (Player, 1);
-
-  player->name = g_strdup (name);
-  player->owner = g_strdup (owner);
-  g_hash_table_replace (self->players, player->name, player);
-  g_dbus_connection_call (self->bus, DBUS_NAME, DBUS_PATH, DBUS_INTERFACE,
-                          "GetConnectionUnixProcessID", g_variant_new ("(s)", owner),
-                          G_VARIANT_TYPE ("(u)"), G_DBUS_CALL_FLAGS_NONE, CALL_TIMEOUT_MS,
-                          self->cancellable, pid_cb, player_call_new (self, player));
-  g_dbus_connection_call (self->bus, owner, MPRIS_PATH, DBUS_PROPERTIES_INTERFACE, "Get",
+  peer = g_hash_table_lookup (self->peers, call->name);
+  if (peer == NULL || peer->state != PEER_ASKING)
+    return;
+  if (reply == NULL)
+    g_debug ("Audio: no pid for %s: %s", peer->unique, error->message);
+  else
+    g_variant_get (reply, "(u)", &peer->pid);
+  /* one that left, or whose player names are gone again, is not asked */
+  if (reply == NULL || g_hash_table_size (peer->names) == 0)
+    {
+      peer_settled (self, peer);
+      return;
+    }
+  g_dbus_connection_call (self->bus, peer->unique, MPRIS_PATH, DBUS_PROPERTIES_INTERFACE, "Get",
                           g_variant_new ("(ss)", MPRIS_PLAYER_INTERFACE, "PlaybackStatus"),
                           G_VARIANT_TYPE ("(v)"), G_DBUS_CALL_FLAGS_NO_AUTO_START,
                           CALL_TIMEOUT_MS, self->cancellable, status_cb,
-                          player_call_new (self, player));
+                          g_steal_pointer (&call));
+}
+
+/* Its pid (from the bus, which answers at once), then its status. */
+static void
+peer_ask (RcAudioWatch *self,
+          Peer         *peer)
+{
+  peer->state = PEER_ASKING;
+  self->calls_owed++;
+  g_dbus_connection_call (self->bus, DBUS_NAME, DBUS_PATH, DBUS_INTERFACE,
+                          "GetConnectionUnixProcessID", g_variant_new ("(s)", peer->unique),
+                          G_VARIANT_TYPE ("(u)"), G_DBUS_CALL_FLAGS_NONE, CALL_TIMEOUT_MS,
+                          self->cancellable, pid_cb, peer_call_new (self, peer->unique));
+}
+
+static void
+player_name_lost (RcAudioWatch *self,
+                  const char   *name)
+{
+  Peer *peer = g_hash_table_lookup (self->player_names, name);
+
+  if (peer == NULL)
+    return;
+  g_hash_table_remove (peer->names, name);
+  g_hash_table_remove (self->player_names, name);
+  peer_forget_if_done (self, peer);
+  update (self);
+}
+
+/* A peer that owns no other player name is asked (in turn) whether it
+ * plays; one that does was asked already. */
+static void
+player_name_owned (RcAudioWatch *self,
+                   const char   *name,
+                   const char   *owner)
+{
+  Peer *peer;
+
+  player_name_lost (self, name);
+  peer = g_hash_table_lookup (self->peers, owner);
+  if (peer == NULL)
+    {
+      peer = g_new0 (Peer, 1);
+      peer->unique = g_strdup (owner);
+      peer->names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+      peer->state = PEER_WAITING;
+      g_hash_table_insert (self->peers, peer->unique, peer);
+      g_queue_push_tail (&self->waiting, peer);
+      peer->queued = g_queue_peek_tail_link (&self->waiting);
+      ask_waiting_later (self);
+    }
+  g_hash_table_add (peer->names, g_strdup (name));
+  g_hash_table_insert (self->player_names, g_strdup (name), peer);
 }
 
 static void
@@ -267,12 +438,9 @@ name_owner_changed_cb (GDBusConnection *bus,
   if (!g_str_has_prefix (name, MPRIS_NAME_PREFIX))
     return;
   if (*new_owner == '\0')
-    {
-      if (g_hash_table_remove (self->players, name))
-        update (self);
-      return;
-    }
-  player_add (self, name, new_owner);
+    player_name_lost (self, name);
+  else
+    player_name_owned (self, name, new_owner);
 }
 
 static void
@@ -288,8 +456,7 @@ player_properties_changed_cb (GDBusConnection *bus,
   g_autoptr(GVariant) changed = NULL;
   g_autoptr(GVariant) status = NULL;
   const char *changed_interface;
-  GHashTableIter iter;
-  Player *player;
+  Peer *peer;
 
   if (!g_variant_is_of_type (parameters, G_VARIANT_TYPE ("(sa{sv}as)")))
     return;
@@ -297,11 +464,9 @@ player_properties_changed_cb (GDBusConnection *bus,
   status = g_variant_lookup_value (changed, "PlaybackStatus", G_VARIANT_TYPE_STRING);
   if (status == NULL || !g_str_equal (changed_interface, MPRIS_PLAYER_INTERFACE))
     return;
-  /* A process may own several player names. */
-  g_hash_table_iter_init (&iter, self->players);
-  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &player))
-    if (g_strcmp0 (player->owner, sender) == 0)
-      set_playing (self, player, status);
+  peer = g_hash_table_lookup (self->peers, sender);
+  if (peer != NULL && g_hash_table_size (peer->names) > 0)
+    set_playing (self, peer, status);
 }
 
 static void
@@ -309,18 +474,17 @@ owner_cb (GObject      *source,
           GAsyncResult *result,
           gpointer      user_data)
 {
-  g_autoptr(PlayerCall) call = user_data;
+  g_autoptr(PeerCall) call = user_data;
   g_autoptr(GVariant) reply = NULL;
-  g_autoptr(GError) error = NULL;
 
-  reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &error);
+  reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, NULL);
   /* A name listed before NameOwnerChanged said anything of it. */
-  if (reply != NULL && !g_hash_table_contains (call->self->players, call->name))
+  if (reply != NULL && !g_hash_table_contains (call->self->player_names, call->name))
     {
       const char *owner;
 
       g_variant_get (reply, "(&s)", &owner);
-      player_add (call->self, call->name, owner);
+      player_name_owned (call->self, call->name, owner);
     }
 }
 
@@ -343,19 +507,11 @@ list_names_cb (GObject      *source,
     }
   g_variant_get (reply, "(^a&s)", &names);
   for (guint i = 0; names[i] != NULL; i++)
-    {
-      PlayerCall *call;
-
-      if (!g_str_has_prefix (names[i], MPRIS_NAME_PREFIX))
-        continue;
-      call = g_new0 (PlayerCall, 1);
-      call->self = g_object_ref (self);
-      call->name = g_strdup (names[i]);
+    if (g_str_has_prefix (names[i], MPRIS_NAME_PREFIX))
       g_dbus_connection_call (self->bus, DBUS_NAME, DBUS_PATH, DBUS_INTERFACE, "GetNameOwner",
                               g_variant_new ("(s)", names[i]), G_VARIANT_TYPE ("(s)"),
                               G_DBUS_CALL_FLAGS_NONE, CALL_TIMEOUT_MS, self->cancellable,
-                              owner_cb, call);
-    }
+                              owner_cb, peer_call_new (self, names[i]));
 }
 
 static void
@@ -660,8 +816,15 @@ rc_audio_watch_dispose (GObject *object)
 {
   RcAudioWatch *self = RC_AUDIO_WATCH (object);
 
+  GHashTableIter iter;
+  Peer *peer;
+
   g_cancellable_cancel (self->cancellable);
   g_clear_handle_id (&self->restart_id, g_source_remove);
+  g_clear_handle_id (&self->ask_id, g_source_remove);
+  g_hash_table_iter_init (&iter, self->peers);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &peer))
+    rc_clear_subscription (self->bus, &peer->gone_id);
   if (self->runtime_monitor != NULL)
     g_signal_handlers_disconnect_by_data (self->runtime_monitor, self);
   g_clear_object (&self->runtime_monitor);
@@ -683,7 +846,9 @@ rc_audio_watch_finalize (GObject *object)
   RcAudioWatch *self = RC_AUDIO_WATCH (object);
 
   g_clear_object (&self->cancellable);
-  g_hash_table_unref (self->players);
+  g_queue_clear (&self->waiting);
+  g_hash_table_unref (self->player_names);
+  g_hash_table_unref (self->peers);
   g_hash_table_unref (self->pw_clients);
   g_hash_table_unref (self->pw_streams);
   g_string_free (self->chunk, TRUE);
@@ -708,8 +873,9 @@ static void
 rc_audio_watch_init (RcAudioWatch *self)
 {
   self->cancellable = g_cancellable_new ();
-  self->players = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
-                                         (GDestroyNotify) player_free);
+  self->peers = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) peer_free);
+  self->player_names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_queue_init (&self->waiting);
   self->pw_clients = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   self->pw_streams = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
   self->chunk = g_string_new (NULL);
