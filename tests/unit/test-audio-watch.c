@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The PipeWire side of the audio watch: pw-dump's JSON batches, as PipeWire
  * 0.3.65 prints them, to the pids that play or record. */
-#include "rc-audio-watch.h"
+#include "rc-pipewire-watch.h"
 
 /* One batch and the pids that play or record after it (in order). */
 typedef struct {
@@ -48,9 +48,9 @@ static const Batch batches[] = {
 };
 
 static char *
-pids_text (RcAudioWatch *watch)
+pids_text (RcPipewireWatch *watch)
 {
-  g_autoptr(GArray) pids = rc_audio_watch_get_pids (watch);
+  g_autoptr(GArray) pids = rc_pipewire_watch_get_pids (watch);
   GString *text = g_string_new (NULL);
 
   for (guint i = 0; i < pids->len; i++)
@@ -59,8 +59,8 @@ pids_text (RcAudioWatch *watch)
 }
 
 static void
-count_cb (RcAudioWatch *watch,
-          guint        *count)
+count_cb (RcPipewireWatch *watch,
+          guint           *count)
 {
   (*count)++;
 }
@@ -68,7 +68,7 @@ count_cb (RcAudioWatch *watch,
 static void
 test_pipewire_batches (void)
 {
-  g_autoptr(RcAudioWatch) watch = rc_audio_watch_new (NULL);
+  g_autoptr(RcPipewireWatch) watch = rc_pipewire_watch_new ();
   guint changes = 0;
   guint expected_changes = 0;
   g_autofree char *last = g_strdup ("");
@@ -80,7 +80,7 @@ test_pipewire_batches (void)
       g_autofree char *pids = NULL;
 
       g_test_message ("%s", batches[i].what);
-      g_assert_true (rc_audio_watch_parse_pipewire (watch, batches[i].json, -1, &error));
+      g_assert_true (rc_pipewire_watch_parse (watch, batches[i].json, -1, &error));
       g_assert_no_error (error);
       pids = pids_text (watch);
       g_assert_cmpstr (pids, ==, batches[i].pids);
@@ -96,19 +96,19 @@ test_pipewire_batches (void)
 static void
 test_pipewire_nonsense (void)
 {
-  g_autoptr(RcAudioWatch) watch = rc_audio_watch_new (NULL);
+  g_autoptr(RcPipewireWatch) watch = rc_pipewire_watch_new ();
   static const char * const bad[] = { "[{ \"id\": ", "{ \"id\": 1 }", "" };
 
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
     {
       g_autoptr(GError) error = NULL;
 
-      g_assert_false (rc_audio_watch_parse_pipewire (watch, bad[i], -1, &error));
+      g_assert_false (rc_pipewire_watch_parse (watch, bad[i], -1, &error));
       g_assert_nonnull (error);
     }
   /* objects without an id or of other kinds are passed over */
-  g_assert_true (rc_audio_watch_parse_pipewire (watch, "[1, \"x\", { \"type\": \"Node\" }]", -1,
-                                                NULL));
+  g_assert_true (rc_pipewire_watch_parse (watch, "[1, \"x\", { \"type\": \"Node\" }]", -1,
+                                          NULL));
 }
 
 int
