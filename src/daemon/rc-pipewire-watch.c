@@ -10,6 +10,15 @@
 #define PW_CHUNK_MAX        (16 * 1024 * 1024)
 #define PW_START_TRIES      3
 
+/* Where pw-dump is looked for, once: system folders only. The manager's
+ * PATH is whatever the user's session put there, and the program it names
+ * would be trusted to say which processes play. */
+static const char * const pw_dump_paths[] = {
+  "/usr/bin/pw-dump",
+  "/bin/pw-dump",
+  "/usr/local/bin/pw-dump",
+};
+
 /* A PipeWire stream node and what it needs to be mapped to a process. */
 typedef struct {
   gint64   client_id;
@@ -22,6 +31,7 @@ struct _RcPipewireWatch {
   GCancellable     *cancellable;
   char             *socket;      /* its file name in the runtime folder */
   GFileMonitor     *runtime_monitor;
+  char             *dump_path;   /* pw-dump's absolute path; NULL if not installed */
   GSubprocess      *dump;
   GDataInputStream *dump_out;
   GString          *chunk;
@@ -275,22 +285,21 @@ pw_start (RcPipewireWatch *self)
   g_autoptr(GError) error = NULL;
   g_autofree char *socket = pw_socket_path (self);
 
-  if (self->dump != NULL || g_cancellable_is_cancelled (self->cancellable) ||
-      !g_file_test (socket, G_FILE_TEST_EXISTS))
+  if (self->dump != NULL || self->dump_path == NULL ||
+      g_cancellable_is_cancelled (self->cancellable) || !g_file_test (socket, G_FILE_TEST_EXISTS))
     return;
   g_clear_handle_id (&self->restart_id, g_source_remove);
   self->start_tries++;
   self->dump_spoke = FALSE;
   self->dump = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_SILENCE,
-                                 &error, "pw-dump", "--monitor", "--no-colors", NULL);
+                                 &error, self->dump_path, "--monitor", "--no-colors", NULL);
   if (self->dump == NULL)
     {
-      g_message ("Cannot follow PipeWire's streams: %s (pw-dump is in pipewire-bin)",
-                 error->message);
+      g_message ("Cannot follow PipeWire's streams: %s", error->message);
       self->start_tries = PW_START_TRIES;
       return;
     }
-  g_debug ("Audio: following PipeWire with pw-dump (pid %s)",
+  g_debug ("Audio: following PipeWire with %s (pid %s)", self->dump_path,
            g_subprocess_get_identifier (self->dump));
   self->dump_out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (self->dump));
   g_data_input_stream_read_line_async (self->dump_out, G_PRIORITY_DEFAULT, self->cancellable,
@@ -319,6 +328,15 @@ rc_pipewire_watch_start (RcPipewireWatch *self)
   g_autoptr(GFile) dir = g_file_new_for_path (g_get_user_runtime_dir ());
   g_autoptr(GError) error = NULL;
 
+  for (guint i = 0; i < G_N_ELEMENTS (pw_dump_paths) && self->dump_path == NULL; i++)
+    if (g_file_test (pw_dump_paths[i], G_FILE_TEST_IS_EXECUTABLE))
+      self->dump_path = g_strdup (pw_dump_paths[i]);
+  if (self->dump_path == NULL)
+    {
+      g_message ("PipeWire's streams are not followed: no pw-dump in /usr/bin, /bin or "
+                 "/usr/local/bin (it is in pipewire-bin)");
+      return;
+    }
   self->socket = g_strdup (remote != NULL && *remote != '\0' && strchr (remote, '/') == NULL
                               ? remote : "pipewire-0");
   self->runtime_monitor = g_file_monitor_directory (dir, G_FILE_MONITOR_NONE, NULL, &error);
@@ -365,6 +383,7 @@ rc_pipewire_watch_finalize (GObject *object)
   g_string_free (self->chunk, TRUE);
   g_array_unref (self->pids);
   g_free (self->socket);
+  g_free (self->dump_path);
   G_OBJECT_CLASS (rc_pipewire_watch_parent_class)->finalize (object);
 }
 

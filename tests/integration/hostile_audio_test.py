@@ -149,5 +149,39 @@ class HostilePlayerTest(RcTestCase):
         self.wait_until(lambda: self.get_one(A)['Audio'], 10, 'the waiting player to be held')
 
 
+class PwDumpFromPathTest(RcTestCase):
+    '''The daemon runs pw-dump from a system folder, never the one its PATH names first.'''
+
+    start_daemon_in_setup = False
+
+    def setUp(self):
+        super().setUp()
+        self.fake_bin = os.path.join(self.workdir, 'fake-bin')
+        os.makedirs(self.fake_bin)
+        self.marker = os.path.join(self.workdir, 'fake-pw-dump-ran')
+        fake = os.path.join(self.fake_bin, 'pw-dump')
+        h._write(fake, f'#!/bin/sh\ntouch {self.marker}\n')
+        os.chmod(fake, 0o755)
+
+    def daemon_env(self):
+        env = super().daemon_env()
+        env['PATH'] = self.fake_bin + ':' + env['PATH']
+        return env
+
+    def daemon_says(self, text):
+        with open(self.daemon_logs[-1], encoding='utf-8', errors='replace') as f:
+            return text in f.read()
+
+    def test_pw_dump_is_not_taken_from_path(self):
+        # PipeWire's socket (a plain file will do: the real pw-dump fails to connect and ends)
+        h._write(os.path.join(self.runtime_dir, 'pipewire-0'), '')
+        self.start_daemon()
+        # without pw-dump in a system folder, PipeWire is not followed at all
+        self.wait_until(lambda: self.daemon_says('Audio: pw-dump ended') or
+                        self.daemon_says('PipeWire\'s streams are not followed'), 10,
+                        'the daemon\'s pw-dump to end')
+        self.assertFalse(os.path.exists(self.marker), 'the pw-dump in PATH was run')
+
+
 if __name__ == '__main__':
     sys.exit(h.main())
