@@ -19,10 +19,12 @@ static const char * const pw_dump_paths[] = {
   "/usr/local/bin/pw-dump",
 };
 
-/* A PipeWire stream node and what it needs to be mapped to a process. */
+/* A PipeWire stream node and what it needs to be mapped to a process: its
+ * client, whose pid PipeWire took from the socket. The pid a client or a
+ * node claims (application.process.id) is the client's to write, so any
+ * process could name another one to have it held; it is never read. */
 typedef struct {
-  gint64   client_id;
-  guint32  pid;         /* the node's own application.process.id, 0 if none */
+  gint64   client_id;   /* -1 until known */
   gboolean running;
 } Stream;
 
@@ -38,7 +40,7 @@ struct _RcPipewireWatch {
   gboolean          dump_spoke;  /* the child gave at least one batch */
   guint             start_tries;
   guint             restart_id;
-  GHashTable       *clients;     /* id -> pid */
+  GHashTable       *clients;     /* id -> pipewire.sec.pid */
   GHashTable       *streams;     /* id -> Stream */
   GArray           *pids;        /* last reported, sorted */
 };
@@ -60,10 +62,8 @@ update (RcPipewireWatch *self)
   while (g_hash_table_iter_next (&iter, NULL, &value))
     {
       Stream *stream = value;
-      guint32 pid = stream->pid;
+      guint32 pid = GPOINTER_TO_UINT (g_hash_table_lookup (self->clients, &stream->client_id));
 
-      if (pid == 0)
-        pid = GPOINTER_TO_UINT (g_hash_table_lookup (self->clients, &stream->client_id));
       if (stream->running && pid != 0)
         rc_audio_pids_add (pids, pid);
     }
@@ -79,8 +79,7 @@ rc_pipewire_watch_get_pids (RcPipewireWatch *self)
   return g_array_ref (self->pids);
 }
 
-/* application.process.id is a number in pw-dump's output; a string in
- * some versions. */
+/* A pid is a number in pw-dump's output; a string in some versions. */
 static guint32
 member_pid (JsonObject *props,
             const char *member)
@@ -133,8 +132,10 @@ take_object (RcPipewireWatch *self,
     {
       gint64 *key = g_memdup2 (&id, sizeof id);
 
+      /* set by PipeWire's server from the socket's credentials when the
+       * client connects */
       g_hash_table_replace (self->clients, key,
-                            GUINT_TO_POINTER (member_pid (props, "application.process.id")));
+                            GUINT_TO_POINTER (member_pid (props, "pipewire.sec.pid")));
     }
   else if (g_str_has_suffix (type, ":Node"))
     {
@@ -151,13 +152,13 @@ take_object (RcPipewireWatch *self,
           if (!is_stream_class (media_class))
             return;
           stream = g_new0 (Stream, 1);
+          stream->client_id = -1;
           g_hash_table_insert (self->streams, g_memdup2 (&id, sizeof id), stream);
         }
-      if (props != NULL)
-        {
-          stream->client_id = json_object_get_int_member_with_default (props, "client.id", -1);
-          stream->pid = member_pid (props, "application.process.id");
-        }
+      /* PipeWire's server names the node's client when it makes the node;
+       * a later change would be the client's own doing */
+      if (props != NULL && stream->client_id < 0)
+        stream->client_id = json_object_get_int_member_with_default (props, "client.id", -1);
       /* a change that does not name the state leaves it as it was */
       if (state != NULL)
         stream->running = g_str_equal (state, "running");

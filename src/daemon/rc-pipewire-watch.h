@@ -7,11 +7,12 @@ G_BEGIN_DECLS
 
 /* PipeWire's streams: a `pw-dump --monitor` child, whose JSON stream says
  * when a stream node (media.class Stream/Output/Audio or
- * Stream/Input/Audio) is "running", and the process of its client. A
- * child, not libpipewire in the daemon: its memory is not the daemon's,
- * and a PipeWire that is absent or restarts costs the daemon nothing. It
- * is started when PipeWire's socket is there or appears (inotify on the
- * runtime folder), never by polling.
+ * Stream/Input/Audio) is "running", and the process of its client: the
+ * pid PipeWire's server took from the client's socket, never the one the
+ * client claims. A child, not libpipewire in the daemon: its memory is not
+ * the daemon's, and a PipeWire that is absent or restarts costs the daemon
+ * nothing. It is started when PipeWire's socket is there or appears
+ * (inotify on the runtime folder), never by polling.
  *
  * Signals:
  *   "changed" ()   the set of processes changed */
