@@ -1,62 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-audio-watch.h"
-#include "rc-subscription.h"
-#include "rc-names.h"
-#include "rc-proc.h"
-
-#include <json-glib/json-glib.h>
-#include <string.h>
-
-#define CALL_TIMEOUT_MS     10000
-/* pw-dump prints one JSON array per batch of changes; a batch larger than
- * this is not PipeWire talking sense. */
-#define PW_CHUNK_MAX        (16 * 1024 * 1024)
-#define PW_START_TRIES      3
-
-/* ---- MPRIS players ----------------------------------------------------- */
-
-typedef struct {
-  char    *name;        /* org.mpris.MediaPlayer2.foo */
-  char    *owner;       /* its unique name */
-  guint32  pid;
-  gboolean playing;
-} Player;
-
-static void
-player_free (Player *player)
-{
-  g_free (player->name);
-  g_free (player->owner);
-  g_free (player);
-}
-
-/* A PipeWire stream node and what it needs to be mapped to a process. */
-typedef struct {
-  gint64   client_id;
-  guint32  pid;         /* the node's own application.process.id, 0 if none */
-  gboolean running;
-} Stream;
+#include "rc-audio-pids.h"
+#include "rc-mpris-watch.h"
+#include "rc-pipewire-watch.h"
 
 struct _RcAudioWatch {
   GObject          parent_instance;
-  GDBusConnection *bus;
-  GCancellable    *cancellable;
-  guint            name_owner_id;
-  guint            properties_id;
-  GHashTable      *players;      /* name -> Player */
-
-  char             *pw_socket;   /* its file name in the runtime folder */
-  GFileMonitor     *runtime_monitor;
-  GSubprocess      *dump;
-  GDataInputStream *dump_out;
-  GString          *chunk;
-  gboolean          dump_spoke;  /* the child gave at least one batch */
-  guint             start_tries;
-  guint             restart_id;
-  GHashTable       *pw_clients;  /* id -> pid */
-  GHashTable       *pw_streams;  /* id -> Stream */
-
-  GArray *pids;                  /* last reported, sorted */
+  RcMprisWatch    *players;      /* NULL without a bus */
+  RcPipewireWatch *pipewire;     /* NULL without a bus */
+  GArray          *pids;         /* last reported, sorted */
 };
 
 G_DEFINE_TYPE (RcAudioWatch, rc_audio_watch, G_TYPE_OBJECT);
@@ -65,49 +17,34 @@ enum { SIGNAL_CHANGED, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 static void
-add_pid (GArray *pids,
-         guint32 pid)
+add_all (GArray *pids,
+         GArray *more)
 {
-  for (guint i = 0; i < pids->len; i++)
-    if (g_array_index (pids, guint32, i) == pid)
-      return;
-  g_array_append_val (pids, pid);
+  for (guint i = 0; i < more->len; i++)
+    rc_audio_pids_add (pids, g_array_index (more, guint32, i));
 }
 
-/* Works out the pids again; "changed" if they differ from the last ones. */
+/* A process that plays in both counts once; "changed" only when the
+ * joined set differs from the last one. */
 static void
-update (RcAudioWatch *self)
+source_changed_cb (RcAudioWatch *self)
 {
   g_autoptr(GArray) pids = g_array_new (FALSE, FALSE, sizeof (guint32));
-  GHashTableIter iter;
-  gpointer value;
 
-  g_hash_table_iter_init (&iter, self->players);
-  while (g_hash_table_iter_next (&iter, NULL, &value))
+  if (self->players != NULL)
     {
-      Player *player = value;
+      g_autoptr(GArray) playing = rc_mpris_watch_get_pids (self->players);
 
-      if (player->playing && player->pid != 0)
-        add_pid (pids, player->pid);
+      add_all (pids, playing);
     }
-  g_hash_table_iter_init (&iter, self->pw_streams);
-  while (g_hash_table_iter_next (&iter, NULL, &value))
+  if (self->pipewire != NULL)
     {
-      Stream *stream = value;
-      guint32 pid = stream->pid;
+      g_autoptr(GArray) streaming = rc_pipewire_watch_get_pids (self->pipewire);
 
-      if (pid == 0)
-        pid = GPOINTER_TO_UINT (g_hash_table_lookup (self->pw_clients,
-                                                     &stream->client_id));
-      if (stream->running && pid != 0)
-        add_pid (pids, pid);
+      add_all (pids, streaming);
     }
-  g_array_sort (pids, rc_proc_compare_pids);
-  if (pids->len == self->pids->len &&
-      (pids->len == 0 || memcmp (pids->data, self->pids->data, pids->len * sizeof (guint32)) == 0))
+  if (!rc_audio_pids_replace (&self->pids, g_steal_pointer (&pids)))
     return;
-  g_array_unref (self->pids);
-  self->pids = g_steal_pointer (&pids);
   g_debug ("Audio: %u processes play or record", self->pids->len);
   g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
 }
@@ -118,540 +55,18 @@ rc_audio_watch_get_pids (RcAudioWatch *self)
   return g_array_ref (self->pids);
 }
 
-/* An async call about a player, by its name and owner (none yet for the
- * GetNameOwner that asks). */
-typedef struct {
-  RcAudioWatch *self;
-  char         *name;
-  char         *owner;
-} PlayerCall;
-
-static PlayerCall *
-player_call_new (RcAudioWatch *self,
-                 Player       *player)
-{
-  PlayerCall *call = g_new0 (PlayerCall, 1);
-
-  call->self = g_object_ref (self);
-  call->name = g_strdup (player->name);
-  call->owner = g_strdup (player->owner);
-  return call;
-}
-
-/* The call's player, if it is still the one listed. */
-static Player *
-player_call_finish (PlayerCall *call)
-{
-  Player *player = g_hash_table_lookup (call->self->players, call->name);
-
-  if (player == NULL || g_strcmp0 (player->owner, call->owner) != 0)
-    return NULL;
-  return player;
-}
-
-static void
-player_call_free (PlayerCall *call)
-{
-  g_object_unref (call->self);
-  g_free (call->name);
-  g_free (call->owner);
-  g_free (call);
-}
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlayerCall, player_call_free);
-
-static void
-set_playing (RcAudioWatch *self,
-             Player       *player,
-             GVariant     *status)
-{
-  if (!g_variant_is_of_type (status, G_VARIANT_TYPE_STRING))
-    return;
-  player->playing = g_str_equal (g_variant_get_string (status, NULL), "Playing");
-  g_debug ("Audio: %s (pid %u) %s", player->name, player->pid,
-           player->playing ? "plays" : "does not play");
-  update (self);
-}
-
-/* The reply of a call about @call's player and the player, if the call
- * was answered and the player is still the one listed; a failure other
- * than cancellation is logged as having no @what. */
-static Player *
-player_call_reply (PlayerCall   *call,
-                   GObject      *source,
-                   GAsyncResult *result,
-                   const char   *what,
-                   GVariant    **out_reply)
-{
-  g_autoptr(GError) error = NULL;
-
-  *out_reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &error);
-  if (*out_reply == NULL)
-    {
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        g_debug ("Audio: no %s for %s: %s", what, call->name, error->message);
-      return NULL;
-    }
-  return player_call_finish (call);
-}
-
-static void
-status_cb (GObject      *source,
-           GAsyncResult *result,
-           gpointer      user_data)
-{
-  g_autoptr(PlayerCall) call = user_data;
-  g_autoptr(GVariant) reply = NULL;
-  g_autoptr(GVariant) status = NULL;
-  Player *player = player_call_reply (call, source, result, "PlaybackStatus", &reply);
-
-  if (player == NULL)
-    return;
-  g_variant_get (reply, "(v)", &status);
-  set_playing (call->self, player, status);
-}
-
-static void
-pid_cb (GObject      *source,
-        GAsyncResult *result,
-        gpointer      user_data)
-{
-  g_autoptr(PlayerCall) call = user_data;
-  g_autoptr(GVariant) reply = NULL;
-  Player *player = player_call_reply (call, source, result, "pid", &reply);
-
-  if (player == NULL)
-    return;
-  g_variant_get (reply, "(u)", &player->pid);
-  update (call->self);
-}
-
-/* A player appeared (or changed owner): its pid, then its status. The
- * status is asked of the unique name, so it answers for this owner. */
-static void
-player_add (RcAudioWatch *self,
-            const char   *name,
-            const char   *owner)
-{
-  Player *player = g_new0 (Player, 1);
-
-  player->name = g_strdup (name);
-  player->owner = g_strdup (owner);
-  g_hash_table_replace (self->players, player->name, player);
-  g_dbus_connection_call (self->bus, DBUS_NAME, DBUS_PATH, DBUS_INTERFACE,
-                          "GetConnectionUnixProcessID", g_variant_new ("(s)", owner),
-                          G_VARIANT_TYPE ("(u)"), G_DBUS_CALL_FLAGS_NONE, CALL_TIMEOUT_MS,
-                          self->cancellable, pid_cb, player_call_new (self, player));
-  g_dbus_connection_call (self->bus, owner, MPRIS_PATH, DBUS_PROPERTIES_INTERFACE, "Get",
-                          g_variant_new ("(ss)", MPRIS_PLAYER_INTERFACE, "PlaybackStatus"),
-                          G_VARIANT_TYPE ("(v)"), G_DBUS_CALL_FLAGS_NO_AUTO_START,
-                          CALL_TIMEOUT_MS, self->cancellable, status_cb,
-                          player_call_new (self, player));
-}
-
-static void
-name_owner_changed_cb (GDBusConnection *bus,
-                       const char      *sender,
-                       const char      *path,
-                       const char      *interface,
-                       const char      *signal,
-                       GVariant        *parameters,
-                       gpointer         user_data)
-{
-  RcAudioWatch *self = user_data;
-  const char *name, *old_owner, *new_owner;
-
-  if (!g_variant_is_of_type (parameters, G_VARIANT_TYPE ("(sss)")))
-    return;
-  g_variant_get (parameters, "(&s&s&s)", &name, &old_owner, &new_owner);
-  if (!g_str_has_prefix (name, MPRIS_NAME_PREFIX))
-    return;
-  if (*new_owner == '\0')
-    {
-      if (g_hash_table_remove (self->players, name))
-        update (self);
-      return;
-    }
-  player_add (self, name, new_owner);
-}
-
-static void
-player_properties_changed_cb (GDBusConnection *bus,
-                              const char      *sender,
-                              const char      *path,
-                              const char      *interface,
-                              const char      *signal,
-                              GVariant        *parameters,
-                              gpointer         user_data)
-{
-  RcAudioWatch *self = user_data;
-  g_autoptr(GVariant) changed = NULL;
-  g_autoptr(GVariant) status = NULL;
-  const char *changed_interface;
-  GHashTableIter iter;
-  Player *player;
-
-  if (!g_variant_is_of_type (parameters, G_VARIANT_TYPE ("(sa{sv}as)")))
-    return;
-  g_variant_get (parameters, "(&s@a{sv}@as)", &changed_interface, &changed, NULL);
-  status = g_variant_lookup_value (changed, "PlaybackStatus", G_VARIANT_TYPE_STRING);
-  if (status == NULL || !g_str_equal (changed_interface, MPRIS_PLAYER_INTERFACE))
-    return;
-  /* A process may own several player names. */
-  g_hash_table_iter_init (&iter, self->players);
-  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &player))
-    if (g_strcmp0 (player->owner, sender) == 0)
-      set_playing (self, player, status);
-}
-
-static void
-owner_cb (GObject      *source,
-          GAsyncResult *result,
-          gpointer      user_data)
-{
-  g_autoptr(PlayerCall) call = user_data;
-  g_autoptr(GVariant) reply = NULL;
-  g_autoptr(GError) error = NULL;
-
-  reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &error);
-  /* A name listed before NameOwnerChanged said anything of it. */
-  if (reply != NULL && !g_hash_table_contains (call->self->players, call->name))
-    {
-      const char *owner;
-
-      g_variant_get (reply, "(&s)", &owner);
-      player_add (call->self, call->name, owner);
-    }
-}
-
-static void
-list_names_cb (GObject      *source,
-               GAsyncResult *result,
-               gpointer      user_data)
-{
-  g_autoptr(RcAudioWatch) self = user_data;
-  g_autoptr(GVariant) reply = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autofree const char **names = NULL;
-
-  reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &error);
-  if (reply == NULL)
-    {
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        g_message ("Cannot list the media players: %s", error->message);
-      return;
-    }
-  g_variant_get (reply, "(^a&s)", &names);
-  for (guint i = 0; names[i] != NULL; i++)
-    {
-      PlayerCall *call;
-
-      if (!g_str_has_prefix (names[i], MPRIS_NAME_PREFIX))
-        continue;
-      call = g_new0 (PlayerCall, 1);
-      call->self = g_object_ref (self);
-      call->name = g_strdup (names[i]);
-      g_dbus_connection_call (self->bus, DBUS_NAME, DBUS_PATH, DBUS_INTERFACE, "GetNameOwner",
-                              g_variant_new ("(s)", names[i]), G_VARIANT_TYPE ("(s)"),
-                              G_DBUS_CALL_FLAGS_NONE, CALL_TIMEOUT_MS, self->cancellable,
-                              owner_cb, call);
-    }
-}
-
-static void
-watch_players (RcAudioWatch *self)
-{
-  /* Subscribed before the listing, so no player falls between the two. */
-  self->name_owner_id =
-    g_dbus_connection_signal_subscribe (self->bus, DBUS_NAME, DBUS_INTERFACE,
-                                        "NameOwnerChanged", DBUS_PATH, "org.mpris.MediaPlayer2",
-                                        G_DBUS_SIGNAL_FLAGS_MATCH_ARG0_NAMESPACE,
-                                        name_owner_changed_cb, self, NULL);
-  self->properties_id =
-    g_dbus_connection_signal_subscribe (self->bus, NULL, DBUS_PROPERTIES_INTERFACE,
-                                        "PropertiesChanged", MPRIS_PATH, MPRIS_PLAYER_INTERFACE,
-                                        G_DBUS_SIGNAL_FLAGS_NONE,
-                                        player_properties_changed_cb, self, NULL);
-  g_dbus_connection_call (self->bus, DBUS_NAME, DBUS_PATH, DBUS_INTERFACE, "ListNames", NULL,
-                          G_VARIANT_TYPE ("(as)"), G_DBUS_CALL_FLAGS_NONE, CALL_TIMEOUT_MS,
-                          self->cancellable, list_names_cb, g_object_ref (self));
-}
-
-/* ---- PipeWire ---------------------------------------------------------- */
-
-/* application.process.id is a number in pw-dump's output; a string in
- * some versions. */
-static guint32
-member_pid (JsonObject *props,
-            const char *member)
-{
-  JsonNode *node = json_object_get_member (props, member);
-  guint64 value = 0;
-
-  if (node == NULL || JSON_NODE_TYPE (node) != JSON_NODE_VALUE)
-    return 0;
-  if (json_node_get_value_type (node) == G_TYPE_INT64)
-    value = (guint64) MAX (json_node_get_int (node), 0);
-  else if (json_node_get_value_type (node) == G_TYPE_STRING)
-    g_ascii_string_to_unsigned (json_node_get_string (node), 10, 0, G_MAXUINT32, &value, NULL);
-  return value <= G_MAXUINT32 ? (guint32) value : 0;
-}
-
-static gboolean
-is_stream_class (const char *media_class)
-{
-  return g_strcmp0 (media_class, "Stream/Output/Audio") == 0 ||
-         g_strcmp0 (media_class, "Stream/Input/Audio") == 0;
-}
-
-static void
-take_object (RcAudioWatch *self,
-             JsonObject   *object)
-{
-  gint64 id = json_object_get_int_member_with_default (object, "id", -1);
-  const char *type = json_object_get_string_member_with_default (object, "type", "");
-  JsonNode *info_node = json_object_get_member (object, "info");
-  JsonObject *info, *props;
-
-  if (id < 0)
-    return;
-  if (info_node != NULL && JSON_NODE_HOLDS_NULL (info_node))
-    {
-      /* removed */
-      g_hash_table_remove (self->pw_clients, &id);
-      g_hash_table_remove (self->pw_streams, &id);
-      return;
-    }
-  if (info_node == NULL || !JSON_NODE_HOLDS_OBJECT (info_node))
-    return;
-  info = json_node_get_object (info_node);
-  props = NULL;
-  if (json_object_has_member (info, "props") &&
-      JSON_NODE_HOLDS_OBJECT (json_object_get_member (info, "props")))
-    props = json_object_get_object_member (info, "props");
-  if (g_str_has_suffix (type, ":Client") && props != NULL)
-    {
-      gint64 *key = g_memdup2 (&id, sizeof id);
-
-      g_hash_table_replace (self->pw_clients, key,
-                            GUINT_TO_POINTER (member_pid (props, "application.process.id")));
-    }
-  else if (g_str_has_suffix (type, ":Node"))
-    {
-      Stream *stream = g_hash_table_lookup (self->pw_streams, &id);
-      const char *state = json_object_get_string_member_with_default (info, "state", NULL);
-
-      if (stream == NULL)
-        {
-          const char *media_class = props == NULL ? NULL
-                                    : json_object_get_string_member_with_default (props,
-                                                                                  "media.class",
-                                                                                  NULL);
-
-          if (!is_stream_class (media_class))
-            return;
-          stream = g_new0 (Stream, 1);
-          g_hash_table_insert (self->pw_streams, g_memdup2 (&id, sizeof id), stream);
-        }
-      if (props != NULL)
-        {
-          stream->client_id = json_object_get_int_member_with_default (props, "client.id", -1);
-          stream->pid = member_pid (props, "application.process.id");
-        }
-      /* a change that does not name the state leaves it as it was */
-      if (state != NULL)
-        stream->running = g_str_equal (state, "running");
-    }
-}
-
-gboolean
-rc_audio_watch_parse_pipewire (RcAudioWatch *self,
-                               const char   *json,
-                               gssize        length,
-                               GError      **error)
-{
-  g_autoptr(JsonParser) parser = json_parser_new_immutable ();
-  JsonNode *root;
-  JsonArray *objects;
-
-  if (!json_parser_load_from_data (parser, json, length, error))
-    return FALSE;
-  root = json_parser_get_root (parser);
-  if (root == NULL || !JSON_NODE_HOLDS_ARRAY (root))
-    {
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "not a JSON array");
-      return FALSE;
-    }
-  objects = json_node_get_array (root);
-  for (guint i = 0; i < json_array_get_length (objects); i++)
-    {
-      JsonNode *node = json_array_get_element (objects, i);
-
-      if (JSON_NODE_HOLDS_OBJECT (node))
-        take_object (self, json_node_get_object (node));
-    }
-  update (self);
-  return TRUE;
-}
-
-static void pw_start (RcAudioWatch *self);
-
-static gboolean
-pw_restart_cb (gpointer user_data)
-{
-  RcAudioWatch *self = user_data;
-
-  self->restart_id = 0;
-  pw_start (self);
-  return G_SOURCE_REMOVE;
-}
-
-static void
-pw_stopped (RcAudioWatch *self)
-{
-  g_clear_object (&self->dump_out);
-  if (self->dump != NULL)
-    {
-      g_subprocess_force_exit (self->dump);
-      /* reaped by GLib's child watch once it exits */
-      g_subprocess_wait_async (self->dump, NULL, NULL, NULL);
-      g_clear_object (&self->dump);
-    }
-  g_string_truncate (self->chunk, 0);
-  g_hash_table_remove_all (self->pw_clients);
-  g_hash_table_remove_all (self->pw_streams);
-  update (self);
-  /* PipeWire that was not listening yet when its socket appeared: tried
-   * again a few times. Once it spoke, a new PipeWire makes a new socket,
-   * and the folder's monitor starts the child again. */
-  if (!self->dump_spoke && self->start_tries < PW_START_TRIES &&
-      !g_cancellable_is_cancelled (self->cancellable))
-    self->restart_id = g_timeout_add_seconds (1, pw_restart_cb, self);
-}
-
-static void
-pw_line_cb (GObject      *source,
-            GAsyncResult *result,
-            gpointer      user_data)
-{
-  g_autoptr(RcAudioWatch) self = user_data;
-  g_autoptr(GError) error = NULL;
-  g_autofree char *line = NULL;
-  gsize length;
-
-  line = g_data_input_stream_read_line_finish_utf8 (G_DATA_INPUT_STREAM (source), result,
-                                                    &length, &error);
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) ||
-      G_INPUT_STREAM (source) != (GInputStream *) self->dump_out)
-    return;
-  if (line == NULL)
-    {
-      g_debug ("Audio: pw-dump ended%s%s", error != NULL ? ": " : "",
-               error != NULL ? error->message : "");
-      pw_stopped (self);
-      return;
-    }
-  g_string_append_len (self->chunk, line, length);
-  g_string_append_c (self->chunk, '\n');
-  /* pw-dump ends each batch with "]" alone at the start of a line */
-  if (line[0] == ']')
-    {
-      if (!rc_audio_watch_parse_pipewire (self, self->chunk->str, self->chunk->len, &error))
-        g_message ("Audio: pw-dump said something that is not JSON: %s", error->message);
-      else
-        self->dump_spoke = TRUE;
-      g_string_truncate (self->chunk, 0);
-    }
-  else if (self->chunk->len > PW_CHUNK_MAX)
-    {
-      g_message ("Audio: pw-dump's output makes no sense; PipeWire streams are not followed");
-      self->dump_spoke = TRUE;
-      pw_stopped (self);
-      return;
-    }
-  g_data_input_stream_read_line_async (self->dump_out, G_PRIORITY_DEFAULT, self->cancellable,
-                                       pw_line_cb, g_object_ref (self));
-}
-
-static char *
-pw_socket_path (RcAudioWatch *self)
-{
-  return g_build_filename (g_get_user_runtime_dir (), self->pw_socket, NULL);
-}
-
-static void
-pw_start (RcAudioWatch *self)
-{
-  g_autoptr(GError) error = NULL;
-  g_autofree char *socket = pw_socket_path (self);
-
-  if (self->dump != NULL || g_cancellable_is_cancelled (self->cancellable) ||
-      !g_file_test (socket, G_FILE_TEST_EXISTS))
-    return;
-  g_clear_handle_id (&self->restart_id, g_source_remove);
-  self->start_tries++;
-  self->dump_spoke = FALSE;
-  self->dump = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_SILENCE,
-                                 &error, "pw-dump", "--monitor", "--no-colors", NULL);
-  if (self->dump == NULL)
-    {
-      g_message ("Cannot follow PipeWire's streams: %s (pw-dump is in pipewire-bin)",
-                 error->message);
-      self->start_tries = PW_START_TRIES;
-      return;
-    }
-  g_debug ("Audio: following PipeWire with pw-dump (pid %s)",
-           g_subprocess_get_identifier (self->dump));
-  self->dump_out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (self->dump));
-  g_data_input_stream_read_line_async (self->dump_out, G_PRIORITY_DEFAULT, self->cancellable,
-                                       pw_line_cb, g_object_ref (self));
-}
-
-static void
-runtime_dir_changed_cb (GFileMonitor     *monitor,
-                        GFile            *file,
-                        GFile            *other_file,
-                        GFileMonitorEvent event,
-                        RcAudioWatch     *self)
-{
-  g_autofree char *name = g_file_get_basename (file);
-
-  if (event != G_FILE_MONITOR_EVENT_CREATED || !g_str_equal (name, self->pw_socket))
-    return;
-  self->start_tries = 0;
-  pw_start (self);
-}
-
-static void
-watch_pipewire (RcAudioWatch *self)
-{
-  const char *remote = g_getenv ("PIPEWIRE_REMOTE");
-  g_autoptr(GFile) dir = g_file_new_for_path (g_get_user_runtime_dir ());
-  g_autoptr(GError) error = NULL;
-
-  self->pw_socket = g_strdup (remote != NULL && *remote != '\0' && strchr (remote, '/') == NULL
-                              ? remote : "pipewire-0");
-  self->runtime_monitor = g_file_monitor_directory (dir, G_FILE_MONITOR_NONE, NULL, &error);
-  if (self->runtime_monitor == NULL)
-    g_message ("Cannot watch %s for PipeWire: %s", g_get_user_runtime_dir (), error->message);
-  else
-    g_signal_connect (self->runtime_monitor, "changed", G_CALLBACK (runtime_dir_changed_cb), self);
-  pw_start (self);
-}
-
-/* ---- the object -------------------------------------------------------- */
-
 RcAudioWatch *
 rc_audio_watch_new (GDBusConnection *session_bus)
 {
   RcAudioWatch *self = g_object_new (RC_TYPE_AUDIO_WATCH, NULL);
 
-  if (session_bus != NULL)
-    {
-      self->bus = g_object_ref (session_bus);
-      watch_players (self);
-      watch_pipewire (self);
-    }
+  if (session_bus == NULL)
+    return self;
+  self->players = rc_mpris_watch_new (session_bus);
+  g_signal_connect_swapped (self->players, "changed", G_CALLBACK (source_changed_cb), self);
+  self->pipewire = rc_pipewire_watch_new ();
+  g_signal_connect_swapped (self->pipewire, "changed", G_CALLBACK (source_changed_cb), self);
+  rc_pipewire_watch_start (self->pipewire);
   return self;
 }
 
@@ -660,20 +75,12 @@ rc_audio_watch_dispose (GObject *object)
 {
   RcAudioWatch *self = RC_AUDIO_WATCH (object);
 
-  g_cancellable_cancel (self->cancellable);
-  g_clear_handle_id (&self->restart_id, g_source_remove);
-  if (self->runtime_monitor != NULL)
-    g_signal_handlers_disconnect_by_data (self->runtime_monitor, self);
-  g_clear_object (&self->runtime_monitor);
-  if (self->dump != NULL)
-    {
-      g_subprocess_force_exit (self->dump);
-      g_clear_object (&self->dump);
-    }
-  g_clear_object (&self->dump_out);
-  rc_clear_subscription (self->bus, &self->name_owner_id);
-  rc_clear_subscription (self->bus, &self->properties_id);
-  g_clear_object (&self->bus);
+  if (self->players != NULL)
+    g_signal_handlers_disconnect_by_data (self->players, self);
+  g_clear_object (&self->players);
+  if (self->pipewire != NULL)
+    g_signal_handlers_disconnect_by_data (self->pipewire, self);
+  g_clear_object (&self->pipewire);
   G_OBJECT_CLASS (rc_audio_watch_parent_class)->dispose (object);
 }
 
@@ -682,13 +89,7 @@ rc_audio_watch_finalize (GObject *object)
 {
   RcAudioWatch *self = RC_AUDIO_WATCH (object);
 
-  g_clear_object (&self->cancellable);
-  g_hash_table_unref (self->players);
-  g_hash_table_unref (self->pw_clients);
-  g_hash_table_unref (self->pw_streams);
-  g_string_free (self->chunk, TRUE);
   g_array_unref (self->pids);
-  g_free (self->pw_socket);
   G_OBJECT_CLASS (rc_audio_watch_parent_class)->finalize (object);
 }
 
@@ -707,11 +108,5 @@ rc_audio_watch_class_init (RcAudioWatchClass *klass)
 static void
 rc_audio_watch_init (RcAudioWatch *self)
 {
-  self->cancellable = g_cancellable_new ();
-  self->players = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
-                                         (GDestroyNotify) player_free);
-  self->pw_clients = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
-  self->pw_streams = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
-  self->chunk = g_string_new (NULL);
   self->pids = g_array_new (FALSE, FALSE, sizeof (guint32));
 }

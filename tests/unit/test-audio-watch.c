@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The PipeWire side of the audio watch: pw-dump's JSON batches, as PipeWire
  * 0.3.65 prints them, to the pids that play or record. */
-#include "rc-audio-watch.h"
+#include "rc-pipewire-watch.h"
 
 /* One batch and the pids that play or record after it (in order). */
 typedef struct {
@@ -13,7 +13,8 @@ typedef struct {
 static const Batch batches[] = {
   { "a client with its pid, and the driver nodes",
     "[{ \"id\": 30, \"type\": \"PipeWire:Interface:Client\", \"info\": { \"props\": "
-    "{ \"application.process.id\": 4242, \"application.name\": \"pw-play\" } } },"
+    "{ \"pipewire.sec.pid\": 4242, \"application.process.id\": 4242, "
+    "\"application.name\": \"pw-play\" } } },"
     " { \"id\": 27, \"type\": \"PipeWire:Interface:Node\", \"info\": { \"state\": \"running\", "
     "\"props\": { \"node.name\": \"Dummy-Driver\" } } }]", "" },
   { "its stream node, suspended",
@@ -29,9 +30,11 @@ static const Batch batches[] = {
     "[{ \"id\": 41, \"type\": \"PipeWire:Interface:Node\", \"info\": { \"change-mask\": "
     "[ \"params\" ], \"props\": { \"media.class\": \"Stream/Output/Audio\", \"client.id\": 30 } } }]",
     "4242" },
-  { "a capture stream with its own pid, as a string",
-    "[{ \"id\": 50, \"type\": \"PipeWire:Interface:Node\", \"info\": { \"state\": \"running\", "
-    "\"props\": { \"media.class\": \"Stream/Input/Audio\", \"application.process.id\": \"17\" } } }]",
+  { "a capture stream of another client, whose pid is a string",
+    "[{ \"id\": 31, \"type\": \"PipeWire:Interface:Client\", \"info\": { \"props\": "
+    "{ \"pipewire.sec.pid\": \"17\", \"application.process.id\": \"17\" } } },"
+    " { \"id\": 50, \"type\": \"PipeWire:Interface:Node\", \"info\": { \"state\": \"running\", "
+    "\"props\": { \"media.class\": \"Stream/Input/Audio\", \"client.id\": 31 } } }]",
     "17,4242" },
   { "a video stream does not count",
     "[{ \"id\": 51, \"type\": \"PipeWire:Interface:Node\", \"info\": { \"state\": \"running\", "
@@ -47,10 +50,36 @@ static const Batch batches[] = {
     "[{ \"id\": 50, \"info\": null }]", "" },
 };
 
+/* application.process.id is the client's to write: a process that names
+ * another one must not have that one held. Only pipewire.sec.pid, which
+ * PipeWire's server took from the client's socket, counts. */
+static const Batch claimed_pid_batches[] = {
+  { "a client and its stream claim another process's pid",
+    "[{ \"id\": 70, \"type\": \"PipeWire:Interface:Client\", \"info\": { \"props\": "
+    "{ \"pipewire.sec.pid\": 5150, \"application.process.id\": 4242 } } },"
+    " { \"id\": 71, \"type\": \"PipeWire:Interface:Node\", \"info\": { \"state\": \"running\", "
+    "\"props\": { \"media.class\": \"Stream/Output/Audio\", \"client.id\": 70, "
+    "\"application.process.id\": 4242 } } }]", "5150" },
+  { "a client without the server's pid counts for none",
+    "[{ \"id\": 72, \"type\": \"PipeWire:Interface:Client\", \"info\": { \"props\": "
+    "{ \"application.process.id\": 4243 } } },"
+    " { \"id\": 73, \"type\": \"PipeWire:Interface:Node\", \"info\": { \"state\": \"running\", "
+    "\"props\": { \"media.class\": \"Stream/Output/Audio\", \"client.id\": 72 } } }]", "5150" },
+  { "a stream without a client counts for none",
+    "[{ \"id\": 74, \"type\": \"PipeWire:Interface:Node\", \"info\": { \"state\": \"running\", "
+    "\"props\": { \"media.class\": \"Stream/Input/Audio\", \"application.process.id\": 4244 } } }]",
+    "5150" },
+  { "a stream that names another client later keeps the first",
+    "[{ \"id\": 75, \"type\": \"PipeWire:Interface:Client\", \"info\": { \"props\": "
+    "{ \"pipewire.sec.pid\": 6160 } } },"
+    " { \"id\": 73, \"type\": \"PipeWire:Interface:Node\", \"info\": { \"props\": "
+    "{ \"media.class\": \"Stream/Output/Audio\", \"client.id\": 75 } } }]", "5150" },
+};
+
 static char *
-pids_text (RcAudioWatch *watch)
+pids_text (RcPipewireWatch *watch)
 {
-  g_autoptr(GArray) pids = rc_audio_watch_get_pids (watch);
+  g_autoptr(GArray) pids = rc_pipewire_watch_get_pids (watch);
   GString *text = g_string_new (NULL);
 
   for (guint i = 0; i < pids->len; i++)
@@ -59,31 +88,32 @@ pids_text (RcAudioWatch *watch)
 }
 
 static void
-count_cb (RcAudioWatch *watch,
-          guint        *count)
+count_cb (RcPipewireWatch *watch,
+          guint           *count)
 {
   (*count)++;
 }
 
 static void
-test_pipewire_batches (void)
+check_batches (const Batch *table,
+               guint        n_batches)
 {
-  g_autoptr(RcAudioWatch) watch = rc_audio_watch_new (NULL);
+  g_autoptr(RcPipewireWatch) watch = rc_pipewire_watch_new ();
   guint changes = 0;
   guint expected_changes = 0;
   g_autofree char *last = g_strdup ("");
 
   g_signal_connect (watch, "changed", G_CALLBACK (count_cb), &changes);
-  for (guint i = 0; i < G_N_ELEMENTS (batches); i++)
+  for (guint i = 0; i < n_batches; i++)
     {
       g_autoptr(GError) error = NULL;
       g_autofree char *pids = NULL;
 
-      g_test_message ("%s", batches[i].what);
-      g_assert_true (rc_audio_watch_parse_pipewire (watch, batches[i].json, -1, &error));
+      g_test_message ("%s", table[i].what);
+      g_assert_true (rc_pipewire_watch_parse (watch, table[i].json, -1, &error));
       g_assert_no_error (error);
       pids = pids_text (watch);
-      g_assert_cmpstr (pids, ==, batches[i].pids);
+      g_assert_cmpstr (pids, ==, table[i].pids);
       /* "changed" only when the pids change */
       if (g_strcmp0 (pids, last) != 0)
         expected_changes++;
@@ -94,21 +124,33 @@ test_pipewire_batches (void)
 }
 
 static void
+test_pipewire_batches (void)
+{
+  check_batches (batches, G_N_ELEMENTS (batches));
+}
+
+static void
+test_pipewire_claimed_pid (void)
+{
+  check_batches (claimed_pid_batches, G_N_ELEMENTS (claimed_pid_batches));
+}
+
+static void
 test_pipewire_nonsense (void)
 {
-  g_autoptr(RcAudioWatch) watch = rc_audio_watch_new (NULL);
+  g_autoptr(RcPipewireWatch) watch = rc_pipewire_watch_new ();
   static const char * const bad[] = { "[{ \"id\": ", "{ \"id\": 1 }", "" };
 
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
     {
       g_autoptr(GError) error = NULL;
 
-      g_assert_false (rc_audio_watch_parse_pipewire (watch, bad[i], -1, &error));
+      g_assert_false (rc_pipewire_watch_parse (watch, bad[i], -1, &error));
       g_assert_nonnull (error);
     }
   /* objects without an id or of other kinds are passed over */
-  g_assert_true (rc_audio_watch_parse_pipewire (watch, "[1, \"x\", { \"type\": \"Node\" }]", -1,
-                                                NULL));
+  g_assert_true (rc_pipewire_watch_parse (watch, "[1, \"x\", { \"type\": \"Node\" }]", -1,
+                                          NULL));
 }
 
 int
@@ -117,6 +159,7 @@ main (int   argc,
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/audio-watch/pipewire-batches", test_pipewire_batches);
+  g_test_add_func ("/audio-watch/pipewire-claimed-pid", test_pipewire_claimed_pid);
   g_test_add_func ("/audio-watch/pipewire-nonsense", test_pipewire_nonsense);
   return g_test_run ();
 }
