@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rcp-rules-page.h"
+#include "rc-limit-keys.h"
 
 #include "rcp-feedback.h"
-#include "rcp-format.h"
 
 struct _RcpRulesPage
 {
@@ -18,12 +18,17 @@ struct _RcpRulesPage
 
 G_DEFINE_TYPE (RcpRulesPage, rcp_rules_page, ADW_TYPE_BIN)
 
+/* A limit in the words resourcectl uses too (common's table); other keys
+ * as they are. */
 static char *
 describe_value (const char *key,
                 GVariant   *value)
 {
-  if (g_variant_is_of_type (value, G_VARIANT_TYPE_UINT64) && g_str_has_prefix (key, "Memory"))
-    return rcp_format_bytes (g_variant_get_uint64 (value), "no limit");
+  RcLimit limit;
+  char *text;
+
+  if (rc_limit_from_key (key, &limit) && (text = rc_limit_format_value (limit, value)) != NULL)
+    return text;
   if (g_variant_is_of_type (value, G_VARIANT_TYPE_STRING))
     return g_variant_dup_string (value, NULL);
   return g_variant_print (value, FALSE);

@@ -45,11 +45,9 @@ GSubprocess *rcctl_start_tty_agent (void);
 
 typedef enum {
   RCCTL_FORMAT_TEXT,         /* strings, pids, anything unknown */
-  RCCTL_FORMAT_SIZE_LIMIT,   /* t bytes, G_MAXUINT64 = no limit ("max") */
+  RCCTL_FORMAT_LIMIT,        /* a limit key: common's rc_limit_format_value */
   RCCTL_FORMAT_SIZE_USAGE,   /* t bytes, G_MAXUINT64 = not available ("-") */
-  RCCTL_FORMAT_COUNT_LIMIT,  /* t, G_MAXUINT64 = no limit ("max") */
   RCCTL_FORMAT_COUNT_USAGE,  /* t, G_MAXUINT64 = not available ("-") */
-  RCCTL_FORMAT_QUOTA,        /* u percent of one CPU, 0 = no quota ("max") */
   RCCTL_FORMAT_COUNTERS,     /* a{st}: "name=value ..." */
   RCCTL_FORMAT_PERCENT,      /* d percent */
 } RcctlValueFormat;
