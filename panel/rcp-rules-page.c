@@ -18,40 +18,6 @@ struct _RcpRulesPage
 
 G_DEFINE_TYPE (RcpRulesPage, rcp_rules_page, ADW_TYPE_BIN)
 
-/* A limit in the words resourcectl uses too (common's table); other keys
- * as they are. */
-static char *
-describe_value (const char *key,
-                GVariant   *value)
-{
-  RcLimit limit;
-  char *text;
-
-  if (rc_limit_from_key (key, &limit) && (text = rc_limit_format_value (limit, value)) != NULL)
-    return text;
-  if (g_variant_is_of_type (value, G_VARIANT_TYPE_STRING))
-    return g_variant_dup_string (value, NULL);
-  return g_variant_print (value, FALSE);
-}
-
-static char *
-describe_rule (GVariant *keys)
-{
-  g_autoptr(GString) text = g_string_new (NULL);
-  GVariantIter iter;
-  const char *key;
-  GVariant *value;
-
-  g_variant_iter_init (&iter, keys);
-  while (g_variant_iter_loop (&iter, "{&sv}", &key, &value))
-    {
-      g_autofree char *shown = describe_value (key, value);
-
-      g_string_append_printf (text, "%s%s %s", text->len > 0 ? " · " : "", key, shown);
-    }
-  return g_string_free (g_steal_pointer (&text), FALSE);
-}
-
 static void
 remove_cb (GObject      *source,
            GAsyncResult *result,
@@ -97,7 +63,8 @@ show_rules (RcpRulesPage *self,
       AdwActionRow *row = ADW_ACTION_ROW (adw_action_row_new ());
       GtkWidget *button = gtk_button_new_from_icon_name ("user-trash-symbolic");
       g_autofree char *label = g_strdup_printf ("Remove rule for %s", app_id);
-      g_autofree char *description = describe_rule (keys);
+      /* The words `resourcectl rule list` uses too (common's table). */
+      g_autofree char *description = rc_limit_format_rule (keys, " ", " · ");
 
       adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), app_id);
       adw_action_row_set_subtitle (row, description);

@@ -211,6 +211,15 @@ rcctl_print_json (GVariant *apps)
   rcctl_print_json_node (root);
 }
 
+gboolean
+rcctl_print_json_if_asked (GVariant *records)
+{
+  if (!rcctl_opt_json)
+    return FALSE;
+  rcctl_print_json (records);
+  return TRUE;
+}
+
 static int
 compare_apps (gconstpointer a,
               gconstpointer b)

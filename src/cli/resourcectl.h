@@ -75,15 +75,14 @@ void        rcctl_null_for_max_cb (JsonObject *object,
                                    gpointer    user_data);
 void        rcctl_print_json_node (JsonNode *root);
 void        rcctl_print_json (GVariant *apps);
+/* With --json, prints @records (aa{sv}) as rcctl_print_json does and
+ * returns TRUE: the command has nothing more to print. */
+gboolean    rcctl_print_json_if_asked (GVariant *records);
 GPtrArray  *rcctl_sorted_apps (GVariant *apps);
 void        rcctl_print_table (GPtrArray *rows,
                                gsize      n_columns);
 
 /* ---- limits as KEY=VALUE (resourcectl-limits.c) ----------------------- */
-
-/* The rule keys beyond the limits (rc-limit-keys.h has those): the keys
- * `rule set` takes besides `set`'s, after them in `rule list`. */
-extern const char * const rcctl_rule_only_keys[];
 
 GVariant *rcctl_parse_limits (char   **args,
                               gboolean for_rule,

@@ -276,3 +276,73 @@ rc_limit_format_value (RcLimit   limit,
     return format_number (limit, g_variant_get_uint32 (value), FALSE);
   return format_number (limit, g_variant_get_uint64 (value), FALSE);
 }
+
+/* A value no table words: a string as it is, anything else as GVariant
+ * prints it. */
+static char *
+format_plain (GVariant *value)
+{
+  if (g_variant_is_of_type (value, G_VARIANT_TYPE_STRING))
+    {
+      const char *text = g_variant_get_string (value, NULL);
+
+      return g_strdup (*text != '\0' ? text : "-");
+    }
+  return g_variant_print (value, FALSE);
+}
+
+static void
+append_key_value (GString    *out,
+                  const char *key,
+                  GVariant   *value,
+                  const char *between_key_and_value,
+                  const char *between_keys)
+{
+  g_autofree char *text = NULL;
+  RcLimit limit;
+
+  if (rc_limit_from_key (key, &limit))
+    text = rc_limit_format_value (limit, value);
+  if (text == NULL)
+    text = format_plain (value);
+  g_string_append_printf (out, "%s%s%s%s", out->len > 0 ? between_keys : "", key,
+                          between_key_and_value, text);
+}
+
+/* The rule keys beyond the limits, shown after them. */
+static const char * const rule_only_keys[] = { RC_KEY_FREEZE_WHEN_INACTIVE_SEC, NULL };
+
+char *
+rc_limit_format_rule (GVariant   *rule,
+                      const char *between_key_and_value,
+                      const char *between_keys)
+{
+  g_autoptr(GString) out = g_string_new (NULL);
+  GVariantIter iter;
+  const char *key;
+  GVariant *value;
+  RcLimit limit;
+
+  g_return_val_if_fail (g_variant_is_of_type (rule, G_VARIANT_TYPE_VARDICT), NULL);
+
+  for (limit = 0; limit < RC_N_LIMITS; limit++)
+    {
+      g_autoptr(GVariant) known = g_variant_lookup_value (rule, keys[limit].key, NULL);
+
+      if (known != NULL)
+        append_key_value (out, keys[limit].key, known, between_key_and_value, between_keys);
+    }
+  for (guint k = 0; rule_only_keys[k] != NULL; k++)
+    {
+      g_autoptr(GVariant) known = g_variant_lookup_value (rule, rule_only_keys[k], NULL);
+
+      if (known != NULL)
+        append_key_value (out, rule_only_keys[k], known, between_key_and_value, between_keys);
+    }
+  /* Keys of a daemon newer than this program, as they come. */
+  g_variant_iter_init (&iter, rule);
+  while (g_variant_iter_loop (&iter, "{&sv}", &key, &value))
+    if (!rc_limit_from_key (key, &limit) && !g_strv_contains (rule_only_keys, key))
+      append_key_value (out, key, value, between_key_and_value, between_keys);
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}

@@ -64,5 +64,14 @@ char       *rc_limit_format_text (RcLimit limit,
  * know (from a newer daemon): the caller shows it as it is. */
 char       *rc_limit_format_value (RcLimit   limit,
                                    GVariant *value);
+/* A rule (SetRule's and ListRules' a{sv}) in words, the one text of
+ * `resourcectl rule list` (KEY=VALUE KEY=VALUE) and the panel's rules page
+ * (KEY VALUE · KEY VALUE): the limits in the table's order, then
+ * FreezeWhenInactiveSec, then keys this program does not know, each value
+ * as rc_limit_format_value words it (other values as they are). "" for an
+ * empty rule. */
+char       *rc_limit_format_rule (GVariant   *rule,
+                                  const char *between_key_and_value,
+                                  const char *between_keys);
 
 G_END_DECLS

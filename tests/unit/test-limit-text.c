@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* A limit's value in words, the one wording resourcectl and the panel share
- * (src/common/rc-limit-keys.c). */
+/* A limit's value and a rule in words, the one wording resourcectl and the
+ * panel share (src/common/rc-limit-keys.c). */
 #include "rc-limit-keys.h"
 
 static void
@@ -43,11 +43,49 @@ test_format_value (void)
     }
 }
 
+static void
+test_format_rule (void)
+{
+  static const struct {
+    const char *rule;    /* GVariant text of an a{sv} */
+    const char *cli;     /* "=", " " */
+    const char *panel;   /* " ", " · " */
+  } cases[] = {
+    { "@a{sv} {}", "", "" },
+    { "{'CPUWeight': <uint64 300>}", "CPUWeight=300", "CPUWeight 300" },
+    /* The table's order, whatever the dictionary's; then the rule-only key,
+     * then keys this program does not know, as they come. */
+    { "{'Newer': <'x'>, 'FreezeWhenInactiveSec': <uint32 30>, 'MemoryMax': <uint64 2147483648>,"
+      " 'CPUQuota': <uint32 0>, 'CPUWeight': <uint64 50>}",
+      "CPUWeight=50 CPUQuota=max MemoryMax=2G FreezeWhenInactiveSec=30 Newer=x",
+      "CPUWeight 50 · CPUQuota max · MemoryMax 2G · FreezeWhenInactiveSec 30 · Newer x" },
+    { "{'ManagedOOMPreference': <'avoid'>, 'TasksMax': <uint64 18446744073709551615>}",
+      "TasksMax=max ManagedOOMPreference=avoid", "TasksMax max · ManagedOOMPreference avoid" },
+    /* A value the table does not know is shown as it is. */
+    { "{'ManagedOOMPreference': <'never'>, 'CPUWeight': <'high'>, 'Other': <int32 -1>}",
+      "CPUWeight=high ManagedOOMPreference=never Other=-1",
+      "CPUWeight high · ManagedOOMPreference never · Other -1" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GVariant) rule = g_variant_parse (G_VARIANT_TYPE_VARDICT, cases[i].rule, NULL,
+                                                  NULL, NULL);
+      g_autofree char *cli = rc_limit_format_rule (rule, "=", " ");
+      g_autofree char *panel = rc_limit_format_rule (rule, " ", " · ");
+
+      g_assert_nonnull (rule);
+      g_assert_cmpstr (cli, ==, cases[i].cli);
+      g_assert_cmpstr (panel, ==, cases[i].panel);
+    }
+}
+
 int
 main (int    argc,
       char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/limit-text/format-value", test_format_value);
+  g_test_add_func ("/limit-text/format-rule", test_format_rule);
   return g_test_run ();
 }
