@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rcp-app-page.h"
 #include "rc-error.h"
+#include "rc-keys.h"
 
 #include "rcp-feedback.h"
 #include "rcp-format.h"
@@ -174,7 +175,7 @@ limit_anyway_cb (RcpAppPage *self)
     return;
   gtk_widget_set_visible (self->would_kill_box, FALSE);
   g_variant_builder_init (&limits, G_VARIANT_TYPE_VARDICT);
-  g_variant_builder_add (&limits, "{sv}", "MemoryLimit", g_variant_new_uint64 (self->would_kill_bytes));
+  g_variant_builder_add (&limits, "{sv}", RC_KEY_MEMORY_LIMIT, g_variant_new_uint64 (self->would_kill_bytes));
   g_variant_builder_init (&options, G_VARIANT_TYPE_VARDICT);
   g_variant_builder_add (&options, "{sv}", "force", g_variant_new_boolean (TRUE));
   send_write (self, "SetLimits", g_variant_new ("(sa{sv}a{sv})", app_id (self), &limits, &options),
@@ -191,7 +192,7 @@ quota_apply_cb (RcpAppPage *self)
   if (self->app == NULL)
     return;
   g_variant_builder_init (&limits, G_VARIANT_TYPE_VARDICT);
-  g_variant_builder_add (&limits, "{sv}", "CPUQuota", g_variant_new_uint32 (quota));
+  g_variant_builder_add (&limits, "{sv}", RC_KEY_CPU_QUOTA, g_variant_new_uint32 (quota));
   send_write (self, "SetLimits", g_variant_new ("(sa{sv}a{sv})", app_id (self), &limits, NULL),
               WRITE_PLAIN, "Could not set the CPU limit",
               quota == 0 ? g_strdup_printf ("%s: no CPU limit", rcp_app_get_name (self->app))
@@ -222,14 +223,14 @@ keep_cb (RcpAppPage *self)
     return;
   /* the limits the app has now, as the daemon reported them */
   g_variant_builder_init (&limits, G_VARIANT_TYPE_VARDICT);
-  g_variant_builder_add (&limits, "{sv}", "CPUWeight",
-                         g_variant_new_uint64 (rcp_app_get_uint64 (self->app, "CPUWeight", 100)));
+  g_variant_builder_add (&limits, "{sv}", RC_KEY_CPU_WEIGHT,
+                         g_variant_new_uint64 (rcp_app_get_uint64 (self->app, RC_KEY_CPU_WEIGHT, 100)));
   quota = rcp_app_get_cpu_quota (self->app);
   if (quota != 0)
-    g_variant_builder_add (&limits, "{sv}", "CPUQuota", g_variant_new_uint32 (quota));
-  memory_max = rcp_app_get_uint64 (self->app, "MemoryMax", G_MAXUINT64);
+    g_variant_builder_add (&limits, "{sv}", RC_KEY_CPU_QUOTA, g_variant_new_uint32 (quota));
+  memory_max = rcp_app_get_uint64 (self->app, RC_KEY_MEMORY_MAX, G_MAXUINT64);
   if (memory_max != G_MAXUINT64)
-    g_variant_builder_add (&limits, "{sv}", "MemoryLimit", g_variant_new_uint64 (memory_max));
+    g_variant_builder_add (&limits, "{sv}", RC_KEY_MEMORY_LIMIT, g_variant_new_uint64 (memory_max));
   send_write (self, "SetRule", g_variant_new ("(sa{sv})", app_id (self), &limits), WRITE_PLAIN,
               "Could not keep the settings",
               g_strdup_printf ("%s keeps these settings", rcp_app_get_name (self->app)), 0);
@@ -248,8 +249,8 @@ static void
 app_changed_cb (RcpAppPage *self)
 {
   RcpApp *app = self->app;
-  guint64 weight = rcp_app_get_uint64 (app, "CPUWeight", 100);
-  guint64 memory_max = rcp_app_get_uint64 (app, "MemoryMax", G_MAXUINT64);
+  guint64 weight = rcp_app_get_uint64 (app, RC_KEY_CPU_WEIGHT, 100);
+  guint64 memory_max = rcp_app_get_uint64 (app, RC_KEY_MEMORY_MAX, G_MAXUINT64);
   guint32 quota = rcp_app_get_cpu_quota (app);
   gboolean frozen = rcp_app_get_frozen (app);
   g_autofree char *usage = NULL;

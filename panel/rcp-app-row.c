@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rcp-app-row.h"
+#include "rc-keys.h"
 
 #include "rcp-format.h"
 #include "rcp-sparkline.h"
@@ -51,7 +52,7 @@ app_changed_cb (RcpAppRow *self)
   usage = rcp_format_usage (rcp_app_get_n_instances (self->app),
                             rcp_app_get_cpu_percent (self->app),
                             rcp_app_get_memory_current (self->app),
-                            rcp_app_get_uint64 (self->app, "MemoryMax", G_MAXUINT64));
+                            rcp_app_get_uint64 (self->app, RC_KEY_MEMORY_MAX, G_MAXUINT64));
   adw_action_row_set_subtitle (ADW_ACTION_ROW (self), usage);
   gtk_widget_set_visible (self->frozen_badge, rcp_app_get_frozen (self->app));
   held = rcp_format_held (rcp_app_get_held (self->app));

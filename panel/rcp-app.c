@@ -136,7 +136,7 @@ rcp_app_get_app_id (RcpApp *self)
 const char *
 rcp_app_get_name (RcpApp *self)
 {
-  const char *name = first_string (self, "Name");
+  const char *name = first_string (self, RC_KEY_NAME);
 
   return name != NULL ? name : self->app_id;
 }
@@ -144,7 +144,7 @@ rcp_app_get_name (RcpApp *self)
 const char *
 rcp_app_get_icon (RcpApp *self)
 {
-  return first_string (self, "Icon");
+  return first_string (self, RC_KEY_ICON);
 }
 
 guint
@@ -185,7 +185,7 @@ rcp_app_get_memory_current (RcpApp *self)
       guint64 value;
 
       /* G_MAXUINT64: not available on this host */
-      if (g_variant_lookup (inst->record, "MemoryCurrent", "t", &value) && value != G_MAXUINT64)
+      if (g_variant_lookup (inst->record, RC_KEY_MEMORY_CURRENT, "t", &value) && value != G_MAXUINT64)
         sum += value;
     }
   return sum;
@@ -197,7 +197,7 @@ rcp_app_get_cpu_quota (RcpApp *self)
   Instance *inst = first_instance (self);
   guint32 value;
 
-  if (inst != NULL && g_variant_lookup (inst->record, "CPUQuota", "u", &value))
+  if (inst != NULL && g_variant_lookup (inst->record, RC_KEY_CPU_QUOTA, "u", &value))
     return value;
   return 0;
 }
@@ -210,7 +210,7 @@ rcp_app_get_audio (RcpApp *self)
       Instance *inst = g_ptr_array_index (self->instances, i);
       gboolean audio = FALSE;
 
-      if (g_variant_lookup (inst->record, "Audio", "b", &audio) && audio)
+      if (g_variant_lookup (inst->record, RC_KEY_AUDIO, "b", &audio) && audio)
         return TRUE;
     }
   return FALSE;
@@ -226,7 +226,7 @@ rcp_app_get_frozen (RcpApp *self)
       Instance *inst = g_ptr_array_index (self->instances, i);
       const char *state = NULL;
 
-      if (!g_variant_lookup (inst->record, "FreezerState", "&s", &state) ||
+      if (!g_variant_lookup (inst->record, RC_KEY_FREEZER_STATE, "&s", &state) ||
           !(g_str_equal (state, "frozen") || g_str_equal (state, "freezing")))
         return FALSE;
     }
@@ -392,7 +392,7 @@ rcp_app_update_instance (RcpApp   *self,
   const char *unit = NULL;
   Instance *inst;
 
-  if (!g_variant_lookup (record, "Unit", "&s", &unit))
+  if (!g_variant_lookup (record, RC_KEY_UNIT, "&s", &unit))
     return;
   inst = find_instance (self, unit, NULL);
   if (inst == NULL)
@@ -482,7 +482,7 @@ rcp_app_sample (RcpApp *self,
       Instance *inst = g_ptr_array_index (self->instances, i);
       guint64 usage;
 
-      if (!g_variant_lookup (inst->record, "CPUUsageNSec", "t", &usage) || usage == G_MAXUINT64)
+      if (!g_variant_lookup (inst->record, RC_KEY_CPU_USAGE_NSEC, "t", &usage) || usage == G_MAXUINT64)
         {
           inst->has_prev = FALSE;
           continue;

@@ -3,6 +3,7 @@
 
 #include "rc-error.h"
 #include "rc-generated.h"
+#include "rc-keys.h"
 #include "rc-names.h"
 
 /* Reads answer at once; a write may wait for the user at a polkit dialog. */
@@ -45,9 +46,9 @@ record_app_id (GVariant *record)
 {
   const char *app_id = NULL;
 
-  if (g_variant_lookup (record, "AppId", "&s", &app_id) && *app_id != '\0')
+  if (g_variant_lookup (record, RC_KEY_APP_ID, "&s", &app_id) && *app_id != '\0')
     return app_id;
-  if (g_variant_lookup (record, "Unit", "&s", &app_id))
+  if (g_variant_lookup (record, RC_KEY_UNIT, "&s", &app_id))
     return app_id;
   return NULL;
 }
@@ -120,7 +121,7 @@ apply_listing (RcpClient *self,
       const char *app_id = record_app_id (record);
       const char *unit = NULL;
 
-      if (app_id != NULL && g_variant_lookup (record, "Unit", "&s", &unit))
+      if (app_id != NULL && g_variant_lookup (record, RC_KEY_UNIT, "&s", &unit))
         {
           g_hash_table_add (units, (gpointer) unit);
           rcp_app_update_instance (ensure_app (self, app_id), record);
@@ -209,7 +210,7 @@ app_changed_cb (RcDBusResourceControl *proxy,
                 RcpClient             *self)
 {
   RcpApp *app = app_for_unit (self, unit);
-  g_autoptr(GVariant) audio = g_variant_lookup_value (changed, "Audio", NULL);
+  g_autoptr(GVariant) audio = g_variant_lookup_value (changed, RC_KEY_AUDIO, NULL);
 
   if (app != NULL)
     rcp_app_apply_changes (app, unit, changed);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rcp-rules-page.h"
+#include "rc-limit-keys.h"
 
 #include "rcp-feedback.h"
-#include "rcp-format.h"
 
 struct _RcpRulesPage
 {
@@ -17,35 +17,6 @@ struct _RcpRulesPage
 };
 
 G_DEFINE_TYPE (RcpRulesPage, rcp_rules_page, ADW_TYPE_BIN)
-
-static char *
-describe_value (const char *key,
-                GVariant   *value)
-{
-  if (g_variant_is_of_type (value, G_VARIANT_TYPE_UINT64) && g_str_has_prefix (key, "Memory"))
-    return rcp_format_bytes (g_variant_get_uint64 (value), "no limit");
-  if (g_variant_is_of_type (value, G_VARIANT_TYPE_STRING))
-    return g_variant_dup_string (value, NULL);
-  return g_variant_print (value, FALSE);
-}
-
-static char *
-describe_rule (GVariant *keys)
-{
-  g_autoptr(GString) text = g_string_new (NULL);
-  GVariantIter iter;
-  const char *key;
-  GVariant *value;
-
-  g_variant_iter_init (&iter, keys);
-  while (g_variant_iter_loop (&iter, "{&sv}", &key, &value))
-    {
-      g_autofree char *shown = describe_value (key, value);
-
-      g_string_append_printf (text, "%s%s %s", text->len > 0 ? " · " : "", key, shown);
-    }
-  return g_string_free (g_steal_pointer (&text), FALSE);
-}
 
 static void
 remove_cb (GObject      *source,
@@ -92,7 +63,8 @@ show_rules (RcpRulesPage *self,
       AdwActionRow *row = ADW_ACTION_ROW (adw_action_row_new ());
       GtkWidget *button = gtk_button_new_from_icon_name ("user-trash-symbolic");
       g_autofree char *label = g_strdup_printf ("Remove rule for %s", app_id);
-      g_autofree char *description = describe_rule (keys);
+      /* The words `resourcectl rule list` uses too (common's table). */
+      g_autofree char *description = rc_limit_format_rule (keys, " ", " · ");
 
       adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), app_id);
       adw_action_row_set_subtitle (row, description);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rcp-slices-page.h"
+#include "rc-keys.h"
 
 #include "rcp-feedback.h"
 #include "rcp-format.h"
@@ -59,15 +60,15 @@ apply_record (RcpSlicesPage *self,
   SliceRows *rows;
   int i;
 
-  g_variant_lookup (record, "Unit", "&s", &unit);
+  g_variant_lookup (record, RC_KEY_UNIT, "&s", &unit);
   i = slice_index (unit);
   if (i < 0)
     return;
   rows = &self->rows[i];
-  g_variant_lookup (record, "CPUWeight", "t", &weight);
-  g_variant_lookup (record, "MemoryMax", "t", &memory_max);
-  g_variant_lookup (record, "MemoryCurrent", "t", &memory_current);
-  g_variant_lookup (record, "TasksCurrent", "t", &tasks);
+  g_variant_lookup (record, RC_KEY_CPU_WEIGHT, "t", &weight);
+  g_variant_lookup (record, RC_KEY_MEMORY_MAX, "t", &memory_max);
+  g_variant_lookup (record, RC_KEY_MEMORY_CURRENT, "t", &memory_current);
+  g_variant_lookup (record, RC_KEY_TASKS_CURRENT, "t", &tasks);
   used = rcp_format_bytes (memory_current, "?");
   limit = rcp_format_bytes (memory_max, "no limit");
   text = g_strdup_printf ("Memory %s of %s · %" G_GUINT64_FORMAT " tasks · CPU weight %" G_GUINT64_FORMAT,
@@ -156,7 +157,7 @@ weight_apply_cb (GtkWidget     *widget,
 {
   int i = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (widget), "slice"));
 
-  set_limit (self, i, "CPUWeight",
+  set_limit (self, i, RC_KEY_CPU_WEIGHT,
              (guint64) gtk_spin_button_get_value_as_int (GTK_SPIN_BUTTON (self->rows[i].weight_spin)));
 }
 
@@ -167,7 +168,7 @@ memory_apply_cb (GtkWidget     *widget,
   int i = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (widget), "slice"));
   guint64 mib = (guint64) gtk_spin_button_get_value_as_int (GTK_SPIN_BUTTON (self->rows[i].memory_spin));
 
-  set_limit (self, i, "MemoryMax", mib == 0 ? G_MAXUINT64 : mib *RCP_MIB);
+  set_limit (self, i, RC_KEY_MEMORY_MAX, mib == 0 ? G_MAXUINT64 : mib *RCP_MIB);
 }
 
 static AdwActionRow *

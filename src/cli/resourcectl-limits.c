@@ -11,8 +11,6 @@
 #include "rc-limit-keys.h"
 #include "rc-size.h"
 
-const char * const rcctl_rule_only_keys[] = { RC_KEY_FREEZE_WHEN_INACTIVE_SEC, NULL };
-
 /* FreezeWhenInactiveSec: whole seconds; the daemon judges the range. */
 static GVariant *
 parse_seconds (const char *key,
@@ -123,9 +121,9 @@ rcctl_parse_limits (char   **args,
           value = rc_limit_parse_text_variant (limit, eq + 1, error);
           canonical = rc_limit_key (limit);
         }
-      else if (for_rule && g_ascii_strcasecmp (key, rcctl_rule_only_keys[0]) == 0)
+      else if (for_rule && g_ascii_strcasecmp (key, RC_KEY_FREEZE_WHEN_INACTIVE_SEC) == 0)
         {
-          canonical = rcctl_rule_only_keys[0];
+          canonical = RC_KEY_FREEZE_WHEN_INACTIVE_SEC;
           value = parse_seconds (canonical, eq + 1, error);
         }
       else
@@ -135,7 +133,7 @@ rcctl_parse_limits (char   **args,
           for (RcLimit k = 0; k < RC_N_LIMITS; k++)
             g_string_append_printf (known, "%s%s", known->len > 0 ? ", " : "", rc_limit_key (k));
           if (for_rule)
-            g_string_append_printf (known, ", %s", rcctl_rule_only_keys[0]);
+            g_string_append_printf (known, ", %s", RC_KEY_FREEZE_WHEN_INACTIVE_SEC);
           g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
                        "unknown key \"%s\"; known keys: %s", key, known->str);
           return NULL;

@@ -42,11 +42,8 @@ rcctl_finish_list (GVariant *apps)
   g_autoptr(GPtrArray) sorted = NULL;
   g_autoptr(GPtrArray) rows = NULL;
 
-  if (rcctl_opt_json)
-    {
-      rcctl_print_json (apps);
-      return EXIT_SUCCESS;
-    }
+  if (rcctl_print_json_if_asked (apps))
+    return EXIT_SUCCESS;
 
   sorted = rcctl_sorted_apps (apps);
   rows = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
@@ -71,11 +68,8 @@ rcctl_finish_show (GVariant *apps)
 {
   g_autoptr(GPtrArray) sorted = NULL;
 
-  if (rcctl_opt_json)
-    {
-      rcctl_print_json (apps);
-      return EXIT_SUCCESS;
-    }
+  if (rcctl_print_json_if_asked (apps))
+    return EXIT_SUCCESS;
 
   sorted = rcctl_sorted_apps (apps);
   for (guint i = 0; i < sorted->len; i++)
@@ -235,11 +229,8 @@ rcctl_finish_slices (GVariant *slices)
   };
   g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
 
-  if (rcctl_opt_json)
-    {
-      rcctl_print_json (slices);
-      return EXIT_SUCCESS;
-    }
+  if (rcctl_print_json_if_asked (slices))
+    return EXIT_SUCCESS;
   g_ptr_array_add (rows, g_strdupv ((GStrv) columns));
   for (gsize i = 0; i < g_variant_n_children (slices); i++)
     {

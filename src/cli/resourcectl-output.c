@@ -2,6 +2,7 @@
 /* resourcectl: how values, tables and JSON are shown. */
 #include "resourcectl.h"
 #include "rc-keys.h"
+#include "rc-limit-keys.h"
 
 #include <string.h>
 
@@ -20,15 +21,15 @@ const RcctlAppKey rcctl_app_keys[] = {
   { RC_KEY_FREEZER_STATE, RCCTL_FORMAT_TEXT },
   { RC_KEY_AUDIO, RCCTL_FORMAT_TEXT },
   { RC_KEY_PIDS, RCCTL_FORMAT_TEXT },
-  { RC_KEY_CPU_WEIGHT, RCCTL_FORMAT_COUNT_USAGE },
-  { RC_KEY_IO_WEIGHT, RCCTL_FORMAT_COUNT_USAGE },
-  { RC_KEY_CPU_QUOTA, RCCTL_FORMAT_QUOTA },
-  { RC_KEY_MEMORY_LOW, RCCTL_FORMAT_SIZE_LIMIT },
-  { RC_KEY_MEMORY_HIGH, RCCTL_FORMAT_SIZE_LIMIT },
-  { RC_KEY_MEMORY_MAX, RCCTL_FORMAT_SIZE_LIMIT },
-  { RC_KEY_TASKS_MAX, RCCTL_FORMAT_COUNT_LIMIT },
-  { RC_KEY_MEMORY_MIN, RCCTL_FORMAT_SIZE_LIMIT },
-  { RC_KEY_MEMORY_SWAP_MAX, RCCTL_FORMAT_SIZE_LIMIT },
+  { RC_KEY_CPU_WEIGHT, RCCTL_FORMAT_LIMIT },
+  { RC_KEY_IO_WEIGHT, RCCTL_FORMAT_LIMIT },
+  { RC_KEY_CPU_QUOTA, RCCTL_FORMAT_LIMIT },
+  { RC_KEY_MEMORY_LOW, RCCTL_FORMAT_LIMIT },
+  { RC_KEY_MEMORY_HIGH, RCCTL_FORMAT_LIMIT },
+  { RC_KEY_MEMORY_MAX, RCCTL_FORMAT_LIMIT },
+  { RC_KEY_TASKS_MAX, RCCTL_FORMAT_LIMIT },
+  { RC_KEY_MEMORY_MIN, RCCTL_FORMAT_LIMIT },
+  { RC_KEY_MEMORY_SWAP_MAX, RCCTL_FORMAT_LIMIT },
   { RC_KEY_MEMORY_CURRENT, RCCTL_FORMAT_SIZE_USAGE },
   { RC_KEY_CPU_USAGE_NSEC, RCCTL_FORMAT_COUNT_USAGE },
   { RC_KEY_TASKS_CURRENT, RCCTL_FORMAT_COUNT_USAGE },
@@ -102,14 +103,24 @@ rcctl_format_value (const char *key,
 {
   gssize i = rcctl_find_app_key (key);
   RcctlValueFormat format = i >= 0 ? rcctl_app_keys[i].format : RCCTL_FORMAT_TEXT;
-  const GVariantType *type = format == RCCTL_FORMAT_QUOTA ? G_VARIANT_TYPE_UINT32
-                             : format == RCCTL_FORMAT_COUNTERS ? G_VARIANT_TYPE ("a{st}")
+  const GVariantType *type = format == RCCTL_FORMAT_COUNTERS ? G_VARIANT_TYPE ("a{st}")
                              : format == RCCTL_FORMAT_PERCENT ? G_VARIANT_TYPE_DOUBLE
                              : G_VARIANT_TYPE_UINT64;
+  RcLimit limit;
   guint64 n;
 
+  /* Limits are worded by common's table, as the panel words them; a value
+   * it does not know (a daemon newer than this client) is shown as it is. */
+  if (rc_limit_from_key (key, &limit))
+    {
+      g_autofree char *text = rc_limit_format_value (limit, value);
+
+      return text != NULL ? rcctl_printable (text) : format_plain (value);
+    }
+
   /* A daemon newer than this client may send other types: show them as they are. */
-  if (format == RCCTL_FORMAT_TEXT || !g_variant_is_of_type (value, type))
+  if (format == RCCTL_FORMAT_TEXT || format == RCCTL_FORMAT_LIMIT ||
+      !g_variant_is_of_type (value, type))
     return format_plain (value);
 
   if (format == RCCTL_FORMAT_PERCENT)
@@ -128,26 +139,15 @@ rcctl_format_value (const char *key,
       return rcctl_printable (out->len > 0 ? out->str : "-");
     }
 
-  if (format == RCCTL_FORMAT_QUOTA)
-    {
-      guint32 percent = g_variant_get_uint32 (value);
-
-      return percent == 0 ? g_strdup ("max") : g_strdup_printf ("%u%%", percent);
-    }
-
   n = g_variant_get_uint64 (value);
   switch (format)
     {
-    case RCCTL_FORMAT_SIZE_LIMIT:
-      return rc_size_format (n);
     case RCCTL_FORMAT_SIZE_USAGE:
       return n == G_MAXUINT64 ? g_strdup ("-") : rc_size_format (n);
-    case RCCTL_FORMAT_COUNT_LIMIT:
-      return n == G_MAXUINT64 ? g_strdup ("max") : g_strdup_printf ("%" G_GUINT64_FORMAT, n);
     case RCCTL_FORMAT_COUNT_USAGE:
       return n == G_MAXUINT64 ? g_strdup ("-") : g_strdup_printf ("%" G_GUINT64_FORMAT, n);
     case RCCTL_FORMAT_TEXT:
-    case RCCTL_FORMAT_QUOTA:
+    case RCCTL_FORMAT_LIMIT:
     case RCCTL_FORMAT_COUNTERS:
     case RCCTL_FORMAT_PERCENT:
     default:
@@ -209,6 +209,15 @@ rcctl_print_json (GVariant *apps)
   for (guint i = 0; i < json_array_get_length (array); i++)
     json_object_foreach_member (json_array_get_object_element (array, i), rcctl_null_for_max_cb, NULL);
   rcctl_print_json_node (root);
+}
+
+gboolean
+rcctl_print_json_if_asked (GVariant *records)
+{
+  if (!rcctl_opt_json)
+    return FALSE;
+  rcctl_print_json (records);
+  return TRUE;
 }
 
 static int

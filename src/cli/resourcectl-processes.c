@@ -27,11 +27,8 @@ rcctl_finish_which (GVariant *apps)
 {
   g_autoptr(GVariant) app = NULL;
 
-  if (rcctl_opt_json)
-    {
-      rcctl_print_json (apps);
-      return EXIT_SUCCESS;
-    }
+  if (rcctl_print_json_if_asked (apps))
+    return EXIT_SUCCESS;
   app = g_variant_get_child_value (apps, 0);
   g_print ("%s\t%s\t%s\n", rcctl_lookup_string (app, "Unit"), rcctl_lookup_string (app, "AppId"),
            rcctl_lookup_string (app, "Name"));

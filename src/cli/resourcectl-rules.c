@@ -28,55 +28,14 @@ null_for_max_in_rule_cb (JsonObject *object,
     json_object_foreach_member (json_node_get_object (node), rcctl_null_for_max_cb, NULL);
 }
 
-static gboolean
-is_known_key (const char *key)
-{
-  RcLimit limit;
-
-  return rc_limit_from_key (key, &limit) || g_strv_contains (rcctl_rule_only_keys, key);
-}
-
-static void
-append_key (GString    *out,
-            GVariant   *rule,
-            const char *key)
-{
-  g_autoptr(GVariant) known = g_variant_lookup_value (rule, key, NULL);
-  g_autofree char *text = NULL;
-
-  if (known == NULL)
-    return;
-  text = rcctl_format_value (key, known);
-  g_string_append_printf (out, "%s%s=%s", out->len > 0 ? " " : "", key, text);
-}
-
-/* "KEY=VALUE ...", in the order of the limit keys, then the rule-only keys,
- * then keys this client does not know; the values as `show` prints them. */
+/* "KEY=VALUE ...", worded as the panel's rules page words it. */
 static char *
 format_rule (GVariant *rule)
 {
-  g_autoptr(GString) out = g_string_new (NULL);
-  GVariantIter iter;
-  const char *key;
-  GVariant *value;
+  g_autofree char *text = rc_limit_format_rule (rule, "=", " ");
 
-  for (RcLimit limit = 0; limit < RC_N_LIMITS; limit++)
-    append_key (out, rule, rc_limit_key (limit));
-  for (guint k = 0; rcctl_rule_only_keys[k] != NULL; k++)
-    append_key (out, rule, rcctl_rule_only_keys[k]);
-  g_variant_iter_init (&iter, rule);
-  while (g_variant_iter_loop (&iter, "{&sv}", &key, &value))
-    {
-      g_autofree char *shown_key = NULL;
-      g_autofree char *text = NULL;
-
-      if (is_known_key (key))
-        continue;
-      shown_key = rcctl_printable (key);
-      text = rcctl_format_value (key, value);
-      g_string_append_printf (out, "%s%s=%s", out->len > 0 ? " " : "", shown_key, text);
-    }
-  return out->len > 0 ? g_string_free (g_steal_pointer (&out), FALSE) : g_strdup ("-");
+  /* Keys and values of a rules file another user may have written. */
+  return *text != '\0' ? rcctl_printable (text) : g_strdup ("-");
 }
 
 static const char * const rule_columns[] = { "APP", "RULE" };

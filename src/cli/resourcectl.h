@@ -45,11 +45,9 @@ GSubprocess *rcctl_start_tty_agent (void);
 
 typedef enum {
   RCCTL_FORMAT_TEXT,         /* strings, pids, anything unknown */
-  RCCTL_FORMAT_SIZE_LIMIT,   /* t bytes, G_MAXUINT64 = no limit ("max") */
+  RCCTL_FORMAT_LIMIT,        /* a limit key: common's rc_limit_format_value */
   RCCTL_FORMAT_SIZE_USAGE,   /* t bytes, G_MAXUINT64 = not available ("-") */
-  RCCTL_FORMAT_COUNT_LIMIT,  /* t, G_MAXUINT64 = no limit ("max") */
   RCCTL_FORMAT_COUNT_USAGE,  /* t, G_MAXUINT64 = not available ("-") */
-  RCCTL_FORMAT_QUOTA,        /* u percent of one CPU, 0 = no quota ("max") */
   RCCTL_FORMAT_COUNTERS,     /* a{st}: "name=value ..." */
   RCCTL_FORMAT_PERCENT,      /* d percent */
 } RcctlValueFormat;
@@ -77,15 +75,14 @@ void        rcctl_null_for_max_cb (JsonObject *object,
                                    gpointer    user_data);
 void        rcctl_print_json_node (JsonNode *root);
 void        rcctl_print_json (GVariant *apps);
+/* With --json, prints @records (aa{sv}) as rcctl_print_json does and
+ * returns TRUE: the command has nothing more to print. */
+gboolean    rcctl_print_json_if_asked (GVariant *records);
 GPtrArray  *rcctl_sorted_apps (GVariant *apps);
 void        rcctl_print_table (GPtrArray *rows,
                                gsize      n_columns);
 
 /* ---- limits as KEY=VALUE (resourcectl-limits.c) ----------------------- */
-
-/* The rule keys beyond the limits (rc-limit-keys.h has those): the keys
- * `rule set` takes besides `set`'s, after them in `rule list`. */
-extern const char * const rcctl_rule_only_keys[];
 
 GVariant *rcctl_parse_limits (char   **args,
                               gboolean for_rule,

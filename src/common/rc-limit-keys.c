@@ -209,14 +209,18 @@ rc_limit_parse_text_variant (RcLimit     limit,
   return g_variant_new_uint64 (value);
 }
 
-char *
-rc_limit_format_text (RcLimit limit,
-                      guint64 value)
+/* @exact: the text a rules file keeps, which parses back to @value (2G,
+ * 1536M, 1610612736, infinity, 0%); otherwise the text people read in
+ * resourcectl and the panel (1.5G, max for no limit or no quota, - for a
+ * weight the daemon could not read). */
+static char *
+format_number (RcLimit  limit,
+               guint64  value,
+               gboolean exact)
 {
   static const char suffixes[] = "KMGTPE";
   guint exponent = 0;
 
-  g_return_val_if_fail (limit < RC_N_LIMITS, NULL);
   if (keys[limit].names != NULL)
     {
       for (guint64 i = 0; keys[limit].names[i] != NULL; i++)
@@ -224,8 +228,12 @@ rc_limit_format_text (RcLimit limit,
           return g_strdup (keys[limit].names[i]);
       return g_strdup (keys[limit].names[0]);
     }
+  if (!exact && keys[limit].form == TEXT_SIZE)
+    return rc_size_format (value);
+  if (!exact && keys[limit].form == TEXT_CPU_PERCENT && value == 0)
+    return g_strdup ("max");
   if (value == G_MAXUINT64)
-    return g_strdup ("infinity");
+    return g_strdup (exact ? "infinity" : keys[limit].form == TEXT_NUMBER ? "-" : "max");
   if (keys[limit].form == TEXT_CPU_PERCENT || keys[limit].form == TEXT_PERCENT)
     return g_strdup_printf ("%" G_GUINT64_FORMAT "%%", value);
   if (keys[limit].form != TEXT_SIZE)
@@ -239,4 +247,102 @@ rc_limit_format_text (RcLimit limit,
   if (exponent == 0)
     return g_strdup_printf ("%" G_GUINT64_FORMAT, value);
   return g_strdup_printf ("%" G_GUINT64_FORMAT "%c", value, suffixes[exponent - 1]);
+}
+
+char *
+rc_limit_format_text (RcLimit limit,
+                      guint64 value)
+{
+  g_return_val_if_fail (limit < RC_N_LIMITS, NULL);
+  return format_number (limit, value, TRUE);
+}
+
+char *
+rc_limit_format_value (RcLimit   limit,
+                       GVariant *value)
+{
+  g_return_val_if_fail (limit < RC_N_LIMITS, NULL);
+  g_return_val_if_fail (value != NULL, NULL);
+
+  if (!g_variant_is_of_type (value, G_VARIANT_TYPE (keys[limit].type)))
+    return NULL;
+  if (keys[limit].names != NULL)
+    {
+      const char *name = g_variant_get_string (value, NULL);
+
+      return g_strv_contains (keys[limit].names, name) ? g_strdup (name) : NULL;
+    }
+  if (g_str_equal (keys[limit].type, "u"))
+    return format_number (limit, g_variant_get_uint32 (value), FALSE);
+  return format_number (limit, g_variant_get_uint64 (value), FALSE);
+}
+
+/* A value no table words: a string as it is, anything else as GVariant
+ * prints it. */
+static char *
+format_plain (GVariant *value)
+{
+  if (g_variant_is_of_type (value, G_VARIANT_TYPE_STRING))
+    {
+      const char *text = g_variant_get_string (value, NULL);
+
+      return g_strdup (*text != '\0' ? text : "-");
+    }
+  return g_variant_print (value, FALSE);
+}
+
+static void
+append_key_value (GString    *out,
+                  const char *key,
+                  GVariant   *value,
+                  const char *between_key_and_value,
+                  const char *between_keys)
+{
+  g_autofree char *text = NULL;
+  RcLimit limit;
+
+  if (rc_limit_from_key (key, &limit))
+    text = rc_limit_format_value (limit, value);
+  if (text == NULL)
+    text = format_plain (value);
+  g_string_append_printf (out, "%s%s%s%s", out->len > 0 ? between_keys : "", key,
+                          between_key_and_value, text);
+}
+
+/* The rule keys beyond the limits, shown after them. */
+static const char * const rule_only_keys[] = { RC_KEY_FREEZE_WHEN_INACTIVE_SEC, NULL };
+
+char *
+rc_limit_format_rule (GVariant   *rule,
+                      const char *between_key_and_value,
+                      const char *between_keys)
+{
+  g_autoptr(GString) out = g_string_new (NULL);
+  GVariantIter iter;
+  const char *key;
+  GVariant *value;
+  RcLimit limit;
+
+  g_return_val_if_fail (g_variant_is_of_type (rule, G_VARIANT_TYPE_VARDICT), NULL);
+
+  for (limit = 0; limit < RC_N_LIMITS; limit++)
+    {
+      g_autoptr(GVariant) known = g_variant_lookup_value (rule, keys[limit].key, NULL);
+
+      if (known != NULL)
+        append_key_value (out, keys[limit].key, known, between_key_and_value, between_keys);
+    }
+  for (guint k = 0; rule_only_keys[k] != NULL; k++)
+    {
+      g_autoptr(GVariant) known = g_variant_lookup_value (rule, rule_only_keys[k], NULL);
+
+      if (known != NULL)
+        append_key_value (out, rule_only_keys[k], known, between_key_and_value, between_keys);
+    }
+  /* Keys of a daemon newer than this program, as they come. */
+  g_variant_iter_init (&iter, rule);
+  while (g_variant_iter_loop (&iter, "{&sv}", &key, &value))
+    if (!rc_limit_from_key (key, &limit) && !g_strv_contains (rule_only_keys, key))
+      append_key_value (out, key, value, between_key_and_value, between_keys);
+  return g_string_free (g_steal_pointer (&out), FALSE);
 }

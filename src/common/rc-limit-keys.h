@@ -53,8 +53,25 @@ gboolean    rc_limit_parse_text (RcLimit     limit,
 GVariant   *rc_limit_parse_text_variant (RcLimit     limit,
                                          const char *text,
                                          GError    **error);
-/* The inverse of rc_limit_parse_text: 2G, 50%, infinity, avoid. */
+/* The inverse of rc_limit_parse_text: 2G, 50%, infinity, avoid (what a
+ * rules file keeps: it parses back to @value). */
 char       *rc_limit_format_text (RcLimit limit,
                                   guint64 value);
+/* A value of the limit (of its D-Bus type, as in the app records and rules)
+ * as people read it, the one wording of resourcectl and the panel: 300, 50%,
+ * 1.5G, max (no limit, no quota), avoid; "-" for a weight the daemon could
+ * not read. NULL for a value of another type or a word the limit does not
+ * know (from a newer daemon): the caller shows it as it is. */
+char       *rc_limit_format_value (RcLimit   limit,
+                                   GVariant *value);
+/* A rule (SetRule's and ListRules' a{sv}) in words, the one text of
+ * `resourcectl rule list` (KEY=VALUE KEY=VALUE) and the panel's rules page
+ * (KEY VALUE · KEY VALUE): the limits in the table's order, then
+ * FreezeWhenInactiveSec, then keys this program does not know, each value
+ * as rc_limit_format_value words it (other values as they are). "" for an
+ * empty rule. */
+char       *rc_limit_format_rule (GVariant   *rule,
+                                  const char *between_key_and_value,
+                                  const char *between_keys);
 
 G_END_DECLS

@@ -3,7 +3,7 @@
 #include "rc-subscription.h"
 #include "rc-error.h"
 #include "rc-names.h"
-#include "rc-systemd.h"
+#include "rc-systemd-bus.h"
 
 struct _RcStartJobs {
   GObject          parent_instance;

@@ -6,19 +6,6 @@
 
 G_BEGIN_DECLS
 
-/* systemd answers quickly or not at all; a stuck manager must not keep a
- * client waiting for D-Bus's default 25 s on every request. */
-#define RC_SYSTEMD_TIMEOUT_MSEC 20000
-
-/* A systemd error as the API's: NoSuchApp for a unit or pid systemd does
- * not know, Failed with systemd's message otherwise. */
-GError   *rc_systemd_error_from_dbus (GError *error);
-/* Subscribes @callback to the manager's signal @member. */
-guint     rc_systemd_subscribe_manager (GDBusConnection    *connection,
-                                        const char         *member,
-                                        GDBusSignalCallback callback,
-                                        gpointer            user_data);
-
 /* The systemd client: every call the daemon makes to the user's service
  * manager, asynchronous, with a timeout and without auto-starting anything.
  * It knows nothing of apps or of our D-Bus API.

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-unit-tracker.h"
+#include "rc-active-state-query.h"
 #include "rc-cgroup.h"
 #include "rc-cgroup-locator.h"
 #include "rc-error.h"
@@ -44,19 +45,18 @@ static const char * const source_keys[] = { "SourcePath", NULL };
 #define MAX_LOAD_RETRIES 5
 
 struct _RcUnitTracker {
-  GObject          parent_instance;
-  RcSystemd       *systemd;
-  RcCgroupLocator *locator;     /* NULL: every read asks systemd */
-  GHashTable      *tracked;     /* object path -> Tracked */
-  GCancellable    *cancellable;
-  guint            generation;
-  guint            pending_loads; /* reads the first listing waits for */
-  GQueue           load_queue;  /* object paths */
-  guint            loads_in_flight;
-  GHashTable      *to_query;    /* object paths whose state to ask systemd for */
-  guint            query_id;
-  gboolean         syncing;
-  gboolean         ready;
+  GObject             parent_instance;
+  RcSystemd          *systemd;
+  RcCgroupLocator    *locator;  /* NULL: every read asks systemd */
+  GHashTable         *tracked;  /* object path -> Tracked */
+  GCancellable       *cancellable;
+  guint               generation;
+  guint               pending_loads; /* reads the first listing waits for */
+  GQueue              load_queue; /* object paths */
+  guint               loads_in_flight;
+  RcActiveStateQuery *state_query;
+  gboolean            syncing;
+  gboolean            ready;
 };
 
 enum {
@@ -339,8 +339,12 @@ pump_loads (RcUnitTracker *self)
     }
 }
 
-static void query_state (RcUnitTracker *self,
-                         const char    *object_path);
+/* Asks systemd for the unit's ActiveState, without loading it. */
+static void
+query_state (Tracked *tracked)
+{
+  rc_active_state_query_ask (tracked->tracker->state_query, tracked->id, tracked->object_path);
+}
 
 /* Moves @tracked on by @event and carries out what the rules say. */
 static void
@@ -378,7 +382,7 @@ handle (Tracked    *tracked,
   if (actions & RC_UNIT_ACTION_DROP_APP)
     g_signal_emit (self, signals[SIGNAL_UNIT_DOWN], 0, tracked->object_path);
   if (actions & RC_UNIT_ACTION_ASK_STATE)
-    query_state (self, tracked->object_path);
+    query_state (tracked);
   if (actions & RC_UNIT_ACTION_RETRY_LATER)
     g_timeout_add_seconds_full (G_PRIORITY_DEFAULT, tracked->retries, retry_load_cb,
                                 load_data_new (self, tracked->object_path),
@@ -386,6 +390,7 @@ handle (Tracked    *tracked,
   if (actions & RC_UNIT_ACTION_FORGET)
     {
       uncount (tracked);
+      rc_active_state_query_forget (self->state_query, tracked->object_path);
       g_hash_table_remove (self->tracked, tracked->object_path);
       return;
     }
@@ -562,130 +567,29 @@ track_listed (RcUnitTracker *self,
     probe_aliases (self, id, object_path, active_state);
 }
 
-/* ---- asking systemd for states ----------------------------------------- */
-
-typedef struct {
-  RcUnitTracker *tracker;
-  GHashTable    *paths;        /* object paths asked about */
-} QueryData;
+/* ---- the answers of RcActiveStateQuery --------------------------------- */
 
 static void
-query_data_free (QueryData *data)
+state_listed_cb (RcActiveStateQuery *query,
+                 const char         *object_path,
+                 const char         *active_state,
+                 RcUnitTracker      *self)
 {
-  g_object_unref (data->tracker);
-  g_hash_table_unref (data->paths);
-  g_free (data);
-}
+  Tracked *tracked = lookup (self, object_path);
 
-static gboolean
-requery_cb (gpointer user_data)
-{
-  QueryData *data = user_data;
-  GHashTableIter iter;
-  const char *path;
-
-  g_hash_table_iter_init (&iter, data->paths);
-  while (g_hash_table_iter_next (&iter, (gpointer *) &path, NULL))
-    query_state (data->tracker, path);
-  return G_SOURCE_REMOVE;
+  if (tracked != NULL)
+    note_state (tracked, active_state);
 }
 
 static void
-query_states_cb (GObject      *source,
-                 GAsyncResult *result,
-                 gpointer      user_data)
+state_unlisted_cb (RcActiveStateQuery *query,
+                   const char         *object_path,
+                   RcUnitTracker      *self)
 {
-  QueryData *data = user_data;
-  RcUnitTracker *self = data->tracker;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GVariant) units = NULL;
-  g_autoptr(GPtrArray) gone = g_ptr_array_new ();
-  GVariantIter unit_iter;
-  GHashTableIter iter;
-  const char *id, *object_path, *active_state;
-  Tracked *tracked;
+  Tracked *tracked = lookup (self, object_path);
 
-  units = rc_systemd_list_units_finish (RC_SYSTEMD (source), result, &error);
-  if (units == NULL)
-    {
-      /* With systemd off the bus, asking again would poll: the full listing
-       * when it is back ("appeared") settles these units too. */
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) &&
-          rc_systemd_is_present (self->systemd))
-        {
-          g_debug ("Could not ask systemd for unit states (%s); asking again", error->message);
-          g_timeout_add_seconds_full (G_PRIORITY_DEFAULT, 1, requery_cb, data,
-                                      (GDestroyNotify) query_data_free);
-          return;
-        }
-      query_data_free (data);
-      return;
-    }
-
-  g_variant_iter_init (&unit_iter, units);
-  while (g_variant_iter_next (&unit_iter, "(&s&s&s&s&s&s&ou&s&o)", &id, NULL, NULL,
-                              &active_state, NULL, NULL, &object_path, NULL, NULL, NULL))
-    {
-      tracked = g_hash_table_lookup (self->tracked, object_path);
-      if (tracked != NULL && g_hash_table_remove (data->paths, object_path))
-        note_state (tracked, active_state);
-    }
-  /* Not listed: no longer loaded, and its UnitRemoved may be behind us. */
-  g_hash_table_iter_init (&iter, data->paths);
-  while (g_hash_table_iter_next (&iter, (gpointer *) &object_path, NULL))
-    if ((tracked = g_hash_table_lookup (self->tracked, object_path)) != NULL)
-      g_ptr_array_add (gone, tracked);
-  for (guint i = 0; i < gone->len; i++)
-    handle (g_ptr_array_index (gone, i), RC_UNIT_EVENT_GONE, NULL);
-  rc_heap_trim_after (g_variant_n_children (units));   /* a daemon-reload asks for every unit */
-  query_data_free (data);
-}
-
-static gboolean
-query_states_idle_cb (gpointer user_data)
-{
-  RcUnitTracker *self = user_data;
-  g_autoptr(GPtrArray) patterns = g_ptr_array_new_with_free_func (g_free);
-  static const char * const any_state[] = { NULL };
-  GHashTableIter iter;
-  const char *path;
-  Tracked *tracked;
-  QueryData *data = g_new0 (QueryData, 1);
-
-  self->query_id = 0;
-  data->tracker = g_object_ref (self);
-  data->paths = g_steal_pointer (&self->to_query);
-  self->to_query = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  g_hash_table_iter_init (&iter, data->paths);
-  while (g_hash_table_iter_next (&iter, (gpointer *) &path, NULL))
-    if ((tracked = g_hash_table_lookup (self->tracked, path)) != NULL)
-      {
-        /* A glob of the name: '?' for the '\' of \x2d escapes, whatever
-         * systemd's fnmatch flags; the reply is matched by path. */
-        char *pattern = g_strdup (tracked->id);
-        g_strdelimit (pattern, "\\", '?');
-        g_ptr_array_add (patterns, pattern);
-      }
-  g_ptr_array_add (patterns, NULL);
-  if (patterns->len == 1)
-    {
-      query_data_free (data);
-      return G_SOURCE_REMOVE;
-    }
-  rc_systemd_list_units_async (self->systemd, any_state, (const char * const *) patterns->pdata,
-                               self->cancellable, query_states_cb, data);
-  return G_SOURCE_REMOVE;
-}
-
-/* Asks systemd for a unit's ActiveState without loading it; the questions
- * of one main loop iteration go in one call. */
-static void
-query_state (RcUnitTracker *self,
-             const char    *object_path)
-{
-  g_hash_table_add (self->to_query, g_strdup (object_path));
-  if (self->query_id == 0)
-    self->query_id = g_idle_add (query_states_idle_cb, self);
+  if (tracked != NULL)
+    handle (tracked, RC_UNIT_EVENT_GONE, NULL);
 }
 
 /* ---- systemd's signals and the full listing ----------------------------- */
@@ -707,13 +611,12 @@ unit_new_cb (RcSystemd     *systemd,
         return;
       track_parsed (self, id, object_path, parsed, NULL);
     }
+  tracked = lookup (self, object_path);
   /* Ours to start: its states come as it starts (note_state). */
-  if (rc_systemd_is_starting (systemd, id) && (tracked = lookup (self, object_path)) != NULL)
-    {
-      tracked->held = TRUE;
-      return;
-    }
-  query_state (self, object_path);
+  if (rc_systemd_is_starting (systemd, id))
+    tracked->held = TRUE;
+  else
+    query_state (tracked);
 }
 
 /* A start of ours is over: a unit held back until then is read now, or its
@@ -730,7 +633,7 @@ start_ended_cb (RcSystemd     *systemd,
     return;
   tracked->held = FALSE;
   if (tracked->active_state == NULL)
-    query_state (self, path);
+    query_state (tracked);
   else
     act_on_state (tracked);
 }
@@ -859,6 +762,9 @@ rc_unit_tracker_new (RcSystemd *systemd)
   RcUnitTracker *self = g_object_new (RC_TYPE_UNIT_TRACKER, NULL);
 
   self->systemd = g_object_ref (systemd);
+  self->state_query = rc_active_state_query_new (systemd, self->cancellable);
+  g_signal_connect_object (self->state_query, "listed", G_CALLBACK (state_listed_cb), self, 0);
+  g_signal_connect_object (self->state_query, "unlisted", G_CALLBACK (state_unlisted_cb), self, 0);
   g_signal_connect_object (systemd, "appeared", G_CALLBACK (systemd_appeared_cb), self, 0);
   g_signal_connect_object (systemd, "vanished", G_CALLBACK (systemd_vanished_cb), self, 0);
   g_signal_connect_object (systemd, "unit-new", G_CALLBACK (unit_new_cb), self, 0);
@@ -874,8 +780,7 @@ rc_unit_tracker_dispose (GObject *object)
   RcUnitTracker *self = RC_UNIT_TRACKER (object);
 
   g_cancellable_cancel (self->cancellable);
-  g_clear_handle_id (&self->query_id, g_source_remove);
-  g_clear_pointer (&self->to_query, g_hash_table_unref);
+  g_clear_object (&self->state_query);
   g_queue_clear_full (&self->load_queue, g_free);
   g_clear_pointer (&self->tracked, g_hash_table_unref);
   g_clear_pointer (&self->locator, rc_cgroup_locator_free);
@@ -914,6 +819,5 @@ rc_unit_tracker_init (RcUnitTracker *self)
 {
   self->tracked = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
                                          (GDestroyNotify) tracked_free);
-  self->to_query = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->cancellable = g_cancellable_new ();
 }
