@@ -282,11 +282,11 @@ connect_local (guint    number,
  * block with poll() and no timeout. Abandoning it is shutting the socket
  * down through a duplicate of it, which wakes that poll. */
 typedef struct {
-  int   fd;            /* given to libxcb in the thread */
-  int   wake_fd;       /* the same socket, kept until the thread is done */
-  guint number;
-  guint timeout_id;
-  gulong cancelled_id;
+  int           fd;    /* given to libxcb in the thread */
+  int           wake_fd; /* the same socket, kept until the thread is done */
+  guint         number;
+  guint         timeout_id;
+  gulong        cancelled_id;
   GCancellable *cancellable;
 } Handshake;
 
