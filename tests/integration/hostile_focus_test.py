@@ -14,6 +14,7 @@ events must neither stall the daemon nor cost it without bound.
 import os
 import shutil
 import socket
+import subprocess
 import sys
 import threading
 import time
@@ -143,6 +144,46 @@ class SilentXServerTest(FocusBase):
         self.assertIn('accepted', result.get('stdout', ''))
         self.assert_answers_quickly()
         self.assertEqual(self.focus_source(), 'none')
+
+
+class XauthorityTest(FocusBase):
+    '''An X server that wants its cookie (as Xorg and Xwayland do): the daemon, which now
+    makes the connection itself, finds the cookie in XAUTHORITY as libxcb's own connect did.
+    Not a hostile case: the guard that the bounded connect still reaches a real session.'''
+
+    def test_cookie_from_xauthority(self):
+        # pylint: disable=import-outside-toplevel
+        from Xlib import Xatom, display as xdisplay
+        cookie = os.urandom(16).hex()
+        # the server takes every cookie in its file, whatever display the entry names
+        server_cookies = os.path.join(self.workdir, 'xvfb-cookies')
+        subprocess.run(['xauth', '-f', server_cookies, 'add', ':0', '.', cookie],
+                       check=True, stderr=subprocess.DEVNULL)
+        read, write = os.pipe()
+        # pylint: disable=consider-using-with
+        xvfb = subprocess.Popen(['Xvfb', '-displayfd', str(write), '-auth', server_cookies,
+                                 '-nolisten', 'tcp', '-screen', '0', '320x240x24'],
+                                pass_fds=(write,), stderr=subprocess.DEVNULL)
+        os.close(write)
+        with os.fdopen(read) as f:
+            display = ':' + f.readline().strip()
+        self.addCleanup(self._terminate, xvfb)
+        # the clients look the cookie up by their display's number
+        cookies = os.path.join(self.workdir, 'xauthority')
+        subprocess.run(['xauth', '-f', cookies, 'add', display, '.', cookie],
+                       check=True, stderr=subprocess.DEVNULL)
+        os.environ['XAUTHORITY'] = cookies
+        self.addCleanup(os.environ.pop, 'XAUTHORITY')
+        x = xdisplay.Display(display)
+        self.addCleanup(x.close)
+        win = x.screen().root.create_window(0, 0, 10, 10, 0, x.screen().root_depth)
+        win.change_property(x.intern_atom('_NET_WM_PID'), Xatom.CARDINAL, 32, [self.pids[1]])
+        x.screen().root.change_property(x.intern_atom('_NET_ACTIVE_WINDOW'), Xatom.WINDOW, 32,
+                                        [win.id])
+        x.sync()
+        self.session_env = {'DISPLAY': display, 'XAUTHORITY': cookies}
+        self.start_daemon()
+        self.wait_weights([100, 300, 100])
 
 
 class ForeignSwayTest(FocusBase):
