@@ -38,6 +38,7 @@ typedef enum {
   REPLY_ACTIVE,        /* the root's _NET_ACTIVE_WINDOW */
   REPLY_PID,           /* _NET_WM_PID of window */
   REPLY_I3,            /* the root's I3_SOCKET_PATH */
+  N_REPLY_KINDS
 } ReplyKind;
 
 /* A request whose reply is awaited, in the order sent. */
@@ -56,7 +57,11 @@ struct _RcFocusX11 {
   xcb_atom_t        atoms[N_ATOMS];
   guint             atoms_missing;
   GQueue            pending;   /* Pending */
-  guint             watch_id;
+  /* a root property asked for, and whether it changed again since: one
+   * request per property in flight, however fast it changes */
+  gboolean asking[N_REPLY_KINDS];
+  gboolean ask_again[N_REPLY_KINDS];
+  guint    watch_id;
 };
 
 G_DEFINE_TYPE (RcFocusX11, rc_focus_x11, RC_TYPE_FOCUS_SOURCE);
@@ -97,9 +102,33 @@ get_property (RcFocusX11  *self,
 }
 
 static void
-ask_active_window (RcFocusX11 *self)
+ask_root (RcFocusX11 *self,
+          ReplyKind   kind)
 {
-  get_property (self, REPLY_ACTIVE, self->root, self->atoms[ATOM_ACTIVE_WINDOW], XCB_ATOM_WINDOW);
+  if (self->asking[kind])
+    {
+      self->ask_again[kind] = TRUE;
+      return;
+    }
+  self->asking[kind] = TRUE;
+  if (kind == REPLY_ACTIVE)
+    get_property (self, kind, self->root, self->atoms[ATOM_ACTIVE_WINDOW], XCB_ATOM_WINDOW);
+  else
+    get_property (self, kind, self->root, self->atoms[ATOM_I3_SOCKET_PATH],
+                  XCB_GET_PROPERTY_TYPE_ANY);
+}
+
+/* Was @kind's answer out of date when it came? Then it is asked again. */
+static gboolean
+answer_is_stale (RcFocusX11 *self,
+                 ReplyKind   kind)
+{
+  self->asking[kind] = FALSE;
+  if (!self->ask_again[kind])
+    return FALSE;
+  self->ask_again[kind] = FALSE;
+  ask_root (self, kind);
+  return TRUE;
 }
 
 static void
@@ -113,8 +142,8 @@ atoms_known (RcFocusX11 *self)
       return;
     }
   xcb_change_window_attributes (self->connection, self->root, XCB_CW_EVENT_MASK, &mask);
-  get_property (self, REPLY_I3, self->root, self->atoms[ATOM_I3_SOCKET_PATH], XCB_GET_PROPERTY_TYPE_ANY);
-  ask_active_window (self);
+  ask_root (self, REPLY_I3);
+  ask_root (self, REPLY_ACTIVE);
 }
 
 static void
@@ -138,12 +167,16 @@ handle_reply (RcFocusX11 *self,
   switch (pending->kind)
     {
     case REPLY_I3:
+      if (answer_is_stale (self, REPLY_I3))
+        break;
       /* i3 sets it when it starts, and removes it when it exits */
       g_object_set (self, "name",
                     property != NULL && xcb_get_property_value_length (property) > 0 ? "i3" : "x11",
                     NULL);
       break;
     case REPLY_ACTIVE:
+      if (answer_is_stale (self, REPLY_ACTIVE))
+        break;
       /* none: the desktop or no window; keep the boost where it is */
       if (value != 0)
         get_property (self, REPLY_PID, value, self->atoms[ATOM_WM_PID], XCB_ATOM_CARDINAL);
@@ -156,6 +189,7 @@ handle_reply (RcFocusX11 *self,
         rc_focus_source_emit_focused (source, value);
       break;
     case REPLY_ATOM:
+    case N_REPLY_KINDS:
     default:
       g_assert_not_reached ();
     }
@@ -178,10 +212,9 @@ readable_cb (int          fd,
           self->atoms_missing == 0)
         {
           if (notify->atom == self->atoms[ATOM_ACTIVE_WINDOW])
-            ask_active_window (self);
+            ask_root (self, REPLY_ACTIVE);
           else if (notify->atom == self->atoms[ATOM_I3_SOCKET_PATH])
-            get_property (self, REPLY_I3, self->root, self->atoms[ATOM_I3_SOCKET_PATH],
-                          XCB_GET_PROPERTY_TYPE_ANY);
+            ask_root (self, REPLY_I3);
         }
       free (event);
     }

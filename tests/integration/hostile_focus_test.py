@@ -186,6 +186,45 @@ class XauthorityTest(FocusBase):
         self.wait_weights([100, 300, 100])
 
 
+class X11FloodTest(FocusBase):
+    '''Any X client may change the root window's properties: a flood of _NET_ACTIVE_WINDOW
+    changes costs one request in flight, and the boost follows the last.'''
+
+    def test_flood_of_active_window_changes(self):
+        # pylint: disable=import-outside-toplevel
+        from Xlib import Xatom, display as xdisplay
+        read, write = os.pipe()
+        # pylint: disable=consider-using-with
+        xvfb = subprocess.Popen(['Xvfb', '-displayfd', str(write), '-nolisten', 'tcp',
+                                 '-screen', '0', '320x240x24'],
+                                pass_fds=(write,), stderr=subprocess.DEVNULL)
+        os.close(write)
+        with os.fdopen(read) as f:
+            display = ':' + f.readline().strip()
+        self.addCleanup(self._terminate, xvfb)
+        x = xdisplay.Display(display)
+        self.addCleanup(x.close)
+        root = x.screen().root
+        windows = []
+        for pid in self.pids:
+            win = root.create_window(0, 0, 10, 10, 0, x.screen().root_depth)
+            win.change_property(x.intern_atom('_NET_WM_PID'), Xatom.CARDINAL, 32, [pid])
+            windows.append(win)
+        active = x.intern_atom('_NET_ACTIVE_WINDOW')
+        x.sync()
+        self.session_env = {'DISPLAY': display}
+        self.start_daemon()
+        root.change_property(active, Xatom.WINDOW, 32, [windows[0].id])
+        x.sync()
+        self.wait_weights([300, 100, 100])
+        for i in range(3000):
+            root.change_property(active, Xatom.WINDOW, 32, [windows[i % 2].id])
+        root.change_property(active, Xatom.WINDOW, 32, [windows[2].id])
+        x.sync()
+        self.wait_weights([100, 100, 300])
+        self.assertEqual(self.count_in_log('Focus from x11 ended'), 0)
+
+
 class ForeignSwayTest(FocusBase):
     '''A sway socket served by another user: it may not move the boost.'''
 
