@@ -5,7 +5,6 @@
 #include <X11/Xauth.h>
 #include <fcntl.h>
 #include <glib-unix.h>
-#include <glib/gstdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
