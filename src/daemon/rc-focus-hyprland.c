@@ -1,42 +1,73 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-focus-hyprland.h"
 
+#include <errno.h>
 #include <json-glib/json-glib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define EVENT_PREFIX "activewindowv2>>"
+/* An event line is a window's class and title at most; a j/activewindow
+ * reply one window's JSON. Longer ones are dropped unread into memory. */
+#define MAX_LINE         (64u << 10)
+#define MAX_REPLY        (64u << 10)
+/* Hyprland answers a request at once; one unanswered this long is dropped. */
+#define REQUEST_TIMEOUT_S 5
+
+typedef struct _Request Request;
 
 struct _RcFocusHyprland {
   RcFocusSource      parent_instance;
   char              *dir;
   GSocketConnection *events;
-  GDataInputStream  *lines;
-  guint64            serial;    /* of the latest focus change */
+  guint8             chunk[4096];
+  GByteArray        *line;        /* the event line read so far */
+  gboolean           overlong;    /* the current line is being dropped */
+  Request           *request;     /* the one request in flight, or NULL */
+  char              *next_address; /* focused since it was sent: asked next */
 };
 
 G_DEFINE_TYPE (RcFocusHyprland, rc_focus_hyprland, RC_TYPE_FOCUS_SOURCE);
 
-/* One "j/activewindow" request. */
-typedef struct {
+/* One "j/activewindow" request; at most one is in flight. */
+struct _Request {
   RcFocusHyprland   *self;
+  GCancellable      *cancellable;
+  guint              timeout_id;
   GSocketConnection *connection;
-  GOutputStream     *reply;
+  guint8             chunk[4096];
+  GByteArray        *reply;
   char              *address;
-  guint64            serial;
-} Request;
+};
 
+static void ask_active_window (RcFocusHyprland *self,
+                               const char      *address);
+
+/* Also where the next request starts: the focus changed while this one
+ * was in flight. */
 static void
 request_free (Request *request)
 {
-  g_object_unref (request->self);
+  g_autoptr(RcFocusHyprland) self = request->self;
+  g_autofree char *next = NULL;
+
+  if (self->request == request)
+    self->request = NULL;
+  g_clear_handle_id (&request->timeout_id, g_source_remove);
+  g_clear_object (&request->cancellable);
   g_clear_object (&request->connection);
-  g_clear_object (&request->reply);
+  g_clear_pointer (&request->reply, g_byte_array_unref);
   g_free (request->address);
   g_free (request);
+  next = g_steal_pointer (&self->next_address);
+  if (next != NULL &&
+      !g_cancellable_is_cancelled (rc_focus_source_get_cancellable (RC_FOCUS_SOURCE (self))))
+    ask_active_window (self, next);
 }
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Request, request_free);
 
-static void read_line (RcFocusHyprland *self);
+static void read_events (RcFocusHyprland *self);
 
 gint64
 rc_focus_hyprland_parse_window (const char *json,
@@ -60,37 +91,72 @@ rc_focus_hyprland_parse_window (const char *json,
 }
 
 static void
-reply_cb (GObject      *object,
-          GAsyncResult *result,
-          gpointer      user_data)
+handle_reply (Request *request)
 {
-  g_autoptr(Request) request = user_data;
   RcFocusSource *source = RC_FOCUS_SOURCE (request->self);
-  g_autoptr(GError) error = NULL;
-  GMemoryOutputStream *reply = G_MEMORY_OUTPUT_STREAM (request->reply);
   gint64 pid;
 
-  if (g_output_stream_splice_finish (G_OUTPUT_STREAM (object), result, &error) < 0)
-    {
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        rc_focus_source_warn_once (source, "request", "no answer to j/activewindow: %s",
-                                   error->message);
-      return;
-    }
-  /* a later focus change has its own request */
-  if (request->serial != request->self->serial)
+  /* a later focus change is asked about next */
+  if (request->self->next_address != NULL)
     return;
-  pid = rc_focus_hyprland_parse_window (g_memory_output_stream_get_data (reply),
-                                        g_memory_output_stream_get_data_size (reply),
-                                        request->address);
+  g_byte_array_append (request->reply, (const guint8 *) "", 1);
+  pid = rc_focus_hyprland_parse_window ((const char *) request->reply->data,
+                                        request->reply->len - 1, request->address);
   if (pid < 0)
     rc_focus_source_warn_once (source, "reply", "j/activewindow gave no window: %.80s",
-                               (const char *) g_memory_output_stream_get_data (reply));
+                               (const char *) request->reply->data);
   else if (pid == 0)
     rc_focus_source_warn_once (source, "no-pid", "window %s has no pid (or lost the focus "
                                "before Hyprland answered)", request->address);
   else
     rc_focus_source_emit_focused (source, (guint32) pid);
+}
+
+static void read_reply (Request *request);
+
+static void
+reply_cb (GObject      *object,
+          GAsyncResult *result,
+          gpointer      user_data)
+{
+  g_autoptr(Request) request = user_data;
+  g_autoptr(GError) error = NULL;
+  gssize length;
+
+  length = g_input_stream_read_finish (G_INPUT_STREAM (object), result, &error);
+  if (length < 0)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        rc_focus_source_warn_once (RC_FOCUS_SOURCE (request->self), "request",
+                                   "no answer to j/activewindow: %s", error->message);
+      else if (request->timeout_id == 0)
+        rc_focus_source_warn_once (RC_FOCUS_SOURCE (request->self), "request",
+                                   "no answer to j/activewindow within %u s", REQUEST_TIMEOUT_S);
+      return;
+    }
+  if (length == 0)
+    {
+      handle_reply (request);
+      return;
+    }
+  if (request->reply->len + length > MAX_REPLY)
+    {
+      rc_focus_source_warn_once (RC_FOCUS_SOURCE (request->self), "reply-size",
+                                 "an answer to j/activewindow longer than %u bytes; dropped",
+                                 MAX_REPLY);
+      return;
+    }
+  g_byte_array_append (request->reply, request->chunk, length);
+  read_reply (g_steal_pointer (&request));
+}
+
+static void
+read_reply (Request *request)
+{
+  GInputStream *in = g_io_stream_get_input_stream (G_IO_STREAM (request->connection));
+
+  g_input_stream_read_async (in, request->chunk, sizeof request->chunk, G_PRIORITY_DEFAULT,
+                             request->cancellable, reply_cb, request);
 }
 
 static void
@@ -100,7 +166,6 @@ request_sent_cb (GObject      *object,
 {
   g_autoptr(Request) request = user_data;
   g_autoptr(GError) error = NULL;
-  GInputStream *in;
 
   if (!g_output_stream_write_all_finish (G_OUTPUT_STREAM (object), result, NULL, &error))
     {
@@ -109,13 +174,8 @@ request_sent_cb (GObject      *object,
                                    "cannot ask for the active window: %s", error->message);
       return;
     }
-  in = g_io_stream_get_input_stream (G_IO_STREAM (request->connection));
-  request->reply = g_memory_output_stream_new_resizable ();
-  g_output_stream_splice_async (request->reply, in, G_OUTPUT_STREAM_SPLICE_CLOSE_TARGET,
-                                G_PRIORITY_DEFAULT,
-                                rc_focus_source_get_cancellable (RC_FOCUS_SOURCE (request->self)),
-                                reply_cb, request);
-  g_steal_pointer (&request);
+  request->reply = g_byte_array_new ();
+  read_reply (g_steal_pointer (&request));
 }
 
 static void
@@ -126,10 +186,12 @@ request_connected_cb (GObject      *object,
   g_autoptr(Request) request = user_data;
   g_autoptr(GError) error = NULL;
   static const char command[] = "j/activewindow";
+  GCancellable *cancellable = request->cancellable;
   GOutputStream *out;
 
   request->connection = g_socket_client_connect_finish (G_SOCKET_CLIENT (object), result, &error);
-  if (request->connection == NULL)
+  if (request->connection == NULL ||
+      !rc_focus_source_peer_is_us (g_socket_connection_get_socket (request->connection), &error))
     {
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         rc_focus_source_warn_once (RC_FOCUS_SOURCE (request->self), "request",
@@ -138,73 +200,134 @@ request_connected_cb (GObject      *object,
     }
   out = g_io_stream_get_output_stream (G_IO_STREAM (request->connection));
   g_output_stream_write_all_async (out, command, strlen (command), G_PRIORITY_DEFAULT,
-                                   rc_focus_source_get_cancellable (RC_FOCUS_SOURCE (request->self)),
-                                   request_sent_cb, request);
-  g_steal_pointer (&request);
+                                   cancellable, request_sent_cb, g_steal_pointer (&request));
 }
 
+static gboolean
+request_timeout_cb (gpointer user_data)
+{
+  Request *request = user_data;
+
+  request->timeout_id = 0;
+  g_cancellable_cancel (request->cancellable);
+  return G_SOURCE_REMOVE;
+}
+
+/* Asks which window is active, unless a request is in flight: then the
+ * latest address is asked about when that one is done. */
 static void
 ask_active_window (RcFocusHyprland *self,
                    const char      *address)
 {
-  g_autoptr(GSocketClient) client = g_socket_client_new ();
-  g_autofree char *path = g_build_filename (self->dir, ".socket.sock", NULL);
-  g_autoptr(GSocketAddress) socket_address = g_unix_socket_address_new (path);
-  Request *request = g_new0 (Request, 1);
+  g_autoptr(GSocketClient) client = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr(GSocketAddress) socket_address = NULL;
+  Request *request;
 
+  if (self->request != NULL)
+    {
+      g_free (self->next_address);
+      self->next_address = g_strdup (address);
+      return;
+    }
+  client = g_socket_client_new ();
+  path = g_build_filename (self->dir, ".socket.sock", NULL);
+  socket_address = g_unix_socket_address_new (path);
+  request = g_new0 (Request, 1);
   request->self = g_object_ref (self);
   request->address = g_strdup (address);
-  request->serial = ++self->serial;
+  request->cancellable = g_cancellable_new ();
+  request->timeout_id = g_timeout_add_seconds (REQUEST_TIMEOUT_S, request_timeout_cb, request);
+  self->request = request;
   g_socket_client_connect_async (client, G_SOCKET_CONNECTABLE (socket_address),
-                                 rc_focus_source_get_cancellable (RC_FOCUS_SOURCE (self)),
-                                 request_connected_cb, request);
+                                 request->cancellable, request_connected_cb, request);
 }
 
 static void
-line_cb (GObject      *object,
-         GAsyncResult *result,
-         gpointer      user_data)
+handle_line (RcFocusHyprland *self,
+             const char      *line,
+             gsize            length)
+{
+  const char *address;
+
+  if (!g_utf8_validate (line, length, NULL))
+    {
+      rc_focus_source_warn_once (RC_FOCUS_SOURCE (self), "utf-8", "an event that is not UTF-8 text");
+      return;
+    }
+  if (!g_str_has_prefix (line, EVENT_PREFIX))
+    return;
+  address = line + strlen (EVENT_PREFIX);
+  /* an empty address: no window has the focus; keep the boost */
+  if (*address != '\0' && strspn (address, "0123456789abcdefABCDEFx") == strlen (address))
+    ask_active_window (self, address);
+  else if (*address != '\0')
+    rc_focus_source_warn_once (RC_FOCUS_SOURCE (self), "garbage",
+                               "a window address that is none: %.80s", address);
+}
+
+/* @length more bytes of events: whole lines are handled, the rest kept. */
+static void
+take_events (RcFocusHyprland *self,
+             const guint8    *data,
+             gsize            length)
+{
+  while (length > 0)
+    {
+      const guint8 *newline = memchr (data, '\n', length);
+      gsize part = newline != NULL ? (gsize) (newline - data) : length;
+
+      if (!self->overlong && self->line->len + part > MAX_LINE)
+        {
+          rc_focus_source_warn_once (RC_FOCUS_SOURCE (self), "line-size",
+                                     "an event line longer than %u bytes; dropped", MAX_LINE);
+          self->overlong = TRUE;
+          g_byte_array_set_size (self->line, 0);
+        }
+      if (!self->overlong)
+        g_byte_array_append (self->line, data, part);
+      if (newline == NULL)
+        return;
+      if (!self->overlong)
+        {
+          g_byte_array_append (self->line, (const guint8 *) "", 1);
+          handle_line (self, (const char *) self->line->data, self->line->len - 1);
+        }
+      self->overlong = FALSE;
+      g_byte_array_set_size (self->line, 0);
+      data += part + 1;
+      length -= part + 1;
+    }
+}
+
+static void
+events_cb (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
 {
   g_autoptr(RcFocusHyprland) self = user_data;
   g_autoptr(GError) error = NULL;
-  g_autofree char *line = NULL;
-  gsize length;
+  gssize length;
 
-  line = g_data_input_stream_read_line_finish_utf8 (G_DATA_INPUT_STREAM (object), result, &length,
-                                                    &error);
-  if (line == NULL)
+  length = g_input_stream_read_finish (G_INPUT_STREAM (object), result, &error);
+  if (length <= 0)
     {
-      if (error != NULL && g_error_matches (error, G_CONVERT_ERROR, G_CONVERT_ERROR_ILLEGAL_SEQUENCE))
-        {
-          rc_focus_source_warn_once (RC_FOCUS_SOURCE (self), "utf-8",
-                                     "an event that is not UTF-8 text");
-          read_line (self);
-          return;
-        }
       rc_focus_source_emit_closed (RC_FOCUS_SOURCE (self),
                                    error != NULL ? error->message : "Hyprland closed the socket");
       return;
     }
-  if (g_str_has_prefix (line, EVENT_PREFIX))
-    {
-      const char *address = line + strlen (EVENT_PREFIX);
-
-      /* an empty address: no window has the focus; keep the boost */
-      if (*address != '\0' && strspn (address, "0123456789abcdefABCDEFx") == strlen (address))
-        ask_active_window (self, address);
-      else if (*address != '\0')
-        rc_focus_source_warn_once (RC_FOCUS_SOURCE (self), "garbage",
-                                   "a window address that is none: %.80s", address);
-    }
-  read_line (self);
+  take_events (self, self->chunk, length);
+  read_events (self);
 }
 
 static void
-read_line (RcFocusHyprland *self)
+read_events (RcFocusHyprland *self)
 {
-  g_data_input_stream_read_line_async (self->lines, G_PRIORITY_DEFAULT,
-                                       rc_focus_source_get_cancellable (RC_FOCUS_SOURCE (self)),
-                                       line_cb, g_object_ref (self));
+  GInputStream *in = g_io_stream_get_input_stream (G_IO_STREAM (self->events));
+
+  g_input_stream_read_async (in, self->chunk, sizeof self->chunk, G_PRIORITY_DEFAULT,
+                             rc_focus_source_get_cancellable (RC_FOCUS_SOURCE (self)),
+                             events_cb, g_object_ref (self));
 }
 
 static void
@@ -214,15 +337,45 @@ connected (RcFocusSource     *source,
   RcFocusHyprland *self = RC_FOCUS_HYPRLAND (source);
 
   self->events = connection;
-  self->lines = g_data_input_stream_new (g_io_stream_get_input_stream (G_IO_STREAM (connection)));
-  read_line (self);
+  read_events (self);
+}
+
+/* Is @path a folder of ours that no one else may write? Hyprland before
+ * 0.40 kept its sockets in /tmp/hypr, where anyone may make folders. */
+static gboolean
+folder_is_ours (const char *path,
+                GError    **error)
+{
+  struct stat st;
+
+  if (lstat (path, &st) != 0)
+    {
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno), "%s: %s", path,
+                   g_strerror (errno));
+      return FALSE;
+    }
+  if (!S_ISDIR (st.st_mode) || st.st_uid != getuid () || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
+                   "%s is not a folder of ours that only we may write", path);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 static void
 rc_focus_hyprland_start (RcFocusSource *source)
 {
-  g_autofree char *path = g_build_filename (RC_FOCUS_HYPRLAND (source)->dir, ".socket2.sock", NULL);
+  RcFocusHyprland *self = RC_FOCUS_HYPRLAND (source);
+  g_autofree char *path = g_build_filename (self->dir, ".socket2.sock", NULL);
+  g_autofree char *parent = g_path_get_dirname (self->dir);
+  g_autoptr(GError) error = NULL;
 
+  if (!folder_is_ours (parent, &error) || !folder_is_ours (self->dir, &error))
+    {
+      rc_focus_source_emit_closed (source, error->message);
+      return;
+    }
   rc_focus_source_connect (source, path, connected);
 }
 
@@ -245,15 +398,28 @@ rc_focus_hyprland_finalize (GObject *object)
 {
   RcFocusHyprland *self = RC_FOCUS_HYPRLAND (object);
 
-  g_clear_object (&self->lines);
   g_clear_object (&self->events);
+  g_byte_array_unref (self->line);
+  g_free (self->next_address);
   g_free (self->dir);
   G_OBJECT_CLASS (rc_focus_hyprland_parent_class)->finalize (object);
 }
 
 static void
+rc_focus_hyprland_dispose (GObject *object)
+{
+  RcFocusHyprland *self = RC_FOCUS_HYPRLAND (object);
+
+  g_clear_pointer (&self->next_address, g_free);
+  if (self->request != NULL)
+    g_cancellable_cancel (self->request->cancellable);
+  G_OBJECT_CLASS (rc_focus_hyprland_parent_class)->dispose (object);
+}
+
+static void
 rc_focus_hyprland_class_init (RcFocusHyprlandClass *klass)
 {
+  G_OBJECT_CLASS (klass)->dispose = rc_focus_hyprland_dispose;
   G_OBJECT_CLASS (klass)->finalize = rc_focus_hyprland_finalize;
   RC_FOCUS_SOURCE_CLASS (klass)->start = rc_focus_hyprland_start;
 }
@@ -261,4 +427,5 @@ rc_focus_hyprland_class_init (RcFocusHyprlandClass *klass)
 static void
 rc_focus_hyprland_init (RcFocusHyprland *self)
 {
+  self->line = g_byte_array_new ();
 }

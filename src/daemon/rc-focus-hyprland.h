@@ -9,7 +9,10 @@ G_BEGIN_DECLS
  * "activewindowv2>>ADDRESS" on each focus change; a "j/activewindow"
  * request on its command socket (.socket.sock) then gives that window's
  * pid. The sockets live in $XDG_RUNTIME_DIR/hypr/SIGNATURE/ (Hyprland 0.40
- * and later) or /tmp/hypr/SIGNATURE/. */
+ * and later) or /tmp/hypr/SIGNATURE/; both folders must be ours and
+ * writable by no one else, and both sockets served by our user. One
+ * request is in flight at a time; event lines and replies over 64 KiB are
+ * dropped. */
 #define RC_TYPE_FOCUS_HYPRLAND (rc_focus_hyprland_get_type ())
 G_DECLARE_FINAL_TYPE (RcFocusHyprland, rc_focus_hyprland, RC, FOCUS_HYPRLAND, RcFocusSource);
 

@@ -2,12 +2,20 @@
 #include "rc-focus-source.h"
 
 #include <gio/gunixsocketaddress.h>
+#include <unistd.h>
+
+/* A compositor says a few focus changes a second; one that says thousands
+ * (or a process that floods its socket) must not cost a registry lookup and
+ * a boost change each: at most one "focused" per this many ms, the latest. */
+#define FOCUS_INTERVAL_MS 100
 
 typedef struct {
   char         *name;
   GCancellable *cancellable;
   GHashTable   *warned;    /* kinds already reported */
   gboolean      closed;
+  guint         interval_id;  /* while a report was delivered less than an interval ago */
+  guint32       waiting_pid;  /* the latest report within the interval; 0 none */
 } RcFocusSourcePrivate;
 
 G_DEFINE_TYPE_WITH_PRIVATE (RcFocusSource, rc_focus_source, G_TYPE_OBJECT);
@@ -38,6 +46,38 @@ rc_focus_source_get_cancellable (RcFocusSource *self)
   return priv->cancellable;
 }
 
+gboolean
+rc_focus_source_json_depth_ok (const char *json,
+                               gsize       length,
+                               guint       max_depth)
+{
+  guint depth = 0;
+  gboolean in_string = FALSE;
+
+  for (gsize i = 0; i < length && json[i] != '\0'; i++)
+    {
+      char c = json[i];
+
+      if (in_string)
+        {
+          if (c == '\\')
+            i++;
+          else if (c == '"')
+            in_string = FALSE;
+        }
+      else if (c == '"')
+        in_string = TRUE;
+      else if (c == '[' || c == '{')
+        {
+          if (++depth > max_depth)
+            return FALSE;
+        }
+      else if ((c == ']' || c == '}') && depth > 0)
+        depth--;
+    }
+  return TRUE;
+}
+
 JsonObject *
 rc_focus_source_parse_object (JsonParser *parser,
                               const char *json,
@@ -45,6 +85,10 @@ rc_focus_source_parse_object (JsonParser *parser,
 {
   JsonNode *root;
 
+  /* json-glib's parser recurses once per level: deep enough nesting
+   * overflows the stack. */
+  if (!rc_focus_source_json_depth_ok (json, length, RC_FOCUS_JSON_MAX_DEPTH))
+    return NULL;
   if (!json_parser_load_from_data (parser, json, length, NULL))
     return NULL;
   root = json_parser_get_root (parser);
@@ -68,6 +112,28 @@ typedef struct {
   RcFocusConnected connected;
 } Connect;
 
+gboolean
+rc_focus_source_peer_is_us (GSocket *socket,
+                            GError **error)
+{
+  g_autoptr(GCredentials) credentials = g_socket_get_credentials (socket, error);
+  uid_t uid;
+
+  if (credentials == NULL)
+    return FALSE;
+  uid = g_credentials_get_unix_user (credentials, error);
+  if (uid == (uid_t) -1)
+    return FALSE;
+  if (uid != getuid ())
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
+                   "the socket's server is another user's (uid %u), not our compositor's",
+                   (guint) uid);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static void
 connected_cb (GObject      *object,
               GAsyncResult *result,
@@ -75,13 +141,14 @@ connected_cb (GObject      *object,
 {
   Connect *connect = user_data;
   g_autoptr(GError) error = NULL;
-  GSocketConnection *connection;
+  g_autoptr(GSocketConnection) connection = NULL;
 
   connection = g_socket_client_connect_finish (G_SOCKET_CLIENT (object), result, &error);
-  if (connection == NULL)
+  if (connection == NULL ||
+      !rc_focus_source_peer_is_us (g_socket_connection_get_socket (connection), &error))
     rc_focus_source_emit_closed (connect->self, error->message);
   else
-    connect->connected (connect->self, connection);
+    connect->connected (connect->self, g_steal_pointer (&connection));
   g_object_unref (connect->self);
   g_free (connect);
 }
@@ -102,14 +169,41 @@ rc_focus_source_connect (RcFocusSource   *self,
                                  connected_cb, connect);
 }
 
+static gboolean
+interval_over_cb (gpointer user_data)
+{
+  RcFocusSource *self = user_data;
+  RcFocusSourcePrivate *priv = rc_focus_source_get_instance_private (self);
+  guint32 pid = priv->waiting_pid;
+
+  if (pid == 0)
+    {
+      priv->interval_id = 0;
+      return G_SOURCE_REMOVE;
+    }
+  /* delivered now; the next interval starts */
+  priv->waiting_pid = 0;
+  g_signal_emit (self, signals[FOCUSED], 0, pid);
+  return G_SOURCE_CONTINUE;
+}
+
 void
 rc_focus_source_emit_focused (RcFocusSource *self,
                               guint32        pid)
 {
   RcFocusSourcePrivate *priv = rc_focus_source_get_instance_private (self);
 
-  if (!priv->closed)
-    g_signal_emit (self, signals[FOCUSED], 0, pid);
+  if (priv->closed || pid == 0)
+    return;
+  /* the first report after a quiet time goes out at once; later ones within
+   * the interval replace each other and the last goes out when it ends */
+  if (priv->interval_id != 0)
+    {
+      priv->waiting_pid = pid;
+      return;
+    }
+  priv->interval_id = g_timeout_add (FOCUS_INTERVAL_MS, interval_over_cb, self);
+  g_signal_emit (self, signals[FOCUSED], 0, pid);
 }
 
 void
@@ -179,6 +273,7 @@ rc_focus_source_dispose (GObject *object)
 
   priv->closed = TRUE;
   g_cancellable_cancel (priv->cancellable);
+  g_clear_handle_id (&priv->interval_id, g_source_remove);
   G_OBJECT_CLASS (rc_focus_source_parent_class)->dispose (object);
 }
 

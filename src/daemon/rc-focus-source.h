@@ -30,19 +30,37 @@ const char   *rc_focus_source_get_name (RcFocusSource *self);
 GCancellable *rc_focus_source_get_cancellable (RcFocusSource *self);
 
 /* For subclasses. Connects to the unix socket @path and gives @connected
- * the connection (theirs to keep); a failure ends as "closed". */
+ * the connection (theirs to keep); a failure ends as "closed", and so does
+ * a server that runs as another user: the socket's path comes from the
+ * session's environment, which any process of ours may set, but only a
+ * process of our own user may say where the focus is. */
 typedef void (*RcFocusConnected) (RcFocusSource     *self,
                                   GSocketConnection *connection);
 void          rc_focus_source_connect (RcFocusSource   *self,
                                        const char      *path,
                                        RcFocusConnected connected);
 
+/* The source's compositor says @pid has the focus. Reports are coalesced:
+ * at most one "focused" per 100 ms, the latest report winning. */
 void          rc_focus_source_emit_focused (RcFocusSource *self,
                                             guint32        pid);
+/* Does @socket's peer (SO_PEERCRED) run as our user? If not, @error says
+ * whose it is. */
+gboolean      rc_focus_source_peer_is_us (GSocket *socket,
+                                          GError **error);
 void          rc_focus_source_emit_closed (RcFocusSource *self,
                                            const char    *why);
+/* Deeper nesting than any compositor's message has: refused unparsed. */
+#define RC_FOCUS_JSON_MAX_DEPTH 64
+/* Is no array or object in @json (up to @length or a NUL) nested deeper
+ * than @max_depth? A scan that needs no stack, before the parser's
+ * recursion sees the text. */
+gboolean      rc_focus_source_json_depth_ok (const char *json,
+                                             gsize       length,
+                                             guint       max_depth);
 /* For subclasses that speak JSON: the object @json holds, parsed with
- * @parser (which keeps it); NULL when it is not JSON or not an object. */
+ * @parser (which keeps it); NULL when it is not JSON, not an object, or
+ * nested deeper than RC_FOCUS_JSON_MAX_DEPTH. */
 JsonObject   *rc_focus_source_parse_object (JsonParser *parser,
                                             const char *json,
                                             gsize       length);

@@ -10,8 +10,9 @@
 #define IPC_HEADER_SIZE  14
 #define IPC_SUBSCRIBE    2
 #define IPC_EVENT_WINDOW 0x80000003u
-/* A window event is a few KiB; anything this big is not sway talking. */
-#define IPC_MAX_PAYLOAD  (4u << 20)
+/* A window event is a few KiB (one container, not the tree); anything this
+ * big is not sway talking, and is refused before it is read. */
+#define IPC_MAX_PAYLOAD  (256u << 10)
 
 struct _RcFocusSway {
   RcFocusSource      parent_instance;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Table-driven tests of what the focus sources read: Mutter's focus marks,
  * sway's window events, Hyprland's active window, and which source a
- * session's environment picks. */
+ * session's environment picks; the bounds on what a compositor's socket
+ * may cost (JSON nesting, the rate of focus reports). */
 #include "rc-focus-hyprland.h"
 #include "rc-focus-sway.h"
 #include "rc-focus-tracker.h"
@@ -122,6 +123,114 @@ test_mutter_mark (void)
   g_assert_cmpint (rc_focus_parse ("-1xyz", 2), ==, RC_FOCUS_FOCUSED);
 }
 
+/* @depth nested arrays inside a focus event whose container has pid 7. */
+static char *
+nested_event (guint       depth,
+              const char *open,
+              const char *close)
+{
+  GString *json = g_string_new ("{\"change\":\"focus\",\"container\":{\"pid\":7,\"x\":");
+
+  for (guint i = 0; i < depth; i++)
+    g_string_append (json, open);
+  for (guint i = 0; i < depth; i++)
+    g_string_append (json, close);
+  g_string_append (json, "}}");
+  return g_string_free (json, FALSE);
+}
+
+static void
+test_nested_json (void)
+{
+  g_autofree char *deep = nested_event (100000, "[", "]");
+  g_autofree char *deep_open = nested_event (100000, "{\"a\":", "");
+  g_autofree char *deep_unclosed = nested_event (200000, "[", "");
+  g_autofree char *allowed = nested_event (RC_FOCUS_JSON_MAX_DEPTH - 3, "[", "]");
+  g_autofree char *too_deep = nested_event (RC_FOCUS_JSON_MAX_DEPTH - 1, "[", "]");
+  /* brackets in a string are text, not nesting */
+  g_autofree char *in_string = nested_event (1, "\"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["
+                                             "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\\\"[[\"", "");
+
+  /* 200 KB: json-glib 1.6's recursive parser overflowed its stack */
+  g_assert_cmpint (rc_focus_sway_parse_event (deep, strlen (deep)), ==, -1);
+  g_assert_cmpint (rc_focus_sway_parse_event (deep_open, strlen (deep_open)), ==, -1);
+  g_assert_cmpint (rc_focus_sway_parse_event (deep_unclosed, strlen (deep_unclosed)), ==, -1);
+  g_assert_cmpint (rc_focus_hyprland_parse_window (deep, strlen (deep), "1"), ==, -1);
+  /* the event's own two levels and the member's */
+  g_assert_cmpint (rc_focus_sway_parse_event (allowed, strlen (allowed)), ==, 7);
+  g_assert_cmpint (rc_focus_sway_parse_event (too_deep, strlen (too_deep)), ==, -1);
+  g_assert_cmpint (rc_focus_sway_parse_event (in_string, strlen (in_string)), ==, 7);
+  g_assert_true (rc_focus_source_json_depth_ok ("[[]]", 4, 2));
+  g_assert_false (rc_focus_source_json_depth_ok ("[[[]]]", 6, 2));
+  /* only @length bytes count */
+  g_assert_true (rc_focus_source_json_depth_ok ("[[[]]]", 2, 2));
+}
+
+/* A source that connects to nothing: the test says what it reports. */
+#define TEST_TYPE_SOURCE (test_source_get_type ())
+G_DECLARE_FINAL_TYPE (TestSource, test_source, TEST, SOURCE, RcFocusSource);
+struct _TestSource {
+  RcFocusSource parent_instance;
+};
+G_DEFINE_TYPE (TestSource, test_source, RC_TYPE_FOCUS_SOURCE);
+
+static void
+test_source_start (RcFocusSource *source)
+{
+}
+
+static void
+test_source_class_init (TestSourceClass *klass)
+{
+  RC_FOCUS_SOURCE_CLASS (klass)->start = test_source_start;
+}
+
+static void
+test_source_init (TestSource *self)
+{
+}
+
+static void
+focused_cb (RcFocusSource *source,
+            guint32        pid,
+            GArray        *heard)
+{
+  g_array_append_val (heard, pid);
+}
+
+static gboolean
+heard_pid_cb (gpointer user_data)
+{
+  GArray *heard = user_data;
+
+  return heard->len > 0 && g_array_index (heard, guint32, heard->len - 1) == 10000;
+}
+
+static void
+test_focus_reports_coalesced (void)
+{
+  g_autoptr(RcFocusSource) source = g_object_new (TEST_TYPE_SOURCE, "name", "test", NULL);
+  g_autoptr(GArray) heard = g_array_new (FALSE, FALSE, sizeof (guint32));
+
+  g_signal_connect (source, "focused", G_CALLBACK (focused_cb), heard);
+  /* the first report after a quiet time at once */
+  rc_focus_source_emit_focused (source, 1);
+  g_assert_cmpuint (heard->len, ==, 1);
+  /* a flood: only the last of it, when the interval ends */
+  for (guint32 pid = 2; pid <= 10000; pid++)
+    rc_focus_source_emit_focused (source, pid);
+  g_assert_cmpuint (heard->len, ==, 1);
+  while (!heard_pid_cb (heard))
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_cmpuint (heard->len, ==, 2);
+  g_assert_cmpuint (g_array_index (heard, guint32, 0), ==, 1);
+  /* a closed source says nothing more */
+  rc_focus_source_emit_closed (source, "test");
+  rc_focus_source_emit_focused (source, 3);
+  g_assert_cmpuint (heard->len, ==, 2);
+  g_object_run_dispose (G_OBJECT (source));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -131,5 +240,7 @@ main (int   argc,
   g_test_add_func ("/focus/sway-event", test_sway_event);
   g_test_add_func ("/focus/hyprland-window", test_hyprland_window);
   g_test_add_func ("/focus/pick-source", test_pick_source);
+  g_test_add_func ("/focus/nested-json", test_nested_json);
+  g_test_add_func ("/focus/reports-coalesced", test_focus_reports_coalesced);
   return g_test_run ();
 }
