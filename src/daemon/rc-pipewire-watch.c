@@ -3,7 +3,9 @@
 #include "rc-audio-pids.h"
 
 #include <json-glib/json-glib.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 /* pw-dump prints one JSON array per batch of changes; a batch larger than
  * this is not PipeWire talking sense. */
@@ -19,30 +21,44 @@ static const char * const pw_dump_paths[] = {
   "/usr/local/bin/pw-dump",
 };
 
+/* Where pipewire-pulse's binary may be: system folders, which an app
+ * cannot write to. Upstream installs pipewire-pulse as a symbolic link to
+ * pipewire, so /proc/PID/exe names "pipewire"; some distributions ship a
+ * copy or a hard link named "pipewire-pulse". */
+static const char * const pulse_server_paths[] = {
+  "/usr/bin/pipewire-pulse",
+  "/usr/bin/pipewire",
+  "/bin/pipewire-pulse",
+  "/bin/pipewire",
+};
+
 /* A PipeWire stream node and what it needs to be mapped to a process: its
  * client, whose pid PipeWire took from the socket. The pid a client or a
  * node claims (application.process.id) is the client's to write, so any
- * process could name another one to have it held; it is never read. */
+ * process could name another one to have it held; it is read only for
+ * pipewire-pulse's clients (client_pid ()). */
 typedef struct {
   gint64   client_id;   /* -1 until known */
   gboolean running;
 } Stream;
 
 struct _RcPipewireWatch {
-  GObject           parent_instance;
-  GCancellable     *cancellable;
-  char             *socket;      /* its file name in the runtime folder */
-  GFileMonitor     *runtime_monitor;
-  char             *dump_path;   /* pw-dump's absolute path; NULL if not installed */
-  GSubprocess      *dump;
-  GDataInputStream *dump_out;
-  GString          *chunk;
-  gboolean          dump_spoke;  /* the child gave at least one batch */
-  guint             start_tries;
-  guint             restart_id;
-  GHashTable       *clients;     /* id -> pipewire.sec.pid */
-  GHashTable       *streams;     /* id -> Stream */
-  GArray           *pids;        /* last reported, sorted */
+  GObject            parent_instance;
+  GCancellable      *cancellable;
+  char              *socket;     /* its file name in the runtime folder */
+  GFileMonitor      *runtime_monitor;
+  char              *dump_path;  /* pw-dump's absolute path; NULL if not installed */
+  GSubprocess       *dump;
+  GDataInputStream  *dump_out;
+  GString           *chunk;
+  gboolean           dump_spoke; /* the child gave at least one batch */
+  guint              start_tries;
+  guint              restart_id;
+  GHashTable        *clients;    /* id -> the pid its streams count for */
+  GHashTable        *streams;    /* id -> Stream */
+  GArray            *pids;       /* last reported, sorted */
+  RcPipewirePidCheck is_pulse_server;
+  RcPipewirePidCheck is_own_process;
 };
 
 G_DEFINE_TYPE (RcPipewireWatch, rc_pipewire_watch, G_TYPE_OBJECT);
@@ -103,6 +119,115 @@ is_stream_class (const char *media_class)
          g_strcmp0 (media_class, "Stream/Input/Audio") == 0;
 }
 
+gboolean
+rc_pipewire_exe_is_pulse_server (const char *exe)
+{
+  /* what the kernel shows for a binary replaced since it was started, as
+   * by an upgrade: only root could have replaced it in these folders */
+  static const char deleted[] = " (deleted)";
+  gsize length = strlen (exe);
+
+  if (g_str_has_suffix (exe, deleted))
+    length -= strlen (deleted);
+  for (guint i = 0; i < G_N_ELEMENTS (pulse_server_paths); i++)
+    if (strlen (pulse_server_paths[i]) == length &&
+        strncmp (exe, pulse_server_paths[i], length) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+gboolean
+rc_pipewire_pid_is_pulse_server (guint32 pid)
+{
+  g_autofree char *link = g_strdup_printf ("/proc/%u/exe", pid);
+  g_autofree char *exe = NULL;
+
+  /* the binary the kernel runs, not comm or the command line, which the
+   * process writes itself */
+  exe = g_file_read_link (link, NULL);
+  return exe != NULL && rc_pipewire_exe_is_pulse_server (exe);
+}
+
+gboolean
+rc_pipewire_pid_is_own_process (guint32 pid)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%u/status", pid);
+  g_autofree char *status = NULL;
+  g_auto(GStrv) lines = NULL;
+  gboolean live = FALSE, own = FALSE;
+
+  if (pid == 0 || !g_file_get_contents (path, &status, NULL, NULL))
+    return FALSE;
+  lines = g_strsplit (status, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      unsigned int real_uid, effective_uid;
+      char state;
+
+      if (sscanf (lines[i], "State: %c", &state) == 1)
+        live = state != 'Z' && state != 'X';
+      else if (sscanf (lines[i], "Uid: %u %u", &real_uid, &effective_uid) == 2)
+        own = real_uid == getuid () && effective_uid == getuid ();
+    }
+  return live && own;
+}
+
+void
+rc_pipewire_watch_set_pid_checks (RcPipewireWatch   *self,
+                                  RcPipewirePidCheck is_pulse_server,
+                                  RcPipewirePidCheck is_own_process)
+{
+  self->is_pulse_server = is_pulse_server;
+  self->is_own_process = is_own_process;
+}
+
+/* The pid a client's streams count for; 0 for none.
+ *
+ * It is pipewire.sec.pid, which PipeWire's server took from the socket:
+ * a client cannot name another process. pipewire-pulse is the exception:
+ * it connects to PipeWire once for each PulseAudio app, so the socket pid
+ * of those clients is its own, and the app's pid is only in
+ * application.process.id. pipewire-pulse does not set that from its own
+ * socket: it reads the peer's credentials only to look for a sandbox, and
+ * copies the property list the app sent (libpulse puts getpid () there; an
+ * app can put anything, and change it later). So that claim is taken only
+ * where nothing better exists, and bounded:
+ *   - the client's socket pid is a PipeWire binary from a system folder
+ *     (a direct client that says client.api "pipewire-pulse" still counts
+ *     for its own pid);
+ *   - the app is not sandboxed: for a Flatpak app pipewire-pulse sets a
+ *     portal app id and access "flatpak", and the pid the app sent is one
+ *     of its own pid namespace, not ours. The app's property list can
+ *     overwrite either but cannot remove a key, so an app id there at all
+ *     refuses the claim;
+ *   - it did not come over TCP, where the pid is another machine's;
+ *   - the claimed pid is a live process of our user and not pipewire-pulse.
+ * A PulseAudio app can still name another process of the same user. */
+static guint32
+client_pid (RcPipewireWatch *self,
+            JsonObject      *props)
+{
+  guint32 socket_pid = member_pid (props, "pipewire.sec.pid");
+  guint32 claimed_pid;
+  const char *api = json_object_get_string_member_with_default (props, "client.api", NULL);
+  const char *access = json_object_get_string_member_with_default (props,
+                                                                   "pipewire.client.access",
+                                                                   NULL);
+  const char *server_type = json_object_get_string_member_with_default (props,
+                                                                        "pulse.server.type",
+                                                                        NULL);
+
+  if (socket_pid == 0 || g_strcmp0 (api, "pipewire-pulse") != 0 ||
+      !self->is_pulse_server (socket_pid))
+    return socket_pid;
+  claimed_pid = member_pid (props, "application.process.id");
+  if (json_object_has_member (props, "pipewire.access.portal.app_id") ||
+      g_strcmp0 (access, "flatpak") == 0 || g_strcmp0 (server_type, "tcp") == 0 ||
+      claimed_pid == 0 || claimed_pid == socket_pid || !self->is_own_process (claimed_pid))
+    return 0;
+  return claimed_pid;
+}
+
 static void
 take_object (RcPipewireWatch *self,
              JsonObject      *object)
@@ -132,10 +257,8 @@ take_object (RcPipewireWatch *self,
     {
       gint64 *key = g_memdup2 (&id, sizeof id);
 
-      /* set by PipeWire's server from the socket's credentials when the
-       * client connects */
-      g_hash_table_replace (self->clients, key,
-                            GUINT_TO_POINTER (member_pid (props, "pipewire.sec.pid")));
+      /* a client's properties come again whenever it changes them */
+      g_hash_table_replace (self->clients, key, GUINT_TO_POINTER (client_pid (self, props)));
     }
   else if (g_str_has_suffix (type, ":Node"))
     {
@@ -408,4 +531,6 @@ rc_pipewire_watch_init (RcPipewireWatch *self)
   self->streams = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
   self->chunk = g_string_new (NULL);
   self->pids = g_array_new (FALSE, FALSE, sizeof (guint32));
+  self->is_pulse_server = rc_pipewire_pid_is_pulse_server;
+  self->is_own_process = rc_pipewire_pid_is_own_process;
 }

@@ -3,6 +3,8 @@
  * 0.3.65 prints them, to the pids that play or record. */
 #include "rc-pipewire-watch.h"
 
+#include <unistd.h>
+
 /* One batch and the pids that play or record after it (in order). */
 typedef struct {
   const char *what;
@@ -76,6 +78,85 @@ static const Batch claimed_pid_batches[] = {
     "{ \"media.class\": \"Stream/Output/Audio\", \"client.id\": 75 } } }]", "5150" },
 };
 
+/* The fake session's pipewire-pulse, and a process of another user. */
+#define FAKE_PULSE_PID   900
+#define FOREIGN_PID      6666
+
+/* A PulseAudio app plays through pipewire-pulse, whose socket pid is
+ * PipeWire's only sure one: the pid the app sent is taken, bounded. A
+ * direct client that dresses as one counts for its own pid, as above. */
+static const Batch pulse_batches[] = {
+  { "a PulseAudio app through pipewire-pulse: the pid it sent",
+    "[{ \"id\": 80, \"type\": \"PipeWire:Interface:Client\", \"info\": { \"props\": "
+    "{ \"pipewire.sec.pid\": 900, \"client.api\": \"pipewire-pulse\", "
+    "\"pulse.server.type\": \"unix\", \"application.process.id\": \"4242\", "
+    "\"application.name\": \"Firefox\" } } },"
+    " { \"id\": 81, \"type\": \"PipeWire:Interface:Node\", \"info\": { \"state\": \"running\", "
+    "\"props\": { \"media.class\": \"Stream/Output/Audio\", \"client.id\": 80 } } }]", "4242" },
+  { "a direct client that says it is pipewire-pulse: its own pid",
+    "[{ \"id\": 82, \"type\": \"PipeWire:Interface:Client\", \"info\": { \"props\": "
+    "{ \"pipewire.sec.pid\": 5150, \"client.api\": \"pipewire-pulse\", "
+    "\"pulse.server.type\": \"unix\", \"application.process.id\": 4343 } } },"
+    " { \"id\": 83, \"type\": \"PipeWire:Interface:Node\", \"info\": { \"state\": \"running\", "
+    "\"props\": { \"media.class\": \"Stream/Output/Audio\", \"client.id\": 82, "
+    "\"application.process.id\": 4343 } } }]", "4242,5150" },
+  { "a PulseAudio app naming another user's process: none",
+    "[{ \"id\": 84, \"type\": \"PipeWire:Interface:Client\", \"info\": { \"props\": "
+    "{ \"pipewire.sec.pid\": 900, \"client.api\": \"pipewire-pulse\", "
+    "\"application.process.id\": 6666 } } },"
+    " { \"id\": 85, \"type\": \"PipeWire:Interface:Node\", \"info\": { \"state\": \"running\", "
+    "\"props\": { \"media.class\": \"Stream/Input/Audio\", \"client.id\": 84 } } }]",
+    "4242,5150" },
+  { "a sandboxed PulseAudio app (its pid is its namespace's): none",
+    "[{ \"id\": 86, \"type\": \"PipeWire:Interface:Client\", \"info\": { \"props\": "
+    "{ \"pipewire.sec.pid\": 900, \"client.api\": \"pipewire-pulse\", "
+    "\"pipewire.access.portal.app_id\": \"\", \"application.process.id\": 4444 } } },"
+    " { \"id\": 87, \"type\": \"PipeWire:Interface:Node\", \"info\": { \"state\": \"running\", "
+    "\"props\": { \"media.class\": \"Stream/Output/Audio\", \"client.id\": 86 } } },"
+    " { \"id\": 88, \"type\": \"PipeWire:Interface:Client\", \"info\": { \"props\": "
+    "{ \"pipewire.sec.pid\": 900, \"client.api\": \"pipewire-pulse\", "
+    "\"pipewire.client.access\": \"flatpak\", \"application.process.id\": 4445 } } },"
+    " { \"id\": 89, \"type\": \"PipeWire:Interface:Node\", \"info\": { \"state\": \"running\", "
+    "\"props\": { \"media.class\": \"Stream/Output/Audio\", \"client.id\": 88 } } }]",
+    "4242,5150" },
+  { "a PulseAudio app over TCP, or naming pipewire-pulse or no one: none",
+    "[{ \"id\": 90, \"type\": \"PipeWire:Interface:Client\", \"info\": { \"props\": "
+    "{ \"pipewire.sec.pid\": 900, \"client.api\": \"pipewire-pulse\", "
+    "\"pulse.server.type\": \"tcp\", \"application.process.id\": 4446 } } },"
+    " { \"id\": 91, \"type\": \"PipeWire:Interface:Node\", \"info\": { \"state\": \"running\", "
+    "\"props\": { \"media.class\": \"Stream/Output/Audio\", \"client.id\": 90 } } },"
+    " { \"id\": 92, \"type\": \"PipeWire:Interface:Client\", \"info\": { \"props\": "
+    "{ \"pipewire.sec.pid\": 900, \"client.api\": \"pipewire-pulse\", "
+    "\"application.process.id\": 900 } } },"
+    " { \"id\": 93, \"type\": \"PipeWire:Interface:Node\", \"info\": { \"state\": \"running\", "
+    "\"props\": { \"media.class\": \"Stream/Output/Audio\", \"client.id\": 92 } } },"
+    " { \"id\": 94, \"type\": \"PipeWire:Interface:Client\", \"info\": { \"props\": "
+    "{ \"pipewire.sec.pid\": 900, \"client.api\": \"pipewire-pulse\" } } },"
+    " { \"id\": 95, \"type\": \"PipeWire:Interface:Node\", \"info\": { \"state\": \"running\", "
+    "\"props\": { \"media.class\": \"Stream/Output/Audio\", \"client.id\": 94 } } }]",
+    "4242,5150" },
+  { "the app changes the pid it sent: the new one, checked again",
+    "[{ \"id\": 80, \"type\": \"PipeWire:Interface:Client\", \"info\": { \"props\": "
+    "{ \"pipewire.sec.pid\": 900, \"client.api\": \"pipewire-pulse\", "
+    "\"application.process.id\": 4545 } } }]", "4545,5150" },
+  { "and then another user's: none",
+    "[{ \"id\": 80, \"type\": \"PipeWire:Interface:Client\", \"info\": { \"props\": "
+    "{ \"pipewire.sec.pid\": 900, \"client.api\": \"pipewire-pulse\", "
+    "\"application.process.id\": 6666 } } }]", "5150" },
+};
+
+static gboolean
+fake_is_pulse_server (guint32 pid)
+{
+  return pid == FAKE_PULSE_PID;
+}
+
+static gboolean
+fake_is_own_process (guint32 pid)
+{
+  return pid != 0 && pid != FOREIGN_PID;
+}
+
 static char *
 pids_text (RcPipewireWatch *watch)
 {
@@ -103,6 +184,8 @@ check_batches (const Batch *table,
   guint expected_changes = 0;
   g_autofree char *last = g_strdup ("");
 
+  /* no process here is looked at in /proc */
+  rc_pipewire_watch_set_pid_checks (watch, fake_is_pulse_server, fake_is_own_process);
   g_signal_connect (watch, "changed", G_CALLBACK (count_cb), &changes);
   for (guint i = 0; i < n_batches; i++)
     {
@@ -136,6 +219,45 @@ test_pipewire_claimed_pid (void)
 }
 
 static void
+test_pipewire_pulse_client (void)
+{
+  check_batches (pulse_batches, G_N_ELEMENTS (pulse_batches));
+}
+
+/* What /proc/PID/exe may point to for pipewire-pulse to be believed. */
+static void
+test_pulse_server_exe (void)
+{
+  static const struct {
+    const char *exe;
+    gboolean    is_pulse_server;
+  } exes[] = {
+    { "/usr/bin/pipewire-pulse", TRUE },
+    { "/usr/bin/pipewire", TRUE },
+    { "/bin/pipewire", TRUE },
+    { "/usr/bin/pipewire (deleted)", TRUE },
+    { "/home/user/bin/pipewire-pulse", FALSE },
+    { "/tmp/usr/bin/pipewire", FALSE },
+    { "/usr/local/bin/pipewire-pulse", FALSE },
+    { "/usr/bin/pipewire-pulse-helper", FALSE },
+    { "/usr/bin/pipewire-avb", FALSE },
+    { "/usr/bin/pipewire (deleted) (deleted)", FALSE },
+    { "pipewire-pulse", FALSE },
+    { "", FALSE },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (exes); i++)
+    {
+      g_test_message ("%s", exes[i].exe);
+      g_assert_cmpint (rc_pipewire_exe_is_pulse_server (exes[i].exe), ==, exes[i].is_pulse_server);
+    }
+  /* this test program is ours and alive, and no PipeWire */
+  g_assert_true (rc_pipewire_pid_is_own_process (getpid ()));
+  g_assert_false (rc_pipewire_pid_is_pulse_server (getpid ()));
+  g_assert_false (rc_pipewire_pid_is_own_process (0));
+}
+
+static void
 test_pipewire_nonsense (void)
 {
   g_autoptr(RcPipewireWatch) watch = rc_pipewire_watch_new ();
@@ -160,6 +282,8 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/audio-watch/pipewire-batches", test_pipewire_batches);
   g_test_add_func ("/audio-watch/pipewire-claimed-pid", test_pipewire_claimed_pid);
+  g_test_add_func ("/audio-watch/pipewire-pulse-client", test_pipewire_pulse_client);
+  g_test_add_func ("/audio-watch/pulse-server-exe", test_pulse_server_exe);
   g_test_add_func ("/audio-watch/pipewire-nonsense", test_pipewire_nonsense);
   return g_test_run ();
 }
