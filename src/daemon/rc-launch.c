@@ -799,7 +799,6 @@ rc_adopt_submit (const RcChangeServices *svc,
   GError *error = NULL;
   gsize n;
 
-  values = g_variant_get_fixed_array (pids, &n, sizeof (guint32));
   rc_launch_options_init (&parsed, TRUE);
   if (!rc_adopt_check_args (pids, options, &parsed, &error))
     {
@@ -807,6 +806,9 @@ rc_adopt_submit (const RcChangeServices *svc,
       return;
     }
   take_options (request, &parsed);
+  /* Each distinct pid once: repeats are gone before anything is read. */
+  values = (const guint32 *) parsed.pids->data;
+  n = parsed.pids->len;
   request->roots = g_array_new (FALSE, FALSE, sizeof (guint32));
   request->root_starts = g_array_new (FALSE, FALSE, sizeof (guint64));
   for (gsize i = 0; i < n; i++)
@@ -826,11 +828,8 @@ rc_adopt_submit (const RcChangeServices *svc,
           request_fail (request, error);
           return;
         }
-      if (!in_array (request->roots, values[i]))
-        {
-          g_array_append_val (request->roots, values[i]);
-          g_array_append_val (request->root_starts, proc->start_time);
-        }
+      g_array_append_val (request->roots, values[i]);
+      g_array_append_val (request->root_starts, proc->start_time);
     }
   describe_app (request);
   check_main_pids (request);
