@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* What a hostile process of the same user can make the daemon do through
+ * the files it may write: bounded, and off the main loop where it reads. */
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "rc-rules.h"
+#include "rc-test-util.h"
+
+static void
+write_file (const char *dir,
+            const char *name,
+            const char *text,
+            gsize       length)
+{
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (path, text, length, NULL));
+}
+
+/* At most 4 MiB is read in all: six files of 900 KiB give the rules of the
+ * first four, and the rest is said once each. */
+static void
+test_rules_total_bytes (void)
+{
+  g_autofree char *root = NULL;
+  g_autofree char *system_dir = NULL;
+  g_autofree char *user_dir = NULL;
+  gsize size = 900 * 1024;
+  g_autofree char *text = g_malloc (size);
+  g_autoptr(RcRules) rules = NULL;
+
+  /* What is skipped is a warning, fatal in a test: in a child that may warn. */
+  if (!g_test_subprocess ())
+    {
+      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+      g_test_trap_assert_passed ();
+      g_test_trap_assert_stderr ("*04.conf*bytes one reading*05.conf*bytes one reading*");
+      return;
+    }
+  g_log_set_always_fatal (G_LOG_FATAL_MASK | G_LOG_LEVEL_CRITICAL);
+  root = g_dir_make_tmp ("rc-bounds-XXXXXX", NULL);
+  system_dir = g_build_filename (root, "system", NULL);
+  user_dir = g_build_filename (root, "user", NULL);
+
+  for (guint i = 0; i < 6; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("%02u.conf", i);
+      int head = g_snprintf (text, size, "[org.example.App%u]\nCPUWeight=50\n#", i);
+
+      memset (text + head, 'x', size - head - 1);
+      text[size - 1] = '\n';
+      write_file (system_dir, name, text, size);
+    }
+  rules = rc_rules_new (system_dir, user_dir);
+  g_assert_nonnull (rc_rules_lookup (rules, "org.example.App0"));
+  g_assert_nonnull (rc_rules_lookup (rules, "org.example.App3"));
+  g_assert_null (rc_rules_lookup (rules, "org.example.App4"));
+  g_assert_null (rc_rules_lookup (rules, "org.example.App5"));
+  g_clear_object (&rules);
+  rc_test_remove_tree (root);
+}
+
+/* A folder of many names is not listed to its end. */
+static void
+test_rules_folder_entries (void)
+{
+  g_autofree char *root = NULL;
+  g_autofree char *system_dir = NULL;
+  g_autofree char *user_dir = NULL;
+  g_autoptr(RcRules) rules = NULL;
+
+  if (!g_test_subprocess ())
+    {
+      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+      g_test_trap_assert_passed ();
+      g_test_trap_assert_stderr ("*has more than 1024 entries: only 1024 of them were looked at*");
+      return;
+    }
+  g_log_set_always_fatal (G_LOG_FATAL_MASK | G_LOG_LEVEL_CRITICAL);
+  root = g_dir_make_tmp ("rc-bounds-XXXXXX", NULL);
+  system_dir = g_build_filename (root, "system", NULL);
+  user_dir = g_build_filename (root, "user", NULL);
+  for (guint i = 0; i < 1100; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("junk-%04u", i);
+
+      write_file (user_dir, name, "", 0);
+    }
+  rules = rc_rules_new (system_dir, user_dir);
+  g_clear_object (&rules);
+  rc_test_remove_tree (root);
+}
+
+typedef struct {
+  char *user_dir;
+  guint writes;
+  guint changes;
+} Burst;
+
+static gboolean
+burst_write_cb (gpointer user_data)
+{
+  Burst *burst = user_data;
+  g_autofree char *text = NULL;
+
+  burst->writes++;
+  text = g_strdup_printf ("[org.example.Burst%u]\nCPUWeight=50\n%s", burst->writes,
+                          burst->writes == 75 ? "[org.example.Last]\nCPUWeight=60\n" : "");
+  write_file (burst->user_dir, "burst.conf", text, -1);
+  return burst->writes < 75 ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
+}
+
+static void
+count_change_cb (RcRules *rules,
+                 Burst   *burst)
+{
+  burst->changes++;
+}
+
+static gboolean
+deadline_cb (gpointer user_data)
+{
+  g_assert_not_reached ();
+  return G_SOURCE_REMOVE;
+}
+
+/* A program that rewrites the folder every 20 ms for 1.5 s: the rules are
+ * read once when it starts, then at most once a second, and its last
+ * write is in force in the end. */
+static void
+test_rules_burst_is_coalesced (void)
+{
+  g_autofree char *root = g_dir_make_tmp ("rc-bounds-XXXXXX", NULL);
+  g_autofree char *system_dir = g_build_filename (root, "system", NULL);
+  Burst burst = { .user_dir = g_build_filename (root, "user", NULL) };
+  g_autoptr(RcRules) rules = rc_rules_new (system_dir, burst.user_dir);
+  guint deadline;
+
+  g_signal_connect (rules, "changed", G_CALLBACK (count_change_cb), &burst);
+  g_timeout_add (20, burst_write_cb, &burst);
+  deadline = g_timeout_add_seconds (20, deadline_cb, NULL);
+  while (rc_rules_lookup (rules, "org.example.Last") == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  g_source_remove (deadline);
+  g_assert_cmpuint (burst.writes, ==, 75);
+  g_assert_cmpuint (burst.changes, >=, 1);
+  g_assert_cmpuint (burst.changes, <=, 3);
+  g_clear_object (&rules);
+  g_free (burst.user_dir);
+  rc_test_remove_tree (root);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/hostile-bounds/rules-total-bytes", test_rules_total_bytes);
+  g_test_add_func ("/hostile-bounds/rules-folder-entries", test_rules_folder_entries);
+  g_test_add_func ("/hostile-bounds/rules-burst-is-coalesced", test_rules_burst_is_coalesced);
+  return g_test_run ();
+}
