@@ -10,8 +10,10 @@ import sys
 
 import launch_test
 import rctest_harness as h
+from rcbase import APP, Base
 
 AD = '(aua{sv})'
+OTHER_APP = 'app-gnome-org.example.Other-99.scope'
 
 
 class AdoptRepeatsTest(launch_test.LaunchBase):
@@ -40,6 +42,38 @@ class AdoptRepeatsTest(launch_test.LaunchBase):
         self.assert_rc_error('NotAuthorized', 'Adopt', ([proc.pid] * 1024, {}), AD)
         self.assertEqual(self.reads_of(proc.pid), 1)
         self.assertEqual(self.systemd_calls('StartTransientUnit'), [])
+
+
+class AuthorityFairnessTest(Base):
+    '''Checks in flight: a flood from many connections of the user leaves another
+    caller's call answered, and early.'''
+
+    def setUp(self):
+        super().setUp()
+        self.add_app(APP)
+        self.add_app(OTHER_APP)
+        self.clear_systemd_calls()
+
+    def test_flood_from_many_connections_leaves_a_caller_answered(self):
+        self.pause_polkitd()
+        # 20 connections of 16 checks each: 320, over the 256 in flight for all
+        flooders = [self.other_connection() for _ in range(20)]
+        flood = [self.call_async('SetWeight', (APP, 200), '(st)', conn=conn)
+                 for conn in flooders for _ in range(16)]
+        self.wait_until(lambda: sum(c.done for c in flood) == len(flood) - 256, h.scaled(10),
+                        'the checks over the 256 refused')
+        # another app: its write does not queue behind the flood's writes to APP
+        mine = self.call_async('SetWeight', (OTHER_APP, 300), '(st)', conn=self.other_connection())
+        self.iterate(0.3)
+        self.assertFalse(mine.done, mine.error and h.dbus_error_message(mine.error))
+        self.resume_polkitd()
+        self.wait_pending(mine, timeout=h.scaled(20))
+        self.assertIsNone(mine.error, mine.error and h.dbus_error_message(mine.error))
+        # its turn came round the callers, not behind every check sent before it
+        for c in flood:
+            self.wait_pending(c, timeout=h.scaled(30))
+        before = sum(c.error is None and c.finished_at < mine.finished_at for c in flood)
+        self.assertLess(before, 64, f'{before} flood checks were answered before it')
 
 
 if __name__ == '__main__':
