@@ -8,7 +8,10 @@ import os
 import subprocess
 import sys
 
+from gi.repository import GLib
+
 import launch_test
+import notify_test
 import rctest_harness as h
 from rcbase import APP, Base
 
@@ -74,6 +77,77 @@ class AuthorityFairnessTest(Base):
             self.wait_pending(c, timeout=h.scaled(30))
         before = sum(c.error is None and c.finished_at < mine.finished_at for c in flood)
         self.assertLess(before, 64, f'{before} flood checks were answered before it')
+
+
+EVIL_NAME = '<b>Evil</b> & <a href="https://example.com">click</a> <img src="x"/>' + 'y' * 300
+
+
+class NotificationBoundsTest(Base):
+    '''What an app's desktop file and many apps at once can put on the screen.'''
+
+    def start_server(self, capabilities=None):
+        args = ['--template', 'notification_daemon']
+        if capabilities is not None:
+            args += ['--parameters', '{"capabilities": "%s"}' % capabilities]
+        # pylint: disable=consider-using-with
+        proc = subprocess.Popen([sys.executable, '-B', '-m', 'dbusmock', '--session'] + args,
+                                env=self.bus_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.addCleanup(self._terminate, proc)
+        self.wait_for_name(notify_test.NOTIFY_NAME, proc, 'the notification server')
+
+    def notifications(self):
+        calls = self.conn.call_sync(notify_test.NOTIFY_NAME, notify_test.NOTIFY_PATH,
+                                    h.DBUSMOCK_IFACE, 'GetMethodCalls', GLib.Variant('(s)', ('Notify',)),
+                                    None, 0, 10000, None).unpack()[0]
+        return [list(args) for _, args in calls]
+
+    def killed_app(self, unit, source_path=None):
+        options = {'files': {'memory.events': notify_test.EVENTS}}
+        if source_path is not None:
+            options['source_path'] = source_path
+        self.add_app(unit, **options)
+        path = os.path.join(self.cgroup_dir(unit), 'memory.events')
+        notify_test.append(path, notify_test.events_text(max=1, oom=1, oom_kill=1))
+        self.wait_signal('AppChanged', unit,
+                         lambda a: a[1].get('MemoryEvents', {}).get('oom_kill') == 1)
+
+    def evil_app(self):
+        desktop = os.path.join(self.workdir, 'org.example.Evil.desktop')
+        h._write(desktop, f'[Desktop Entry]\nType=Application\nName={EVIL_NAME}\nExec=/bin/true\n')
+        self.killed_app('app-gnome-org.example.Evil-5.scope', desktop)
+        ((_, _, _, summary, body, _, _, _),) = self.wait_until(self.notifications, message='a Notify')
+        return summary, body
+
+    def test_name_is_escaped_and_cut_for_a_markup_server(self):
+        self.start_server()
+        summary, body = self.evil_app()
+        self.assertNotIn('<', body)
+        self.assertIn('&lt;b&gt;Evil&lt;/b&gt; &amp; &lt;a href=', body)
+        self.assertNotIn('y' * 64, body)
+        self.assertIn('…', body)
+        # the summary is plain text: cut, not escaped
+        self.assertIn('<b>Evil</b> &', summary)
+        self.assertNotIn('y' * 64, summary)
+
+    def test_name_is_plain_text_for_a_server_without_markup(self):
+        self.start_server(capabilities='body')
+        _, body = self.evil_app()
+        self.assertIn('<b>Evil</b> & <a href=', body)
+        self.assertNotIn('y' * 64, body)
+
+    def test_many_apps_at_once_are_five_notifications_and_one_more(self):
+        self.start_server()
+        for i in range(12):
+            self.killed_app(f'app-gnome-org.example.Many{i}-{i + 1}.scope')
+        self.wait_until(lambda: len(self.notifications()) >= 5, message='five Notify calls')
+        self.iterate(0.5)
+        self.assertEqual(len(self.notifications()), 5)
+        # the rest, told in one notification when the budget allows (one a 12 s)
+        rest = self.wait_until(lambda: [n for n in self.notifications() if 'more apps' in n[3]],
+                               h.scaled(20), 'the notice of the rest')
+        self.assertEqual(len(rest), 1)
+        self.assertIn('7 more apps ran out of memory', rest[0][3])
+        self.assertEqual(len(self.notifications()), 6)
 
 
 if __name__ == '__main__':

@@ -4,6 +4,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
+#include "rc-notifier.h"
 #include "rc-rules.h"
 #include "rc-test-util.h"
 
@@ -152,6 +153,44 @@ test_rules_burst_is_coalesced (void)
   rc_test_remove_tree (root);
 }
 
+/* Five at once, then one each 12 s, never more than five saved up. */
+static void
+test_notify_budget (void)
+{
+  RcNotifyBudget budget = { 0, };
+  gint64 t = (gint64) 1000 * G_USEC_PER_SEC;
+  gint64 refill = (gint64) RC_NOTIFY_REFILL_SEC * G_USEC_PER_SEC;
+
+  for (guint i = 0; i < RC_NOTIFY_BURST; i++)
+    g_assert_true (rc_notify_budget_take (&budget, t));
+  g_assert_false (rc_notify_budget_take (&budget, t));
+  g_assert_cmpint (rc_notify_budget_wait_us (&budget, t), ==, refill);
+  g_assert_false (rc_notify_budget_take (&budget, t + refill - 1));
+  g_assert_true (rc_notify_budget_take (&budget, t + refill));
+  g_assert_false (rc_notify_budget_take (&budget, t + refill + 1));
+  /* an hour of quiet saves up five, not three hundred */
+  t += (gint64) 3600 * G_USEC_PER_SEC;
+  for (guint i = 0; i < RC_NOTIFY_BURST; i++)
+    g_assert_true (rc_notify_budget_take (&budget, t));
+  g_assert_false (rc_notify_budget_take (&budget, t));
+}
+
+static void
+test_notify_shown_name (void)
+{
+  g_autofree char *long_name = g_strnfill (200, 'y');
+  g_autofree char *escaped = rc_notify_shown_name ("<b>A</b> & \"B\"", TRUE);
+  g_autofree char *plain = rc_notify_shown_name ("<b>A</b>", FALSE);
+  g_autofree char *cut = rc_notify_shown_name (long_name, FALSE);
+  g_autofree char *invalid = rc_notify_shown_name ("A\xff", TRUE);
+
+  g_assert_cmpstr (escaped, ==, "&lt;b&gt;A&lt;/b&gt; &amp; &quot;B&quot;");
+  g_assert_cmpstr (plain, ==, "<b>A</b>");
+  g_assert_cmpint (g_utf8_strlen (cut, -1), ==, RC_NOTIFY_NAME_MAX);
+  g_assert_true (g_str_has_suffix (cut, "…"));
+  g_assert_true (g_utf8_validate (invalid, -1, NULL));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -160,5 +199,7 @@ main (int   argc,
   g_test_add_func ("/hostile-bounds/rules-total-bytes", test_rules_total_bytes);
   g_test_add_func ("/hostile-bounds/rules-folder-entries", test_rules_folder_entries);
   g_test_add_func ("/hostile-bounds/rules-burst-is-coalesced", test_rules_burst_is_coalesced);
+  g_test_add_func ("/hostile-bounds/notify-budget", test_notify_budget);
+  g_test_add_func ("/hostile-bounds/notify-shown-name", test_notify_shown_name);
   return g_test_run ();
 }
