@@ -3,7 +3,9 @@
  * the files it may write: bounded, and off the main loop where it reads. */
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/inotify.h>
 
+#include "rc-inotify.h"
 #include "rc-notifier.h"
 #include "rc-rules.h"
 #include "rc-test-util.h"
@@ -191,6 +193,89 @@ test_notify_shown_name (void)
   g_assert_true (g_utf8_validate (invalid, -1, NULL));
 }
 
+static void
+collect_keys_cb (GPtrArray *keys,
+                 gpointer   user_data)
+{
+  GPtrArray *seen = user_data;
+
+  for (guint i = 0; i < keys->len; i++)
+    g_ptr_array_add (seen, g_strdup (g_ptr_array_index (keys, i)));
+}
+
+static void
+touch (const char *root,
+       guint       i)
+{
+  g_autofree char *name = g_strdup_printf ("f%u", i);
+  g_autofree char *path = g_build_filename (root, name, NULL);
+  FILE *file = g_fopen (path, "w");
+
+  /* written in place, as the kernel changes memory.events: IN_MODIFY */
+  g_assert_nonnull (file);
+  g_assert_cmpint (fputs ("x", file), >=, 0);
+  g_assert_cmpint (fclose (file), ==, 0);
+}
+
+/* The changes handed over once the writes are in (the set's interval is 0). */
+static void
+wait_for_keys (GPtrArray *seen)
+{
+  guint deadline = g_timeout_add_seconds (10, deadline_cb, NULL);
+
+  while (seen->len == 0)
+    g_main_context_iteration (NULL, TRUE);
+  g_source_remove (deadline);
+}
+
+/* Past the cap a key waits unwatched; a freed watch goes to one waiting. */
+static void
+test_inotify_cap (void)
+{
+  g_autofree char *root = g_dir_make_tmp ("rc-bounds-XXXXXX", NULL);
+  g_autoptr(GPtrArray) seen = g_ptr_array_new_with_free_func (g_free);
+  RcWatchSet *set;
+
+  g_assert_cmpuint (rc_watch_cap_for_limit (8192), ==, 2048);
+  g_assert_cmpuint (rc_watch_cap_for_limit (0), ==, 2048);
+  g_assert_cmpuint (rc_watch_cap_for_limit (1048576), ==, 262144);
+  rc_watch_set_cap (3);
+  set = rc_watch_set_new ("Test", IN_MODIFY, 0, collect_keys_cb, seen);
+  for (guint i = 0; i < 5; i++)
+    {
+      g_autofree char *key = g_strdup_printf ("k%u", i);
+      g_autofree char *name = g_strdup_printf ("f%u", i);
+      g_autofree char *path = g_build_filename (root, name, NULL);
+
+      touch (root, i);
+      g_assert_cmpint (rc_watch_set_add (set, key, path), ==, i < 3);
+    }
+  g_assert_cmpuint (rc_watch_count (), ==, 3);
+  /* a waiting key's change is not followed */
+  touch (root, 3);
+  touch (root, 4);
+  touch (root, 0);
+  wait_for_keys (seen);
+  g_assert_cmpuint (seen->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (seen, 0), ==, "k0");
+  g_ptr_array_set_size (seen, 0);
+  /* k1 ends: one of k3 and k4 is watched in its place */
+  rc_watch_set_remove (set, "k1");
+  g_assert_cmpuint (rc_watch_count (), ==, 3);
+  touch (root, 3);
+  touch (root, 4);
+  touch (root, 0);
+  wait_for_keys (seen);
+  g_assert_cmpuint (seen->len, ==, 2);
+  g_assert_true (g_ptr_array_find_with_equal_func (seen, "k0", g_str_equal, NULL));
+  g_assert_true (g_ptr_array_find_with_equal_func (seen, "k3", g_str_equal, NULL) !=
+                 g_ptr_array_find_with_equal_func (seen, "k4", g_str_equal, NULL));
+  rc_watch_set_free (set);
+  g_assert_cmpuint (rc_watch_count (), ==, 0);
+  rc_watch_set_cap (0);
+  rc_test_remove_tree (root);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -201,5 +286,6 @@ main (int   argc,
   g_test_add_func ("/hostile-bounds/rules-burst-is-coalesced", test_rules_burst_is_coalesced);
   g_test_add_func ("/hostile-bounds/notify-budget", test_notify_budget);
   g_test_add_func ("/hostile-bounds/notify-shown-name", test_notify_shown_name);
+  g_test_add_func ("/hostile-bounds/inotify-cap", test_inotify_cap);
   return g_test_run ();
 }
