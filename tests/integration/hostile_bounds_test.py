@@ -79,6 +79,83 @@ class AuthorityFairnessTest(Base):
         self.assertLess(before, 64, f'{before} flood checks were answered before it')
 
 
+# Sends Launch with its own pid as CallerPid; a child it forks keeps the bus connection and
+# copies what comes on it into a file (argv[5]); the caller itself ends when told (a line on
+# stdin), while systemd holds the start: the reply then goes to a pid no longer the caller's.
+CALLER_THAT_ENDS = '''
+import os, select, sys, time
+from gi.repository import Gio, GLib
+conn = Gio.DBusConnection.new_for_address_sync(
+    os.environ["DBUS_SESSION_BUS_ADDRESS"],
+    Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION,
+    None, None)
+fd = conn.get_stream().get_socket().get_fd()
+message = Gio.DBusMessage.new_method_call(sys.argv[1], sys.argv[2], sys.argv[3], "Launch")
+message.set_body(GLib.Variant("(sasa{sv})", (sys.argv[4], [], {
+    "Kind": GLib.Variant("s", "scope"), "CallerPid": GLib.Variant("u", os.getpid())})))
+conn.send_message(message, Gio.DBusSendMessageFlags.NONE)
+conn.flush_sync(None)
+if os.fork() == 0:
+    # no GDBus thread here: the socket is this child's to read
+    with open(sys.argv[5], "ab", buffering=0) as out:
+        deadline = time.monotonic() + 50
+        while time.monotonic() < deadline:
+            if select.select([fd], [], [], 1)[0]:
+                data = os.read(fd, 65536)
+                if not data:
+                    break
+                out.write(data)
+    os._exit(0)
+sys.stdin.readline()
+os._exit(0)
+'''
+
+
+class CallerPidTest(launch_test.LaunchBase):
+    '''Launch's CallerPid: pinned when the call comes, checked when systemd is asked.'''
+
+    def test_error_names_no_other_process(self):
+        # pylint: disable=consider-using-with
+        other = subprocess.Popen(['sleep', '60'])
+        self.addCleanup(other.wait)
+        self.addCleanup(other.kill)
+        message = self.assert_rc_error('InvalidArgument', 'Launch', (launch_test.LAUNCHED, [], {
+            'Kind': h.s('scope'), 'CallerPid': GLib.Variant('u', other.pid)}), '(sasa{sv})')
+        self.assertIn('CallerPid is not the calling process', message)
+        self.assertNotIn(str(other.pid), message)
+        self.assertNotIn(str(os.getpid()), message)
+        self.assertEqual(self.transient_calls(), [])
+
+    def test_caller_that_ends_while_systemd_works_is_refused(self):
+        self.mock('SetDelays', ('StartTransientUnit', [h.HANG]), '(sau)')
+        replies = os.path.join(self.workdir, 'replies')
+        # pylint: disable=consider-using-with
+        caller = subprocess.Popen([sys.executable, '-B', '-c', CALLER_THAT_ENDS, h.RC_NAME,
+                                   h.RC_PATH, h.RC_IFACE, launch_test.LAUNCHED, replies],
+                                  env=self.bus_env, stdin=subprocess.PIPE, text=True)
+        self.addCleanup(caller.wait)
+        self.addCleanup(caller.kill)
+        self.wait_until(lambda: self.mock('CountHung')[0] == 1, h.scaled(10),
+                        'systemd holding the start')
+        ((unit, props),) = self.transient_calls()
+        self.assertEqual(props['PIDs'], [caller.pid])
+        # the caller ends (and is reaped: its pid is free) before systemd is done
+        caller.stdin.write('end\n')
+        caller.stdin.flush()
+        caller.wait()
+        self.mock('ReleaseHung', ('StartTransientUnit',), '(s)')
+
+        def reply():
+            try:
+                with open(replies, 'rb') as f:
+                    text = f.read()
+            except FileNotFoundError:
+                return None
+            return text if unit.encode() in text else None
+        text = self.wait_until(reply, h.scaled(10), 'the reply to the call')
+        self.assertIn(b'The calling process ended while systemd made its scope', text)
+
+
 EVIL_NAME = '<b>Evil</b> & <a href="https://example.com">click</a> <img src="x"/>' + 'y' * 300
 
 

@@ -4,9 +4,12 @@
 #include <glib/gstdio.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "rc-inotify.h"
 #include "rc-notifier.h"
+#include "rc-pidfd.h"
 #include "rc-rules.h"
 #include "rc-test-util.h"
 
@@ -276,6 +279,33 @@ test_inotify_cap (void)
   rc_test_remove_tree (root);
 }
 
+/* A pidfd follows its process: once it ended (and was reaped), the pid
+ * is no longer taken for it, whatever process has the number now. */
+static void
+test_pidfd (void)
+{
+  g_autoptr(GError) error = NULL;
+  int own = rc_pidfd_open ((guint32) getpid (), &error);
+  int child_fd;
+  pid_t child;
+  int status;
+
+  g_assert_no_error (error);
+  g_assert_true (rc_pidfd_is_ours (own, (guint32) getpid ()));
+  child = fork ();
+  if (child == 0)
+    _exit (0);
+  child_fd = rc_pidfd_open ((guint32) child, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (waitpid (child, &status, 0), ==, child);
+  g_assert_false (rc_pidfd_is_ours (child_fd, (guint32) child));
+  g_assert_cmpint (rc_pidfd_open ((guint32) child, &error), ==, -1);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+  g_assert_false (rc_pidfd_is_ours (-1, (guint32) getpid ()));
+  close (child_fd);
+  close (own);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -287,5 +317,6 @@ main (int   argc,
   g_test_add_func ("/hostile-bounds/notify-budget", test_notify_budget);
   g_test_add_func ("/hostile-bounds/notify-shown-name", test_notify_shown_name);
   g_test_add_func ("/hostile-bounds/inotify-cap", test_inotify_cap);
+  g_test_add_func ("/hostile-bounds/pidfd", test_pidfd);
   return g_test_run ();
 }
