@@ -7,6 +7,7 @@ loop, or for every other caller.'''
 import os
 import subprocess
 import sys
+import time
 
 from gi.repository import GLib
 
@@ -77,6 +78,41 @@ class AuthorityFairnessTest(Base):
             self.wait_pending(c, timeout=h.scaled(30))
         before = sum(c.error is None and c.finished_at < mine.finished_at for c in flood)
         self.assertLess(before, 64, f'{before} flood checks were answered before it')
+
+
+class RulesFolderTest(Base):
+    '''A program that keeps writing the rules folder: the daemon reads it in a worker thread,
+    a bounded amount, at most once a second, and answers meanwhile.'''
+
+    def readings(self):
+        with open(self.daemon_logs[-1], encoding='utf-8', errors='replace') as f:
+            return sum(1 for line in f if 'Rules: ' in line and ' AppIDs, boost ' in line)
+
+    def test_a_folder_written_without_end_is_read_once_a_second(self):
+        before = self.readings()
+        start = time.monotonic()
+        i = 0
+        # 2 s of writes, one each 20 ms: about a hundred changes
+        while time.monotonic() - start < 2:
+            i += 1
+            self.write_rules(self.user_rules_dir, 'burst.conf', f'[org.example.Burst{i}]\nCPUWeight=50\n')
+            self.iterate(0.02)
+        self.write_rules(self.user_rules_dir, 'burst.conf', '[org.example.Last]\nCPUWeight=50\n')
+        self.wait_until(lambda: 'org.example.Last' in self.list_rules(), h.scaled(10), 'the last write read')
+        # once when the writes begin, then at most once a second: 4 in 3 s, and some slack
+        self.assertLessEqual(self.readings() - before, 5, f'{i} writes')
+
+    def test_a_big_folder_is_read_only_in_part(self):
+        # 8 files of 900 KiB: about 4 MiB of them are read, the rest is said and skipped
+        padding = '#' + 'x' * (900 * 1024) + '\n'
+        for i in range(8):
+            self.write_rules(self.user_rules_dir, f'{i:02d}.conf',
+                             f'[org.example.Big{i}]\nCPUWeight=50\n' + padding)
+        self.wait_until(lambda: 'org.example.Big3' in self.list_rules(), h.scaled(10), 'the first files read')
+        rules = self.list_rules()
+        self.assertNotIn('org.example.Big7', rules)
+        with open(self.daemon_logs[-1], encoding='utf-8', errors='replace') as f:
+            self.assertIn('bytes one reading of the rules reads', f.read())
 
 
 # Sends Launch with its own pid as CallerPid; a child it forks keeps the bus connection and
