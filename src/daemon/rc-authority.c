@@ -14,11 +14,18 @@
 
 /* Bounds on the work callers can leave with polkitd (docs/design.md,
  * "Authorization and safety"). At most POLKIT_SLOTS non-interactive checks
- * are with polkitd at once; the others wait their turn, in order, for at
- * most QUEUE_TIMEOUT_SEC, so a burst is answered a few at a time instead of
- * timing out together. One caller may have MAX_CHECKS_PER_CALLER checks in
- * flight (an interactive check waits for a person, so it counts here but
- * takes no slot), all callers together MAX_CHECKS. */
+ * are with polkitd at once; the others wait their turn for at most
+ * QUEUE_TIMEOUT_SEC, so a burst is answered a few at a time instead of
+ * timing out together. The turns go round the callers (bus connections),
+ * one check each, in the order each caller sent them: a caller with many
+ * checks waiting delays another by one check per round, not by all of its
+ * own. One caller may have MAX_CHECKS_PER_CALLER checks in flight (an
+ * interactive check waits for a person, so it counts here but takes no
+ * slot), all callers together MAX_CHECKS. When all are taken, a caller
+ * with fewer checks than the one with the most is not refused: that one's
+ * newest waiting check gives way. Every caller is the same user, so many
+ * connections of one check each can still take them all; what stays
+ * bounded then is the daemon's memory and polkitd's load. */
 #define POLKIT_SLOTS 8
 #define QUEUE_TIMEOUT_SEC 20
 #define MAX_CHECKS_PER_CALLER 16
@@ -56,7 +63,8 @@ struct _RcAuthority {
   GHashTable      *callers;         /* unique bus name -> Caller */
   guint            n_checks;        /* in flight, all callers */
   guint            n_with_polkit;   /* non-interactive checks holding a slot */
-  GQueue           waiting;         /* GTask references, waiting for a slot */
+  GQueue           turns;           /* Callers with checks waiting for a slot, in turn */
+  guint            n_waiting;       /* checks waiting for a slot, all callers */
   GPtrArray       *wanting_polkit;  /* GTask references, waiting for the polkit proxy */
   GDBusConnection *bus;             /* watched for callers leaving, while checks are in flight */
   guint            name_owner_id;
@@ -65,12 +73,15 @@ struct _RcAuthority {
 /* The checks of one caller, so they end when it leaves the bus. */
 typedef struct {
   GPtrArray *tasks;                 /* borrowed: a task leaves before it is freed */
+  GQueue     waiting;               /* GTask references, waiting for a slot, oldest first */
+  gboolean   in_turns;              /* in RcAuthority.turns */
 } Caller;
 
 static void
 caller_free (Caller *caller)
 {
   g_ptr_array_unref (caller->tasks);
+  g_queue_clear_full (&caller->waiting, g_object_unref);
   g_free (caller);
 }
 
@@ -88,7 +99,7 @@ typedef struct {
   gboolean      answered;             /* a late answer from polkitd must not count */
   gboolean      counted;              /* in the caller's and the global count */
   gboolean      with_polkit;          /* holds one of the POLKIT_SLOTS */
-  gboolean      queued;               /* in RcAuthority.waiting */
+  gboolean      queued;               /* in its Caller's waiting */
   gint64        sent_at;              /* monotonic µs when sent to polkitd */
   GTask        *task;                 /* not a reference: the task owns this data */
 } CheckData;
@@ -131,17 +142,40 @@ arm_timeout (CheckData  *data,
   data->timeout_id = g_timeout_add_seconds (seconds, func, data);
 }
 
-/* Hands free slots to the checks waiting longest. */
+/* Hands free slots round the callers waiting, the oldest check of each. */
 static void
 dispatch_waiting (RcAuthority *self)
 {
-  while (self->n_with_polkit < POLKIT_SLOTS && !g_queue_is_empty (&self->waiting))
+  while (self->n_with_polkit < POLKIT_SLOTS && !g_queue_is_empty (&self->turns))
     {
-      g_autoptr(GTask) task = g_queue_pop_head (&self->waiting);
+      Caller *caller = g_queue_pop_head (&self->turns);
+      g_autoptr(GTask) task = g_queue_pop_head (&caller->waiting);
       CheckData *data = g_task_get_task_data (task);
 
+      if (g_queue_is_empty (&caller->waiting))
+        caller->in_turns = FALSE;
+      else
+        g_queue_push_tail (&self->turns, caller);
+      self->n_waiting--;
       data->queued = FALSE;
       start_check (self, task);
+    }
+}
+
+static void
+wait_for_slot (RcAuthority *self,
+               GTask       *task)
+{
+  CheckData *data = g_task_get_task_data (task);
+  Caller *caller = g_hash_table_lookup (self->callers, data->sender);
+
+  data->queued = TRUE;
+  self->n_waiting++;
+  g_queue_push_tail (&caller->waiting, g_object_ref (task));
+  if (!caller->in_turns)
+    {
+      caller->in_turns = TRUE;
+      g_queue_push_tail (&self->turns, caller);
     }
 }
 
@@ -154,8 +188,16 @@ release (CheckData *data)
   g_clear_handle_id (&data->timeout_id, g_source_remove);
   if (data->queued)
     {
+      Caller *caller = g_hash_table_lookup (self->callers, data->sender);
+
       data->queued = FALSE;
-      g_queue_remove (&self->waiting, data->task);
+      self->n_waiting--;
+      g_queue_remove (&caller->waiting, data->task);
+      if (g_queue_is_empty (&caller->waiting) && caller->in_turns)
+        {
+          caller->in_turns = FALSE;
+          g_queue_remove (&self->turns, caller);
+        }
       g_object_unref (data->task);
     }
   if (data->counted)
@@ -252,7 +294,7 @@ log_answer_time (CheckData *data)
   if (ms >= SLOW_ANSWER_MS && !data->interactive)
     g_message ("polkitd took %" G_GINT64_FORMAT " ms to answer a check for %s (%u checks with "
                "polkitd, %u waiting)", ms, data->action, self->n_with_polkit,
-               g_queue_get_length (&self->waiting));
+               self->n_waiting);
   else
     g_debug ("polkitd answered %s in %" G_GINT64_FORMAT " ms", data->action, ms);
 }
@@ -387,8 +429,7 @@ start_check (RcAuthority *self,
     {
       if (self->n_with_polkit >= POLKIT_SLOTS)
         {
-          data->queued = TRUE;
-          g_queue_push_tail (&self->waiting, g_object_ref (task));
+          wait_for_slot (self, task);
           arm_timeout (data, QUEUE_TIMEOUT_SEC, queue_timeout_cb);
           return;
         }
@@ -496,6 +537,36 @@ name_owner_changed_cb (GDBusConnection *connection,
     }
 }
 
+/* All checks are taken, and @caller (NULL: it has none) sends one more:
+ * the caller with the most checks gives way, its newest waiting one, if it
+ * has more than @caller would. FALSE if none has. */
+static gboolean
+make_room (RcAuthority *self,
+           Caller      *caller)
+{
+  guint have = caller != NULL ? caller->tasks->len : 0;
+  Caller *most = NULL;
+  GHashTableIter iter;
+  Caller *other;
+  GTask *newest;
+
+  g_hash_table_iter_init (&iter, self->callers);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &other))
+    if (!g_queue_is_empty (&other->waiting) &&
+        (most == NULL || other->tasks->len > most->tasks->len))
+      most = other;
+  if (most == NULL || most->tasks->len <= have + 1)
+    return FALSE;
+  newest = g_queue_peek_tail (&most->waiting);
+  g_debug ("All %u checks are taken: the newest of the caller with the most (%u) gives way",
+           self->n_checks, most->tasks->len);
+  fail (newest,
+        "Not authorized: the authorization service is busy (%u checks in flight); this "
+        "caller had the most of them (%u), and its newest gave way to another caller's. "
+        "Try again later", self->n_checks, most->tasks->len);
+  return TRUE;
+}
+
 /* Counts the check against its caller and all callers, or refuses it. */
 static gboolean
 count_check (RcAuthority     *self,
@@ -513,7 +584,7 @@ count_check (RcAuthority     *self,
             caller->tasks->len, MAX_CHECKS_PER_CALLER);
       return FALSE;
     }
-  if (self->n_checks >= MAX_CHECKS)
+  if (self->n_checks >= MAX_CHECKS && !make_room (self, caller))
     {
       fail (task,
             "Not authorized: %u authorization checks are in flight, at most "
@@ -677,7 +748,7 @@ rc_authority_init (RcAuthority *self)
 {
   self->callers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                          (GDestroyNotify) caller_free);
-  g_queue_init (&self->waiting);
+  g_queue_init (&self->turns);
 }
 
 RcAuthority *

@@ -6,10 +6,15 @@
 #include <sys/inotify.h>
 #include <unistd.h>
 
+/* Without the limit at hand: a quarter of the kernel's smallest default. */
+#define DEFAULT_MAX_USER_WATCHES 8192
+
 typedef struct {
   char    *key;
-  int      wd;        /* -1 once the file is gone */
+  char    *path;
+  int      wd;        /* -1 once the file is gone, or while it waits */
   gboolean dirty;     /* changed since it was last handed over */
+  gboolean waiting;   /* for a watch to be free */
 } Entry;
 
 struct _RcWatchSet {
@@ -24,13 +29,125 @@ struct _RcWatchSet {
   gint64          last_flush;   /* monotonic µs */
   GHashTable     *by_key;       /* key -> Entry */
   GHashTable     *by_wd;        /* wd -> Entry (borrowed) */
+  guint           n_waiting;    /* entries waiting for a watch */
 };
+
+/* The cap is on all sets together: the user's limit is per user. */
+static guint watch_cap;
+static guint watches_in_use;
+static gboolean told_full;
+static GPtrArray *all_sets;
+
+guint
+rc_watch_cap_for_limit (guint64 max_user_watches)
+{
+  if (max_user_watches == 0)
+    max_user_watches = DEFAULT_MAX_USER_WATCHES;
+  return (guint) MIN (max_user_watches / RC_WATCH_SHARE_DIVISOR, G_MAXUINT);
+}
+
+void
+rc_watch_set_cap (guint cap)
+{
+  watch_cap = cap;
+  told_full = FALSE;
+}
+
+guint
+rc_watch_count (void)
+{
+  return watches_in_use;
+}
+
+static guint
+cap (void)
+{
+  g_autofree char *text = NULL;
+  guint64 limit = 0;
+
+  if (watch_cap != 0)
+    return watch_cap;
+  /* A kernel file of a few bytes, read once. */
+  if (g_file_get_contents ("/proc/sys/fs/inotify/max_user_watches", &text, NULL, NULL))
+    g_ascii_string_to_unsigned (g_strstrip (text), 10, 1, G_MAXUINT64, &limit, NULL);
+  watch_cap = rc_watch_cap_for_limit (limit);
+  g_debug ("inotify: at most %u watches (of the user's %" G_GUINT64_FORMAT ")", watch_cap,
+           limit);
+  return watch_cap;
+}
 
 static void
 entry_free (Entry *entry)
 {
   g_free (entry->key);
+  g_free (entry->path);
   g_free (entry);
+}
+
+static void
+start_waiting (RcWatchSet *set,
+               Entry      *entry)
+{
+  entry->waiting = TRUE;
+  set->n_waiting++;
+  if (!told_full)
+    g_message ("%s: the daemon uses its share of the user's inotify watches (%u of "
+               "fs.inotify.max_user_watches): the changes of %s and of the apps that come "
+               "after it are not followed until an app ends and frees a watch",
+               set->what, watches_in_use, entry->key);
+  told_full = TRUE;
+}
+
+/* inotify_add_watch within the cap; FALSE (and @entry waits) past it. */
+static gboolean
+watch_entry (RcWatchSet *set,
+             Entry      *entry)
+{
+  if (watches_in_use >= cap ())
+    {
+      start_waiting (set, entry);
+      return FALSE;
+    }
+  entry->wd = inotify_add_watch (set->fd, entry->path, set->mask);
+  if (entry->wd < 0)
+    {
+      g_debug ("%s: cannot watch %s: %s", set->what, entry->path, g_strerror (errno));
+      if (errno == ENOSPC)
+        start_waiting (set, entry);
+      return FALSE;
+    }
+  watches_in_use++;
+  g_hash_table_insert (set->by_wd, GINT_TO_POINTER (entry->wd), entry);
+  return TRUE;
+}
+
+/* A watch was freed: an entry waiting, in any set, takes it (one whose
+ * file is gone meanwhile gives it on). */
+static void
+free_watch (void)
+{
+  watches_in_use--;
+  for (guint i = 0; all_sets != NULL && i < all_sets->len; i++)
+    {
+      RcWatchSet *set = g_ptr_array_index (all_sets, i);
+      GHashTableIter iter;
+      Entry *entry;
+
+      if (set->n_waiting == 0)
+        continue;
+      g_hash_table_iter_init (&iter, set->by_key);
+      while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &entry))
+        {
+          if (!entry->waiting)
+            continue;
+          entry->waiting = FALSE;
+          set->n_waiting--;
+          if (watch_entry (set, entry))
+            g_debug ("%s: %s is watched now", set->what, entry->key);
+          if (entry->wd >= 0 || entry->waiting)
+            return;
+        }
+    }
 }
 
 static gboolean
@@ -90,6 +207,7 @@ inotify_cb (int          fd,
             /* The file is gone (its cgroup removed); its key goes soon. */
             entry->wd = -1;
             g_hash_table_remove (set->by_wd, GINT_TO_POINTER (event->wd));
+            free_watch ();
           }
         else if (event->mask & set->mask)
           {
@@ -116,6 +234,9 @@ rc_watch_set_new (const char     *what,
   set->user_data = user_data;
   set->by_key = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) entry_free);
   set->by_wd = g_hash_table_new (NULL, NULL);
+  if (all_sets == NULL)
+    all_sets = g_ptr_array_new ();
+  g_ptr_array_add (all_sets, set);
   set->fd = inotify_init1 (IN_NONBLOCK | IN_CLOEXEC);
   if (set->fd < 0)
     g_warning ("%s: inotify unavailable (%s): changes are not followed", what, g_strerror (errno));
@@ -131,6 +252,9 @@ rc_watch_set_free (RcWatchSet *set)
     return;
   g_clear_handle_id (&set->source_id, g_source_remove);
   g_clear_handle_id (&set->flush_id, g_source_remove);
+  g_ptr_array_remove (all_sets, set);
+  /* closing the fd frees its watches */
+  watches_in_use -= g_hash_table_size (set->by_wd);
   g_hash_table_unref (set->by_wd);
   g_hash_table_unref (set->by_key);
   if (set->fd >= 0)
@@ -156,15 +280,10 @@ rc_watch_set_add (RcWatchSet *set,
     return FALSE;
   entry = g_new0 (Entry, 1);
   entry->key = g_strdup (key);
-  entry->wd = inotify_add_watch (set->fd, path, set->mask);
+  entry->path = g_strdup (path);
+  entry->wd = -1;
   g_hash_table_insert (set->by_key, entry->key, entry);
-  if (entry->wd < 0)
-    {
-      g_debug ("%s: cannot watch %s: %s", set->what, path, g_strerror (errno));
-      return FALSE;
-    }
-  g_hash_table_insert (set->by_wd, GINT_TO_POINTER (entry->wd), entry);
-  return TRUE;
+  return watch_entry (set, entry);
 }
 
 gboolean
@@ -173,15 +292,21 @@ rc_watch_set_remove (RcWatchSet *set,
 {
   Entry *entry = g_hash_table_lookup (set->by_key, key);
   gboolean dirty;
+  gboolean freed;
 
   if (entry == NULL)
     return FALSE;
   dirty = entry->dirty;
+  freed = entry->wd >= 0;
+  if (entry->waiting)
+    set->n_waiting--;
   if (entry->wd >= 0)
     {
       inotify_rm_watch (set->fd, entry->wd);
       g_hash_table_remove (set->by_wd, GINT_TO_POINTER (entry->wd));
     }
   g_hash_table_remove (set->by_key, key);   /* frees @entry */
+  if (freed)
+    free_watch ();
   return dirty;
 }

@@ -28,12 +28,28 @@ void        rc_watch_set_free (RcWatchSet *set);
 /* Can it watch anything (is inotify there)? */
 gboolean    rc_watch_set_available (RcWatchSet *set);
 /* Starts watching @path as @key; FALSE when the file cannot be watched
- * (logged at debug level). */
+ * (logged at debug level) or must wait for a watch to be free (below). */
 gboolean    rc_watch_set_add (RcWatchSet *set,
                               const char *key,
                               const char *path);
 /* Stops watching @key; TRUE when it had a change not handed over yet. */
 gboolean    rc_watch_set_remove (RcWatchSet *set,
                                  const char *key);
+
+/* inotify watches are the user's, shared with every program of theirs
+ * (fs.inotify.max_user_watches): all the daemon's sets together use at most
+ * a quarter of them, so thousands of apps cannot leave the user's editor
+ * or file manager without. A key added past that waits, unwatched (its
+ * file's changes are not followed), until a watch of any set is freed;
+ * the first key that waits is said once in the log. */
+#define RC_WATCH_SHARE_DIVISOR 4
+
+/* The daemon's share of @max_user_watches (0: unknown, a default). */
+guint       rc_watch_cap_for_limit (guint64 max_user_watches);
+/* Sets the cap (0: the share of /proc/sys/fs/inotify/max_user_watches,
+ * read once), for the tests. */
+void        rc_watch_set_cap (guint cap);
+/* Watches in use, all sets together. */
+guint       rc_watch_count (void);
 
 G_END_DECLS

@@ -25,6 +25,7 @@ rc_launch_options_clear (RcLaunchOptions *options)
   g_clear_pointer (&options->slice, g_free);
   g_clear_pointer (&options->environment, g_strfreev);
   g_clear_pointer (&options->working_directory, g_free);
+  g_clear_pointer (&options->pids, g_array_unref);
 }
 
 static gboolean
@@ -345,6 +346,23 @@ rc_launch_check_args (const char         *app_id,
          check_caller_pid (options, error) && check_uris (uris, error);
 }
 
+/* Each pid of @pids once, in the order first named. */
+static void
+distinct_pids (RcLaunchOptions *options,
+               GVariant        *pids)
+{
+  g_autoptr(GHashTable) seen = g_hash_table_new (g_direct_hash, g_direct_equal);
+  const guint32 *values;
+  gsize n;
+
+  values = g_variant_get_fixed_array (pids, &n, sizeof (guint32));
+  g_clear_pointer (&options->pids, g_array_unref);
+  options->pids = g_array_sized_new (FALSE, FALSE, sizeof (guint32), n);
+  for (gsize i = 0; i < n; i++)
+    if (g_hash_table_add (seen, GUINT_TO_POINTER (values[i])))
+      g_array_append_val (options->pids, values[i]);
+}
+
 gboolean
 rc_adopt_check_args (GVariant        *pids,
                      GVariant        *dict,
@@ -368,5 +386,6 @@ rc_adopt_check_args (GVariant        *pids,
                    "own processes follow the ones named)", n, RC_ADOPT_MAX_PIDS);
       return FALSE;
     }
+  distinct_pids (options, pids);
   return TRUE;
 }

@@ -32,6 +32,7 @@ typedef struct {
   char      *working_directory;  /* NULL when not given */
   RcLimits   requested;          /* Launch's Limits; none set when not given */
   guint32    caller_pid;         /* Launch's CallerPid; 0 when not given */
+  GArray    *pids;               /* Adopt's pids (guint32), each once, in the order given */
 } RcLaunchOptions;
 
 /* The defaults: a service (Launch) or scope (Adopt) of launcher "rc" in app.slice. */
@@ -54,7 +55,10 @@ gboolean rc_launch_check_args (const char         *app_id,
                                RcLaunchOptions    *options,
                                GError            **error);
 /* Adopt's arguments: the options (into @options, initialized for Adopt),
- * then the number of pids in @pids (au). */
+ * then the number of pids in @pids (au), capped as sent. The pids go into
+ * @options->pids with repeats dropped, before anything is read of them:
+ * the daemon's work before polkit is asked is one read per distinct
+ * process, whatever the caller repeats. */
 gboolean rc_adopt_check_args (GVariant        *pids,
                               GVariant        *dict,
                               RcLaunchOptions *options,

@@ -6,6 +6,7 @@
 #include "rc-keys.h"
 #include "rc-error.h"
 #include "rc-exec.h"
+#include "rc-pidfd.h"
 #include "rc-proc.h"
 #include "rc-unit-name.h"
 
@@ -39,6 +40,7 @@ typedef struct {
   char                   *working_directory;
   RcLimits                requested;
   guint32                 caller_pid;   /* Launch: CallerPid, the process the scope takes in */
+  int                     caller_pidfd; /* it, pinned when the call came; -1: none */
   GArray                 *roots;        /* Adopt: the pids named */
   GArray                 *root_starts;  /* Adopt: their start times (a pid reused is not them) */
   guint                   checked;      /* Adopt: roots checked for being a service's MainPID */
@@ -67,6 +69,8 @@ request_free (Request *request)
   g_clear_pointer (&request->roots, g_array_unref);
   g_clear_pointer (&request->root_starts, g_array_unref);
   g_clear_pointer (&request->source_cgroups, g_ptr_array_unref);
+  if (request->caller_pidfd >= 0)
+    close (request->caller_pidfd);
   g_free (request);
 }
 
@@ -81,6 +85,7 @@ request_new (const RcChangeServices *svc,
   request->owner = g_object_ref (svc->owner);
   request->invocation = g_object_ref (invocation);
   request->adopt = adopt;
+  request->caller_pidfd = -1;
   return request;
 }
 
@@ -105,6 +110,7 @@ request_fail (Request *request,
 {
   if (request->unit != NULL)
     rc_policy_forget_start (request->svc->policy, request->unit);
+  g_debug ("%s refused: %s", request->adopt ? "Adopt" : "Launch", error->message);
   g_dbus_method_invocation_return_gerror (request->invocation, error);
   g_error_free (error);
   request_free (request);
@@ -121,6 +127,15 @@ request_done (Request *request)
 /* ---- options ------------------------------------------------------------ */
 
 /* ---- after the start ---------------------------------------------------- */
+
+/* CallerPid is still the process that called, and the user's. Without
+ * pidfds (a kernel before 5.3) the bare pid is all there is. */
+static gboolean
+caller_still_ours (Request *request)
+{
+  return request->caller_pidfd < 0 || rc_pidfd_is_ours (request->caller_pidfd,
+                                                        request->caller_pid);
+}
 
 static void
 listed_cb (RcRegistry *registry,
@@ -301,7 +316,16 @@ started_cb (GObject      *source,
     {
       /* The caller waits to become the app, which it does only after this
        * reply: the job's end is the moment its process is in the scope. The
-       * listing follows. */
+       * listing follows. Had it ended meanwhile, systemd may have taken in
+       * a process that got its pid. */
+      if (!caller_still_ours (request))
+        {
+          g_message ("%s: the calling process ended while its scope was made", request->unit);
+          request_fail (request, g_error_new (RC_ERROR, RC_ERROR_FAILED,
+                                              "The calling process ended while systemd made "
+                                              "its scope %s", request->unit));
+          return;
+        }
       request_done (request);
     }
   else
@@ -423,8 +447,18 @@ start (Request *request)
     pids = g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32, request->roots->data,
                                       request->roots->len, sizeof (guint32));
   else if (request->caller_pid != 0)
-    pids = g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32, &request->caller_pid, 1,
-                                      sizeof (guint32));
+    {
+      /* systemd takes the pid: right before, the pidfd says it is still the caller's */
+      if (!caller_still_ours (request))
+        {
+          request_fail (request, g_error_new_literal (RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                                                      "The calling process ended before its "
+                                                      "scope was made: nothing was started"));
+          return;
+        }
+      pids = g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32, &request->caller_pid, 1,
+                                        sizeof (guint32));
+    }
   else if (request->kind == RC_UNIT_KIND_SCOPE)
     {
       /* Never forked here: the app would keep the daemon's sandbox. */
@@ -464,11 +498,10 @@ launch_authorized_cb (GObject      *source,
    * naming another, cannot put that process into a scope. */
   if (request->caller_pid != 0 && request->caller_pid != caller)
     {
-      request_fail (request, g_error_new (RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
-                                          "Option CallerPid is %u, but the call comes from "
-                                          "process %u: only the calling process itself can "
-                                          "be taken into the scope", request->caller_pid,
-                                          caller));
+      request_fail (request, g_error_new_literal (RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                                                  "Option CallerPid is not the calling "
+                                                  "process: only the calling process itself "
+                                                  "can be taken into the scope"));
       return;
     }
   instance = g_strdup_printf ("%08x%08x", g_random_int (), g_random_int ());
@@ -495,6 +528,22 @@ rc_launch_submit (const RcChangeServices *svc,
       return;
     }
   take_options (request, &parsed);
+  /* Pinned now: a pid the caller's process leaves could be another's by
+   * the time systemd is asked. */
+  if (request->caller_pid != 0 &&
+      (request->caller_pidfd = rc_pidfd_open (request->caller_pid, &error)) < 0)
+    {
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+        {
+          g_clear_error (&error);
+          request_fail (request, g_error_new_literal (RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                                                      "Option CallerPid: there is no such "
+                                                      "process"));
+          return;
+        }
+      g_debug ("Launch: CallerPid is not pinned: %s", error->message);
+      g_clear_error (&error);
+    }
   request->app_id = g_strdup (app_id);
   /* what the desktop file says to run, checked before anything starts */
   if (!rc_exec_for_app (app_id, uris, &request->name, &request->desktop_file, &request->argv,
@@ -799,7 +848,6 @@ rc_adopt_submit (const RcChangeServices *svc,
   GError *error = NULL;
   gsize n;
 
-  values = g_variant_get_fixed_array (pids, &n, sizeof (guint32));
   rc_launch_options_init (&parsed, TRUE);
   if (!rc_adopt_check_args (pids, options, &parsed, &error))
     {
@@ -807,6 +855,9 @@ rc_adopt_submit (const RcChangeServices *svc,
       return;
     }
   take_options (request, &parsed);
+  /* Each distinct pid once: repeats are gone before anything is read. */
+  values = (const guint32 *) parsed.pids->data;
+  n = parsed.pids->len;
   request->roots = g_array_new (FALSE, FALSE, sizeof (guint32));
   request->root_starts = g_array_new (FALSE, FALSE, sizeof (guint64));
   for (gsize i = 0; i < n; i++)
@@ -826,11 +877,8 @@ rc_adopt_submit (const RcChangeServices *svc,
           request_fail (request, error);
           return;
         }
-      if (!in_array (request->roots, values[i]))
-        {
-          g_array_append_val (request->roots, values[i]);
-          g_array_append_val (request->root_starts, proc->start_time);
-        }
+      g_array_append_val (request->roots, values[i]);
+      g_array_append_val (request->root_starts, proc->start_time);
     }
   describe_app (request);
   check_main_pids (request);

@@ -28,6 +28,10 @@ struct _RcNotifier {
   guint            action_id;   /* ActionInvoked subscription, made with the first Notify call */
   guint            closed_id;
   gboolean         told_no_server;
+  RcNotifyBudget   budget;
+  guint            held_count;  /* notifications over the budget, not yet told */
+  guint            held_id;     /* tells them when the budget allows */
+  guint32          held_shown;  /* the server's id of the last such notice */
 };
 
 G_DEFINE_TYPE (RcNotifier, rc_notifier, G_TYPE_OBJECT);
@@ -40,6 +44,67 @@ rc_held_spell_rise (RcHeldSpell *spell,
     spell->since_us = now_us;
   spell->last_rise_us = now_us;
   return now_us - spell->since_us >= RC_HELD_BACK_SUSTAIN_SEC * G_USEC_PER_SEC;
+}
+
+static void
+refill (RcNotifyBudget *budget,
+        gint64          now_us)
+{
+  gint64 refill_us = RC_NOTIFY_REFILL_SEC * G_USEC_PER_SEC;
+  gint64 earned;
+
+  if (budget->refilled_us == 0)
+    {
+      budget->tokens = RC_NOTIFY_BURST;
+      budget->refilled_us = now_us;
+      return;
+    }
+  earned = (now_us - budget->refilled_us) / refill_us;
+  if (earned <= 0)
+    return;
+  budget->tokens = (guint) MIN ((gint64) RC_NOTIFY_BURST, budget->tokens + earned);
+  /* a full bucket earns nothing: the next one is a whole period away */
+  budget->refilled_us = budget->tokens == RC_NOTIFY_BURST ? now_us
+                                                          : budget->refilled_us + earned * refill_us;
+}
+
+gboolean
+rc_notify_budget_take (RcNotifyBudget *budget,
+                       gint64          now_us)
+{
+  refill (budget, now_us);
+  if (budget->tokens == 0)
+    return FALSE;
+  budget->tokens--;
+  return TRUE;
+}
+
+gint64
+rc_notify_budget_wait_us (RcNotifyBudget *budget,
+                          gint64          now_us)
+{
+  refill (budget, now_us);
+  if (budget->tokens > 0)
+    return 0;
+  return MAX (0, budget->refilled_us + RC_NOTIFY_REFILL_SEC * G_USEC_PER_SEC - now_us);
+}
+
+char *
+rc_notify_shown_name (const char *name,
+                      gboolean    markup)
+{
+  g_autofree char *valid = g_utf8_make_valid (name, -1);
+  g_autofree char *cut = NULL;
+
+  if (g_utf8_strlen (valid, -1) > RC_NOTIFY_NAME_MAX)
+    {
+      g_autofree char *head = g_utf8_substring (valid, 0, RC_NOTIFY_NAME_MAX - 1);
+
+      cut = g_strconcat (head, "…", NULL);
+    }
+  else
+    cut = g_steal_pointer (&valid);
+  return markup ? g_markup_escape_text (cut, -1) : g_steal_pointer (&cut);
 }
 
 static void
@@ -177,15 +242,23 @@ listen_for_actions (RcNotifier *self)
 /* The notifier's dispose cancels every call: a callback that was not
  * cancelled has a live notifier. */
 typedef struct {
-  RcNotifier  *notifier;
-  char        *unit;
-  RcNotifyKind kind;
+  RcNotifier   *notifier;
+  char         *unit;      /* NULL: the notice of those over the budget */
+  RcNotifyKind  kind;
+  RcNotifyCause cause;
+  char         *name;      /* the app's, as the registry has it */
+  char         *icon;
+  char         *entry;     /* desktop-entry hint */
+  guint32       replaces;
 } Sending;
 
 static void
 sending_free (Sending *sending)
 {
   g_free (sending->unit);
+  g_free (sending->name);
+  g_free (sending->icon);
+  g_free (sending->entry);
   g_free (sending);
 }
 
@@ -223,6 +296,12 @@ notified_cb (GObject      *source,
     }
   self->told_no_server = FALSE;
   g_variant_get (reply, "(u)", &id);
+  if (sending->unit == NULL)
+    {
+      self->held_shown = id;
+      sending_free (sending);
+      return;
+    }
   instance = g_hash_table_lookup (self->instances, sending->unit);
   if (instance != NULL)
     instance->ids[sending->kind] = id;
@@ -273,36 +352,144 @@ with_name (const char *format,
 #pragma GCC diagnostic pop
 
 static void
-send (RcNotifier   *self,
-      RcApp        *app,
-      Instance     *instance,
-      RcNotifyCause cause)
+call_notify (RcNotifier *self,
+             Sending    *sending,
+             const char *summary,
+             const char *body,
+             gboolean    with_actions)
 {
   static const char * const actions[] = { "default", "Open settings", "open", "Open settings", NULL };
-  RcNotifyKind kind = causes[cause].kind;
-  g_autofree char *entry = desktop_id (app);
-  g_autofree char *summary = with_name (causes[cause].summary, app->name);
-  g_autofree char *body = with_name (causes[cause].body, app->name);
+  static const char * const no_actions[] = { NULL };
   GVariantBuilder hints;
-  Sending *sending;
 
   g_variant_builder_init (&hints, G_VARIANT_TYPE_VARDICT);
-  g_variant_builder_add (&hints, "{sv}", "desktop-entry", g_variant_new_string (entry));
+  if (sending->entry != NULL)
+    g_variant_builder_add (&hints, "{sv}", "desktop-entry", g_variant_new_string (sending->entry));
   g_variant_builder_add (&hints, "{sv}", "urgency", g_variant_new_byte (1));
-  sending = g_new0 (Sending, 1);
-  sending->notifier = self;
-  sending->unit = g_strdup (app->unit);
-  sending->kind = kind;
-  g_debug ("Notifications: %s: %s", app->unit, summary);
   listen_for_actions (self);
   /* Notification servers are usually D-Bus activated: auto start allowed. */
   g_dbus_connection_call (self->connection, NOTIFICATIONS_DBUS_NAME, NOTIFICATIONS_DBUS_PATH,
                           NOTIFICATIONS_INTERFACE, "Notify",
                           g_variant_new ("(susss^asa{sv}i)", "Resource Control",
-                                         instance->ids[kind], app->icon, summary, body,
-                                         actions, &hints, -1),
+                                         sending->replaces, sending->icon, summary, body,
+                                         with_actions ? actions : no_actions, &hints, -1),
                           G_VARIANT_TYPE ("(u)"), G_DBUS_CALL_FLAGS_NONE, CALL_TIMEOUT_MS,
                           self->cancellable, notified_cb, sending);
+}
+
+/* The server's capabilities say how the body is read: as markup, the
+ * name is escaped; the summary is plain text by the specification. */
+static void
+capabilities_cb (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  Sending *sending = user_data;
+  RcNotifier *self = sending->notifier;
+  g_autoptr(GVariant) reply = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree const char **caps = NULL;
+  g_autofree char *plain_name = NULL;
+  g_autofree char *body_name = NULL;
+  g_autofree char *summary = NULL;
+  g_autofree char *body = NULL;
+  gboolean markup = FALSE;
+
+  reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &error);
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      sending_free (sending);
+      return;
+    }
+  if (reply != NULL)
+    {
+      g_variant_get (reply, "(^a&s)", &caps);
+      markup = g_strv_contains (caps, "body-markup");
+    }
+  plain_name = rc_notify_shown_name (sending->name, FALSE);
+  body_name = rc_notify_shown_name (sending->name, markup);
+  summary = with_name (causes[sending->cause].summary, plain_name);
+  body = with_name (causes[sending->cause].body, body_name);
+  g_debug ("Notifications: %s: %s", sending->unit, summary);
+  call_notify (self, sending, summary, body, TRUE);
+}
+
+static void
+send (RcNotifier   *self,
+      RcApp        *app,
+      Instance     *instance,
+      RcNotifyCause cause)
+{
+  Sending *sending = g_new0 (Sending, 1);
+
+  sending->notifier = self;
+  sending->unit = g_strdup (app->unit);
+  sending->kind = causes[cause].kind;
+  sending->cause = cause;
+  sending->name = g_strdup (app->name);
+  sending->icon = g_strdup (app->icon);
+  sending->entry = desktop_id (app);
+  sending->replaces = instance->ids[sending->kind];
+  g_dbus_connection_call (self->connection, NOTIFICATIONS_DBUS_NAME, NOTIFICATIONS_DBUS_PATH,
+                          NOTIFICATIONS_INTERFACE, "GetCapabilities", NULL,
+                          G_VARIANT_TYPE ("(as)"), G_DBUS_CALL_FLAGS_NONE, CALL_TIMEOUT_MS,
+                          self->cancellable, capabilities_cb, sending);
+}
+
+/* Those over the budget, in one notification once it allows one more. */
+static gboolean
+tell_held_cb (gpointer user_data)
+{
+  RcNotifier *self = user_data;
+  gint64 wait_us = rc_notify_budget_wait_us (&self->budget, g_get_monotonic_time ());
+  g_autofree char *summary = NULL;
+  g_autofree char *body = NULL;
+  Sending *sending;
+
+  self->held_id = 0;
+  if (wait_us > 0)
+    {
+      self->held_id = g_timeout_add (MAX (1, (guint) (wait_us / 1000)), tell_held_cb, self);
+      return G_SOURCE_REMOVE;
+    }
+  rc_notify_budget_take (&self->budget, g_get_monotonic_time ());
+  summary = self->held_count == 1
+            ? g_strdup ("1 more app ran out of memory or was held back")
+            : g_strdup_printf ("%u more apps ran out of memory or were held back",
+                               self->held_count);
+  body = g_strdup ("They were not each shown, to keep notifications few. "
+                   "Open the Resource Control settings to see your apps.");
+  g_debug ("Notifications: %s", summary);
+  self->held_count = 0;
+  sending = g_new0 (Sending, 1);
+  sending->notifier = self;
+  sending->icon = g_strdup ("");
+  sending->replaces = self->held_shown;
+  call_notify (self, sending, summary, body, FALSE);
+  return G_SOURCE_REMOVE;
+}
+
+/* Within the budget, sent; over it, counted for one notice later. */
+static void
+send_within_budget (RcNotifier   *self,
+                    RcApp        *app,
+                    Instance     *instance,
+                    RcNotifyCause cause,
+                    gint64        now_us)
+{
+  gint64 wait_us;
+
+  if (rc_notify_budget_take (&self->budget, now_us))
+    {
+      send (self, app, instance, cause);
+      return;
+    }
+  self->held_count++;
+  g_debug ("Notifications: %s: over the budget (%u held)", app->unit, self->held_count);
+  if (self->held_id != 0)
+    return;
+  wait_us = rc_notify_budget_wait_us (&self->budget, now_us);
+  self->held_id = g_timeout_add (MAX (1, (guint) (wait_us / 1000)), tell_held_cb, self);
 }
 
 static void
@@ -322,7 +509,7 @@ maybe_notify (RcNotifier   *self,
       now_us - instance->sent_us[kind] < RC_NOTIFY_QUIET_SEC * G_USEC_PER_SEC)
     return;
   instance->sent_us[kind] = now_us;
-  send (self, app, instance, cause);
+  send_within_budget (self, app, instance, cause, now_us);
 }
 
 static guint64
@@ -412,6 +599,7 @@ rc_notifier_dispose (GObject *object)
   RcNotifier *self = RC_NOTIFIER (object);
 
   g_cancellable_cancel (self->cancellable);
+  g_clear_handle_id (&self->held_id, g_source_remove);
   rc_clear_subscription (self->connection, &self->action_id);
   rc_clear_subscription (self->connection, &self->closed_id);
   g_clear_object (&self->connection);

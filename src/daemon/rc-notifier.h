@@ -50,6 +50,34 @@ typedef struct {
 gboolean    rc_held_spell_rise (RcHeldSpell *spell,
                                 gint64       now_us);
 
+/* An app's name as a notification shows it (it comes from a desktop file
+ * any program of the user may write): at most RC_NOTIFY_NAME_MAX
+ * characters, cut with an ellipsis, and escaped when the server reads the
+ * body as markup (capability "body-markup"), so a name cannot bring in a
+ * link or an image. */
+#define RC_NOTIFY_NAME_MAX 64
+
+char       *rc_notify_shown_name (const char *name,
+                                  gboolean    markup);
+
+/* All notifications together, whatever the app: at most RC_NOTIFY_BURST at
+ * once and one more each RC_NOTIFY_REFILL_SEC (a token bucket: 5 a
+ * minute). Those over it are counted and told in one notification when
+ * the next may go. Pure, for the unit tests; a zeroed budget is full. */
+#define RC_NOTIFY_BURST      5
+#define RC_NOTIFY_REFILL_SEC 12
+
+typedef struct {
+  guint  tokens;
+  gint64 refilled_us;   /* monotonic; 0: never used, full */
+} RcNotifyBudget;
+
+gboolean    rc_notify_budget_take (RcNotifyBudget *budget,
+                                   gint64          now_us);
+/* How long from @now_us until the budget has one to give (0: now). */
+gint64      rc_notify_budget_wait_us (RcNotifyBudget *budget,
+                                      gint64          now_us);
+
 RcNotifier *rc_notifier_new (GDBusConnection *connection,
                              RcRegistry      *registry,
                              RcMemoryWatch   *memory_watch,

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-rules.h"
+#include "rc-rules-reader.h"
 #include "rc-safe-file.h"
 #include "rc-keys.h"
 #include "rc-error.h"
@@ -28,6 +29,11 @@ struct _RcRules {
   GHashTable   *reported;    /* problems logged at the last reading */
   GFileMonitor *monitors[2];
   guint         reload_id;
+  gboolean      folder_changed;   /* since the last reading began */
+  gboolean      reading;          /* a reading for the monitor is running */
+  gint64        last_reading_end; /* monotonic, usec */
+  gint          readings_begun;   /* numbers readings; atomic */
+  guint64       applied_number;   /* the number of the reading in force */
 };
 
 G_DEFINE_TYPE (RcRules, rc_rules, G_TYPE_OBJECT);
@@ -42,45 +48,11 @@ static GMutex edit_lock;
 /* ---- reading ----------------------------------------------------------- */
 
 static int
-compare_paths (gconstpointer a,
-               gconstpointer b)
-{
-  return strcmp (*(const char * const *) a, *(const char * const *) b);
-}
-
-static int
 compare_paths_with_data (gconstpointer a,
                          gconstpointer b,
                          gpointer      user_data)
 {
-  return compare_paths (a, b);
-}
-
-/* The *.conf files of @dir, in file-name order; empty if @dir is missing.
- * At most MAX_RULE_FILES of them, each read whole: a folder another program
- * fills cannot make a reading take for ever. */
-#define MAX_RULE_FILES 256
-
-static GPtrArray *
-list_rule_files (const char *dir)
-{
-  GPtrArray *files = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(GDir) handle = g_dir_open (dir, 0, NULL);
-  const char *name;
-
-  while (handle != NULL && (name = g_dir_read_name (handle)) != NULL)
-    {
-      if (g_str_has_suffix (name, ".conf") && name[0] != '.')
-        g_ptr_array_add (files, g_build_filename (dir, name, NULL));
-    }
-  g_ptr_array_sort (files, compare_paths);
-  if (files->len > MAX_RULE_FILES)
-    {
-      g_warning ("Rules: %s has %u .conf files; only the first %d (by name) are read",
-                 dir, files->len, MAX_RULE_FILES);
-      g_ptr_array_set_size (files, MAX_RULE_FILES);
-    }
-  return files;
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
 }
 
 /* A problem in a file is logged once, not at every reading while it lasts. */
@@ -107,29 +79,6 @@ report (RcRules    *self,
    * cppcheck does not know GHashTable takes ownership. */
   g_hash_table_add (reported, message);
   // cppcheck-suppress memleak
-}
-
-/* One file, read whole and parsed; its problems are reported. */
-static void
-read_file (RcRules       *self,
-           GHashTable    *reported,
-           const char    *path,
-           GHashTable   **rules,
-           GHashTable   **slices,
-           RcBoost       *boost,
-           RcNotifyRules *notify)
-{
-  g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(GError) error = NULL;
-  g_autofree char *contents = NULL;
-  gsize length;
-
-  if (!rc_safe_file_read (path, RC_SAFE_FILE_MAX_SIZE, &contents, &length, &error))
-    report (self, reported, "%s: %s", path, error->message);
-  else
-    rc_rules_parse_data (contents, length, path, rules, slices, boost, notify, problems);
-  for (guint i = 0; i < problems->len; i++)
-    report (self, reported, "%s", (const char *) g_ptr_array_index (problems, i));
 }
 
 /* Every limit @over sets, set in @limits. */
@@ -207,44 +156,37 @@ new_table (void)
   return g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
 }
 
+/* Puts @reading (taken) in force, unless a reading begun later is in
+ * force already (an edit's and the monitor's readings may end in either
+ * order). */
 static void
-rc_rules_reload (RcRules *self)
+apply_reading (RcRules        *self,
+               RcRulesReading *reading,
+               guint64         number)
 {
-  const char *dirs[] = { self->system_dir, self->user_dir };
-  g_autoptr(GHashTable) reported = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  GHashTable *rules[N_LAYERS], *slices[N_LAYERS];
-  RcBoost boost = { .enabled = TRUE };
-  RcNotifyRules notify = RC_NOTIFY_RULES_DEFAULT;
+  g_autoptr(RcRulesReading) owned = reading;
+  g_autoptr(GHashTable) reported = NULL;
 
-  for (guint i = 0; i < N_LAYERS; i++)
-    {
-      rules[i] = new_table ();
-      slices[i] = new_table ();
-    }
-  rc_limits_set (&boost.limits, RC_LIMIT_CPU_WEIGHT, RC_BOOST_WEIGHT_DEFAULT);
-  rc_limits_set (&boost.limits, RC_LIMIT_IO_WEIGHT, RC_BOOST_WEIGHT_DEFAULT);
-  for (guint d = 0; d < G_N_ELEMENTS (dirs); d++)
-    {
-      g_autoptr(GPtrArray) files = list_rule_files (dirs[d]);
-
-      for (guint i = 0; i < files->len; i++)
-        read_file (self, reported, g_ptr_array_index (files, i), rules, slices, &boost,
-                   &notify);
-    }
+  if (number < self->applied_number)
+    return;
+  self->applied_number = number;
+  reported = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (guint i = 0; i < reading->problems->len; i++)
+    report (self, reported, "%s", (const char *) g_ptr_array_index (reading->problems, i));
   for (guint i = 0; i < N_LAYERS; i++)
     {
       g_hash_table_unref (self->file_rules[i]);
-      self->file_rules[i] = rules[i];
+      self->file_rules[i] = g_steal_pointer (&reading->rules[i]);
       g_hash_table_unref (self->file_slices[i]);
-      self->file_slices[i] = slices[i];
+      self->file_slices[i] = g_steal_pointer (&reading->slices[i]);
     }
   merge_layers (self);
-  self->boost = boost;
-  self->notify = notify;
+  self->boost = reading->boost;
+  self->notify = reading->notify;
   g_hash_table_unref (self->reported);
   self->reported = g_steal_pointer (&reported);
-  g_debug ("Rules: %u AppIDs, boost %s", g_hash_table_size (rules[LAYER_BASE]),
-           boost.enabled ? "on" : "off");
+  g_debug ("Rules: %u AppIDs, boost %s", g_hash_table_size (self->file_rules[LAYER_BASE]),
+           self->boost.enabled ? "on" : "off");
   g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
 }
 
@@ -268,18 +210,97 @@ rc_rules_set_conditions (RcRules     *self,
     g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
 }
 
+/* A folder that keeps changing is read once the events of a moment are
+ * in (an editor's save is several: created, changed, moved), then at most
+ * once per READING_SPACING_USEC: one reading at a time, in a worker thread,
+ * and the changes seen during one make one more. A program that writes the
+ * folder without end costs a reading a second off the main loop, and on it
+ * only the swap of the tables. */
+#define SETTLE_MSEC          100
+#define READING_SPACING_USEC (1 * G_USEC_PER_SEC)
+
+typedef struct {
+  char           *system_dir;
+  char           *user_dir;
+  guint64         number;
+  RcRulesReading *reading;
+} ReadJob;
+
+static void
+read_job_free (ReadJob *job)
+{
+  g_free (job->system_dir);
+  g_free (job->user_dir);
+  rc_rules_reading_free (job->reading);
+  g_free (job);
+}
+
+/* In a worker thread: the number says which of two readings began later. */
+static void
+read_folders (RcRules *self,
+              ReadJob *job)
+{
+  job->number = (guint64) g_atomic_int_add (&self->readings_begun, 1) + 1;
+  job->reading = rc_rules_reading_new (job->system_dir, job->user_dir);
+}
+
+static void
+read_thread (GTask        *task,
+             gpointer      source,
+             gpointer      task_data,
+             GCancellable *cancellable)
+{
+  read_folders (source, task_data);
+  g_task_return_boolean (task, TRUE);
+}
+
+static void schedule_reading (RcRules *self);
+
+static void
+read_done_cb (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  RcRules *self = RC_RULES (source);
+  ReadJob *job = g_task_get_task_data (G_TASK (result));
+
+  self->reading = FALSE;
+  self->last_reading_end = g_get_monotonic_time ();
+  apply_reading (self, g_steal_pointer (&job->reading), job->number);
+  if (self->folder_changed)
+    schedule_reading (self);
+}
+
 static gboolean
 reload_cb (gpointer user_data)
 {
   RcRules *self = user_data;
+  g_autoptr(GTask) task = g_task_new (self, NULL, read_done_cb, NULL);
+  ReadJob *job = g_new0 (ReadJob, 1);
 
   self->reload_id = 0;
-  rc_rules_reload (self);
+  self->folder_changed = FALSE;
+  self->reading = TRUE;
+  job->system_dir = g_strdup (self->system_dir);
+  job->user_dir = g_strdup (self->user_dir);
+  g_task_set_task_data (task, job, (GDestroyNotify) read_job_free);
+  g_task_run_in_thread (task, read_thread);
   return G_SOURCE_REMOVE;
 }
 
-/* An editor's save is several events (created, changed, moved): read once
- * they are all in. */
+static void
+schedule_reading (RcRules *self)
+{
+  gint64 wait_usec = self->last_reading_end + READING_SPACING_USEC - g_get_monotonic_time ();
+  guint delay_msec = SETTLE_MSEC;
+
+  if (self->reading || self->reload_id != 0)
+    return;
+  if (wait_usec > 0)
+    delay_msec = MAX (delay_msec, (guint) (wait_usec / 1000));
+  self->reload_id = g_timeout_add (delay_msec, reload_cb, self);
+}
+
 static void
 folder_changed_cb (GFileMonitor     *monitor,
                    GFile            *file,
@@ -287,8 +308,8 @@ folder_changed_cb (GFileMonitor     *monitor,
                    GFileMonitorEvent event,
                    RcRules          *self)
 {
-  if (self->reload_id == 0)
-    self->reload_id = g_timeout_add (100, reload_cb, self);
+  self->folder_changed = TRUE;
+  schedule_reading (self);
 }
 
 const RcRule *
@@ -409,16 +430,16 @@ typedef struct {
   char    *app_id;
   RcRule   rule;
   gboolean remove;
-  char    *system_dir;
-  char    *user_dir;
+  ReadJob  after;   /* the folders as the edit left them */
 } Edit;
 
 static void
 edit_free (Edit *edit)
 {
   g_free (edit->app_id);
-  g_free (edit->system_dir);
-  g_free (edit->user_dir);
+  g_free (edit->after.system_dir);
+  g_free (edit->after.user_dir);
+  rc_rules_reading_free (edit->after.reading);
   g_free (edit);
 }
 
@@ -478,7 +499,7 @@ static gboolean
 write_rule (Edit    *edit,
             GError **error)
 {
-  g_autoptr(GPtrArray) files = list_rule_files (edit->user_dir);
+  g_autoptr(GPtrArray) files = rc_rules_list_files (edit->after.user_dir, NULL);
   g_autofree char *path = NULL;
   g_autoptr(GKeyFile) file = NULL;
 
@@ -487,15 +508,15 @@ write_rule (Edit    *edit,
     if (file_has_group (g_ptr_array_index (files, i - 1), edit->app_id))
       path = g_strdup (g_ptr_array_index (files, i - 1));
   if (path == NULL)
-    path = g_build_filename (edit->user_dir, RC_RULES_USER_FILE, NULL);
+    path = g_build_filename (edit->after.user_dir, RC_RULES_USER_FILE, NULL);
 
   file = load_for_edit (path, error);
   if (file == NULL)
     return FALSE;
   rc_rules_write_group (file, edit->app_id, &edit->rule);
-  if (g_mkdir_with_parents (edit->user_dir, 0700) != 0)
+  if (g_mkdir_with_parents (edit->after.user_dir, 0700) != 0)
     {
-      g_set_error (error, RC_ERROR, RC_ERROR_FAILED, "Cannot create %s: %s", edit->user_dir,
+      g_set_error (error, RC_ERROR, RC_ERROR_FAILED, "Cannot create %s: %s", edit->after.user_dir,
                    g_strerror (errno));
       return FALSE;
     }
@@ -506,7 +527,7 @@ static gboolean
 remove_rule (Edit    *edit,
              GError **error)
 {
-  g_autoptr(GPtrArray) files = list_rule_files (edit->user_dir);
+  g_autoptr(GPtrArray) files = rc_rules_list_files (edit->after.user_dir, NULL);
   g_autoptr(GPtrArray) system_files = NULL;
   gboolean found = FALSE;
 
@@ -528,14 +549,14 @@ remove_rule (Edit    *edit,
   if (found)
     return TRUE;
 
-  system_files = list_rule_files (edit->system_dir);
+  system_files = rc_rules_list_files (edit->after.system_dir, NULL);
   for (guint i = 0; i < system_files->len; i++)
     if (file_has_group (g_ptr_array_index (system_files, i), edit->app_id))
       {
         g_set_error (error, RC_ERROR, RC_ERROR_PROTECTED,
                      "The rule for %s is in the system folder %s (%s); only an administrator "
                      "can remove it there. SetRule can override it with a rule of your own",
-                     edit->app_id, edit->system_dir,
+                     edit->app_id, edit->after.system_dir,
                      (char *) g_ptr_array_index (system_files, i));
         return FALSE;
       }
@@ -557,13 +578,16 @@ edit_thread (GTask        *task,
   ok = edit->remove ? remove_rule (edit, &error) : write_rule (edit, &error);
   g_mutex_unlock (&edit_lock);
   if (ok)
+    read_folders (source, &edit->after);
+  if (ok)
     g_task_return_boolean (task, TRUE);
   else
     g_task_return_error (task, error);
 }
 
-/* The files are read again at once, so the caller's next ListRules (and
- * the running instances) see the change without waiting for the monitor. */
+/* The files were read again after the edit, in its thread, so the
+ * caller's next ListRules (and the running instances) see the change
+ * without waiting for the monitor. */
 static void
 edit_done_cb (GObject      *source,
               GAsyncResult *result,
@@ -571,13 +595,15 @@ edit_done_cb (GObject      *source,
 {
   g_autoptr(GTask) task = user_data;
   GError *error = NULL;
+  Edit *edit;
 
   if (!g_task_propagate_boolean (G_TASK (result), &error))
     {
       g_task_return_error (task, error);
       return;
     }
-  rc_rules_reload (RC_RULES (source));
+  edit = g_task_get_task_data (G_TASK (result));
+  apply_reading (RC_RULES (source), g_steal_pointer (&edit->after.reading), edit->after.number);
   g_task_return_boolean (task, TRUE);
 }
 
@@ -594,8 +620,8 @@ start_edit (RcRules            *self,
   g_autoptr(GTask) worker = g_task_new (self, cancellable, edit_done_cb, task);
 
   edit->app_id = g_strdup (app_id);
-  edit->system_dir = g_strdup (self->system_dir);
-  edit->user_dir = g_strdup (self->user_dir);
+  edit->after.system_dir = g_strdup (self->system_dir);
+  edit->after.user_dir = g_strdup (self->user_dir);
   g_task_set_task_data (worker, edit, (GDestroyNotify) edit_free);
   g_task_run_in_thread (worker, edit_thread);
 }
@@ -674,7 +700,13 @@ rc_rules_new (const char *system_dir,
     g_debug ("Rules: cannot create %s: %s", user_dir, g_strerror (errno));
   self->monitors[0] = watch_folder (self, system_dir);
   self->monitors[1] = watch_folder (self, user_dir);
-  rc_rules_reload (self);
+  /* The first reading, before the daemon serves anything, is on the spot. */
+  {
+    ReadJob job = { .system_dir = self->system_dir, .user_dir = self->user_dir };
+
+    read_folders (self, &job);
+    apply_reading (self, job.reading, job.number);
+  }
   return self;
 }
 

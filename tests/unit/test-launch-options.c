@@ -122,12 +122,50 @@ test_adopt_args (void)
   g_assert_false (parse ("{'AppId': <'not an app'>}", TRUE, NULL));
 }
 
+/* Repeats go before anything is read of a process: the work before polkit
+ * is bounded by the distinct pids, not by what the caller sends. */
+static void
+test_adopt_distinct_pids (void)
+{
+  g_autoptr(GVariant) options_dict = g_variant_ref_sink (g_variant_new_parsed ("@a{sv} {}"));
+  g_autoptr(GVariant) repeats = g_variant_ref_sink (g_variant_new_parsed (
+                                                      "[uint32 4242, 7, 4242, 9, 7, 7]"));
+  g_autoptr(GArray) copies = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autoptr(GVariant) one_many_times = NULL;
+  guint32 pid = 4242;
+
+  {
+    g_auto(RcLaunchOptions) options = { 0, };
+
+    rc_launch_options_init (&options, TRUE);
+    g_assert_true (rc_adopt_check_args (repeats, options_dict, &options, NULL));
+    g_assert_cmpuint (options.pids->len, ==, 3);
+    g_assert_cmpuint (g_array_index (options.pids, guint32, 0), ==, 4242);
+    g_assert_cmpuint (g_array_index (options.pids, guint32, 1), ==, 7);
+    g_assert_cmpuint (g_array_index (options.pids, guint32, 2), ==, 9);
+  }
+  for (guint i = 0; i < RC_ADOPT_MAX_PIDS; i++)
+    g_array_append_val (copies, pid);
+  one_many_times = g_variant_ref_sink (g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32,
+                                                                  copies->data, copies->len,
+                                                                  sizeof (guint32)));
+  {
+    g_auto(RcLaunchOptions) options = { 0, };
+
+    rc_launch_options_init (&options, TRUE);
+    g_assert_true (rc_adopt_check_args (one_many_times, options_dict, &options, NULL));
+    g_assert_cmpuint (options.pids->len, ==, 1);
+    g_assert_cmpuint (g_array_index (options.pids, guint32, 0), ==, 4242);
+  }
+}
+
 int
 main (int    argc,
       char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/launch-options/launch", test_launch_options);
+  g_test_add_func ("/launch-options/adopt-distinct-pids", test_adopt_distinct_pids);
   g_test_add_func ("/launch-options/environment-shown-cut", test_environment_shown_cut);
   g_test_add_func ("/launch-options/adopt", test_adopt_args);
   return g_test_run ();
