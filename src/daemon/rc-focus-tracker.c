@@ -217,7 +217,6 @@ set_environment (RcFocusTracker *self,
   g_debug ("Focus: the session's environment names %s %s", kind, address != NULL ? address : "");
   g_free (self->kind);
   g_free (self->address);
-  g_free (self->kwin_owner);
   self->kind = g_strdup (kind);
   self->address = g_strdup (address);
   self->retries = 0;
