@@ -21,9 +21,8 @@ struct _RcFocusTracker {
   GDBusConnection *monitor;        /* sees the calls that change the environment */
   guint            monitor_filter_id;
   char           **environment;
-  gboolean         kwin_spoke;
   guint            kwin_watch_id;
-  char            *kwin_owner;     /* KWin's unique name on the bus, while it runs */
+  char            *kwin_owner;     /* org.kde.KWin's owner's unique name, while it has one */
   char            *kind;       /* the source picked from the environment */
   char            *address;
   RcFocusSource   *source;
@@ -48,6 +47,7 @@ desktop_is (const char * const *environment,
 
 const char *
 rc_focus_tracker_pick_source (const char * const *environment,
+                              gboolean            kwin_running,
                               const char        **out_address)
 {
   static const struct {
@@ -60,7 +60,9 @@ rc_focus_tracker_pick_source (const char * const *environment,
   *out_address = NULL;
   if (desktop_is (environment, "GNOME"))
     return "gnome";
-  if (desktop_is (environment, "KDE"))
+  /* Any process of the user can own org.kde.KWin or call as its owner:
+   * the name speaks for the desktop only where the session is Plasma. */
+  if (kwin_running && desktop_is (environment, "KDE"))
     return "kwin";
   for (gsize i = 0; i < G_N_ELEMENTS (sockets); i++)
     {
@@ -80,8 +82,6 @@ rc_focus_tracker_get_source (RcFocusTracker *self)
 {
   if (self->source != NULL)
     return rc_focus_source_get_name (self->source);
-  if (self->kwin_spoke)
-    return "kwin";
   return self->kind != NULL && g_strv_contains ((const char * const[]) { "gnome", "kwin", NULL },
                                                 self->kind) ? self->kind : "none";
 }
@@ -188,7 +188,7 @@ static void
 connect_source (RcFocusTracker *self)
 {
   drop_source (self);
-  if (self->kwin_spoke || self->address == NULL)
+  if (self->address == NULL)
     return;
   if (g_str_equal (self->kind, "hyprland"))
     self->source = rc_focus_hyprland_new (self->address);
@@ -202,16 +202,15 @@ connect_source (RcFocusTracker *self)
   rc_focus_source_start (self->source);
 }
 
-/* The session's environment is (now) @environment. */
+/* The source that the session's environment and KWin's presence name now;
+ * a change of either picks again. */
 static void
-set_environment (RcFocusTracker *self,
-                 char          **environment)
+pick_source (RcFocusTracker *self)
 {
   const char *address;
-  const char *kind = rc_focus_tracker_pick_source ((const char * const *) environment, &address);
+  const char *kind = rc_focus_tracker_pick_source ((const char * const *) self->environment,
+                                                   self->kwin_owner != NULL, &address);
 
-  g_strfreev (self->environment);
-  self->environment = environment;
   if (g_strcmp0 (kind, self->kind) == 0 && g_strcmp0 (address, self->address) == 0)
     return;
   g_debug ("Focus: the session's environment names %s %s", kind, address != NULL ? address : "");
@@ -223,6 +222,16 @@ set_environment (RcFocusTracker *self,
   g_clear_handle_id (&self->retry_id, g_source_remove);
   connect_source (self);
   notify_source (self);
+}
+
+/* The session's environment is (now) @environment. */
+static void
+set_environment (RcFocusTracker *self,
+                 char          **environment)
+{
+  g_strfreev (self->environment);
+  self->environment = environment;
+  pick_source (self);
 }
 
 static void
@@ -382,13 +391,6 @@ void
 rc_focus_tracker_report_kwin (RcFocusTracker *self,
                               guint32         pid)
 {
-  if (!self->kwin_spoke)
-    {
-      self->kwin_spoke = TRUE;
-      g_clear_handle_id (&self->retry_id, g_source_remove);
-      drop_source (self);
-      notify_source (self);
-    }
   focus_app (self, pid);
 }
 
@@ -396,7 +398,8 @@ gboolean
 rc_focus_tracker_is_compositor (RcFocusTracker *self,
                                 const char     *sender)
 {
-  return self->kwin_owner != NULL && g_strcmp0 (sender, self->kwin_owner) == 0;
+  return g_strcmp0 (self->kind, "kwin") == 0 && self->kwin_owner != NULL &&
+         g_strcmp0 (sender, self->kwin_owner) == 0;
 }
 
 static void
@@ -409,6 +412,7 @@ kwin_appeared_cb (GDBusConnection *connection,
 
   g_free (self->kwin_owner);
   self->kwin_owner = g_strdup (owner);
+  pick_source (self);
 }
 
 static void
@@ -419,6 +423,7 @@ kwin_vanished_cb (GDBusConnection *connection,
   RcFocusTracker *self = user_data;
 
   g_clear_pointer (&self->kwin_owner, g_free);
+  pick_source (self);
 }
 
 RcFocusTracker *

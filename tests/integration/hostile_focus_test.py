@@ -25,10 +25,7 @@ class KWinNameTest(FocusBase):
             self.bus_address, Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT |
             Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)
         self.addCleanup(h.close_quietly, kwin)
-        reply = kwin.call_sync('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus',
-                               'RequestName', GLib.Variant('(su)', ('org.kde.KWin', 4)), None,
-                               Gio.DBusCallFlags.NONE, 5000, None)
-        self.assertEqual(reply.unpack(), (1,))   # PRIMARY_OWNER
+        self.own_kwin_again(kwin)
         return kwin
 
     def release_kwin(self, kwin):
@@ -84,6 +81,65 @@ class KWinNameTest(FocusBase):
         self.assertFalse(self.kwin_call_ok(self.conn, self.pids[2]))
         self.assert_weights_stay([300, 100, 100])
         self.assertIsNone(self.daemon.poll())
+
+    def test_kwin_name_counts_only_on_plasma_while_owned(self):
+        # Any process of the user can own org.kde.KWin. Off Plasma its calls are checked
+        # like anyone's and leave the session's own source in use; on Plasma the name
+        # counts only while it is owned.
+        sway = FakeSway(os.path.join(self.workdir, 'sway.sock'))
+        self.addCleanup(sway.close)
+        self.session_env = {'XDG_CURRENT_DESKTOP': 'sway', 'SWAYSOCK': sway.path}
+        self.start_daemon()
+        conn = self.sway_connection(sway)
+        self.wait_source('sway')
+        self.set_rules('deny-all')
+        kwin = self.own_kwin()
+        self.assertFalse(self.kwin_call_ok(kwin, self.pids[1]))
+        self.assertEqual(self.focus_source(), 'sway')
+        conn.sendall(FakeSway.focus_event(self.pids[0]))
+        self.wait_weights([300, 100, 100])
+        # the session becomes Plasma: KWin speaks for it
+        self.set_manager_environment(['XDG_CURRENT_DESKTOP=KDE', f'SWAYSOCK={sway.path}'])
+        self.wait_source('kwin')
+        self.assertTrue(self.kwin_call_ok(kwin, self.pids[1]))
+        self.wait_weights([100, 300, 100])
+        # KWin leaves: sway, which the environment still names, is followed again
+        self.release_kwin(kwin)
+        conn = self.sway_connection(sway)
+        self.wait_source('sway')
+        conn.sendall(FakeSway.focus_event(self.pids[2]))
+        self.wait_weights([100, 100, 300])
+        self.assertFalse(self.kwin_call_ok(kwin, self.pids[0]))
+        # KWin back, the session no longer Plasma: sway again, KWin's name is checked
+        self.own_kwin_again(kwin)
+        self.wait_source('kwin')
+        self.set_manager_environment(['XDG_CURRENT_DESKTOP=sway'])
+        conn = self.sway_connection(sway)
+        self.wait_source('sway')
+        self.assertFalse(self.kwin_call_ok(kwin, self.pids[0]))
+        conn.sendall(FakeSway.focus_event(self.pids[1]))
+        self.wait_weights([100, 300, 100])
+
+    def own_kwin_again(self, kwin):
+        reply = kwin.call_sync('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus',
+                               'RequestName', GLib.Variant('(su)', ('org.kde.KWin', 4)), None,
+                               Gio.DBusCallFlags.NONE, 5000, None)
+        self.assertEqual(reply.unpack(), (1,))   # PRIMARY_OWNER
+
+    def test_an_authorized_call_picks_no_source(self):
+        # SetForegroundWindowProcess from an authorized caller moves the boost once, as
+        # SetForegroundProcess does; the session's source goes on moving it
+        sway = FakeSway(os.path.join(self.workdir, 'sway.sock'))
+        self.addCleanup(sway.close)
+        self.session_env = {'SWAYSOCK': sway.path}
+        self.start_daemon()
+        conn = self.sway_connection(sway)
+        self.wait_source('sway')
+        self.rc_call('SetForegroundWindowProcess', (self.pids[1],), '(i)')
+        self.wait_weights([100, 300, 100])
+        self.assertEqual(self.focus_source(), 'sway')
+        conn.sendall(FakeSway.focus_event(self.pids[2]))
+        self.wait_weights([100, 100, 300])
 
 
 if __name__ == '__main__':
