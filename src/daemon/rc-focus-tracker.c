@@ -5,6 +5,7 @@
 #include "rc-focus-sway.h"
 #include "rc-focus-x11.h"
 #include "rc-names.h"
+#include "rc-systemd.h"
 
 #include <string.h>
 
@@ -18,6 +19,10 @@ struct _RcFocusTracker {
   RcPolicy        *policy;
   GCancellable    *cancellable;
   guint            environment_id;
+  guint            job_removed_id;
+  guint            reloading_id;
+  gboolean         reading;        /* a Get of the environment is in flight */
+  gboolean         read_again;     /* and it may have changed since it was sent */
   GDBusConnection *monitor;        /* sees the calls that change the environment */
   guint            monitor_filter_id;
   char           **environment;
@@ -234,6 +239,8 @@ set_environment (RcFocusTracker *self,
   pick_source (self);
 }
 
+static void read_environment (RcFocusTracker *self);
+
 static void
 environment_cb (GObject      *object,
                 GAsyncResult *result,
@@ -243,22 +250,40 @@ environment_cb (GObject      *object,
   g_autoptr(GVariant) value = NULL;
   g_autoptr(GError) error = NULL;
 
+  RcFocusTracker *self = user_data;
+
   reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (object), result, &error);
+  /* cancelled: @self is being disposed */
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  self->reading = FALSE;
   if (reply == NULL)
+    g_debug ("Focus: the user manager's environment is unknown (%s); using ours",
+             error->message);
+  else
     {
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        g_debug ("Focus: the user manager's environment is unknown (%s); using ours",
-                 error->message);
-      return;
+      g_variant_get (reply, "(v)", &value);
+      if (g_variant_is_of_type (value, G_VARIANT_TYPE_STRING_ARRAY))
+        set_environment (self, g_variant_dup_strv (value, NULL));
     }
-  g_variant_get (reply, "(v)", &value);
-  if (g_variant_is_of_type (value, G_VARIANT_TYPE_STRING_ARRAY))
-    set_environment (user_data, g_variant_dup_strv (value, NULL));
+  if (self->read_again)
+    {
+      self->read_again = FALSE;
+      read_environment (self);
+    }
 }
 
+/* One Get at a time: what asks for another while one is in flight gets one
+ * more after it, however many asked. */
 static void
 read_environment (RcFocusTracker *self)
 {
+  if (self->reading)
+    {
+      self->read_again = TRUE;
+      return;
+    }
+  self->reading = TRUE;
   g_dbus_connection_call (self->connection, SYSTEMD_DBUS_NAME, SYSTEMD_DBUS_PATH,
                           DBUS_PROPERTIES_INTERFACE, "Get",
                           g_variant_new ("(ss)", SYSTEMD_MANAGER_INTERFACE, "Environment"),
@@ -288,6 +313,50 @@ manager_properties_changed_cb (GDBusConnection *connection,
     set_environment (self, g_variant_dup_strv (environment, NULL));
   else if (g_strv_contains (invalidated, "Environment"))
     read_environment (self);
+}
+
+/* `systemctl --user import-environment`, which sway's, i3's and Hyprland's
+ * configs run, reaches the manager over its private socket: no call on the
+ * bus to see. What such a config does next is start its session target
+ * (sway-session.target, graphical-session.target, …), whose jobs end on the
+ * bus (JobRemoved, sent to subscribers, as the registry is), and a
+ * daemon-reload runs the environment generators again (Reloading false):
+ * after either the environment is read again, a burst costing a read or
+ * two. */
+static void
+manager_job_removed_cb (GDBusConnection *connection,
+                        const char      *sender,
+                        const char      *path,
+                        const char      *interface,
+                        const char      *signal,
+                        GVariant        *parameters,
+                        gpointer         user_data)
+{
+  const char *unit;
+
+  if (!g_variant_is_of_type (parameters, G_VARIANT_TYPE ("(uoss)")))
+    return;
+  g_variant_get (parameters, "(u&o&s&s)", NULL, NULL, &unit, NULL);
+  if (g_str_has_suffix (unit, ".target"))
+    read_environment (user_data);
+}
+
+static void
+manager_reloading_cb (GDBusConnection *connection,
+                      const char      *sender,
+                      const char      *path,
+                      const char      *interface,
+                      const char      *signal,
+                      GVariant        *parameters,
+                      gpointer         user_data)
+{
+  gboolean active;
+
+  if (!g_variant_is_of_type (parameters, G_VARIANT_TYPE ("(b)")))
+    return;
+  g_variant_get (parameters, "(b)", &active);
+  if (!active)
+    read_environment (user_data);
 }
 
 /* systemd 252 sends no PropertiesChanged when the user manager's
@@ -442,6 +511,10 @@ rc_focus_tracker_new (GDBusConnection *connection,
                                         "PropertiesChanged", SYSTEMD_DBUS_PATH,
                                         SYSTEMD_MANAGER_INTERFACE, G_DBUS_SIGNAL_FLAGS_NONE,
                                         manager_properties_changed_cb, self, NULL);
+  self->job_removed_id =
+    rc_systemd_subscribe_manager (connection, "JobRemoved", manager_job_removed_cb, self);
+  self->reloading_id =
+    rc_systemd_subscribe_manager (connection, "Reloading", manager_reloading_cb, self);
   self->kwin_watch_id = g_bus_watch_name_on_connection (connection, KWIN_DBUS_NAME,
                                                         G_BUS_NAME_WATCHER_FLAGS_NONE,
                                                         kwin_appeared_cb, kwin_vanished_cb,
@@ -469,6 +542,8 @@ rc_focus_tracker_dispose (GObject *object)
 
   g_cancellable_cancel (self->cancellable);
   rc_clear_subscription (self->connection, &self->environment_id);
+  rc_clear_subscription (self->connection, &self->job_removed_id);
+  rc_clear_subscription (self->connection, &self->reloading_id);
   if (self->monitor != NULL)
     {
       g_dbus_connection_remove_filter (self->monitor, self->monitor_filter_id);

@@ -11,8 +11,10 @@ G_BEGIN_DECLS
 /* Which app has the focus, on every desktop, with nothing to configure.
  * It reads the user manager's environment (systemd's Environment property,
  * read again after each SetEnvironment-like call a monitor connection sees,
- * since systemd 252 signals no change of it; the daemon's own environment
- * until systemd answers) and picks one source:
+ * since systemd 252 signals no change of it, and after the job of a target
+ * ends or a daemon-reload, what follows `systemctl --user
+ * import-environment` over systemd's private socket; the daemon's own
+ * environment until systemd answers) and picks one source:
  *   "gnome"     XDG_CURRENT_DESKTOP has GNOME: Mutter's marks on the app
  *               cgroups (RcFocusWatch) say it; no connection here
  *   "kwin"      XDG_CURRENT_DESKTOP has KDE and org.kde.KWin has an
