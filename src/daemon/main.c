@@ -21,6 +21,7 @@
 #include "rc-rules.h"
 #include "rc-slices.h"
 #include "rc-systemd.h"
+#include "rc-test-hooks.h"
 
 typedef struct {
   GMainLoop       *loop;
@@ -126,9 +127,9 @@ signal_cb (gpointer user_data)
 static char *
 system_rules_dir (void)
 {
-  const char *dir = g_getenv ("RESOURCE_CONTROL_SYSTEM_RULES_DIR");
+  const char *dir = rc_test_hook ("RESOURCE_CONTROL_SYSTEM_RULES_DIR");
 
-  if (dir != NULL && *dir != '\0')
+  if (dir != NULL)
     return g_strdup (dir);
   return g_build_filename (RC_SYSCONFDIR, RC_RULES_SUBDIR, NULL);
 }
@@ -242,7 +243,7 @@ main (int   argc,
 {
   g_autoptr(GOptionContext) context = NULL;
   g_autoptr(GError) error = NULL;
-  gboolean verbose = FALSE, version = FALSE, system_bus = FALSE;
+  gboolean verbose = FALSE, version = FALSE, system_bus = FALSE, test_hooks = FALSE;
   Daemon daemon = { 0, };
   const GOptionEntry entries[] = {
     { "replace", 'r', 0, G_OPTION_ARG_NONE, &daemon.replace,
@@ -251,6 +252,11 @@ main (int   argc,
     { "version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the version and exit", NULL },
     { "system", 0, 0, G_OPTION_ARG_NONE, &system_bus,
       "Run on the system bus (not supported yet)", NULL },
+    /* Only for the project's tests, and never in the shipped units: the
+     * variables it honours come from the user manager's environment, which
+     * every process of the user can change. */
+    { "test-hooks", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &test_hooks,
+      "Honour the tests' environment variables (see rc-test-hooks.h)", NULL },
     { NULL }
   };
 
@@ -275,6 +281,8 @@ main (int   argc,
     }
   if (verbose)
     g_log_set_debug_enabled (TRUE);
+  if (test_hooks)
+    rc_test_hooks_enable ();
 
   rc_heap_tune ();
   raise_fd_limit ();

@@ -6,6 +6,7 @@
 #include "rc-cgroup.h"
 #include "rc-keys.h"
 #include "rc-pressure.h"
+#include "rc-test-hooks.h"
 
 #include <gio/gio.h>
 
@@ -23,9 +24,9 @@ const char *
 rc_cgroup_root (void)
 {
   /* Tests point this at a fake tree that their mock systemd keeps. */
-  const char *root = g_getenv ("RC_CGROUP_ROOT");
+  const char *root = rc_test_hook ("RC_CGROUP_ROOT");
 
-  return root != NULL && *root != '\0' ? root : "/sys/fs/cgroup";
+  return root != NULL ? root : "/sys/fs/cgroup";
 }
 
 char *

@@ -5,6 +5,7 @@
 #include "rc-focus-sway.h"
 #include "rc-focus-x11.h"
 #include "rc-names.h"
+#include "rc-systemd.h"
 
 #include <string.h>
 
@@ -18,12 +19,15 @@ struct _RcFocusTracker {
   RcPolicy        *policy;
   GCancellable    *cancellable;
   guint            environment_id;
+  guint            job_removed_id;
+  guint            reloading_id;
+  gboolean         reading;        /* a Get of the environment is in flight */
+  gboolean         read_again;     /* and it may have changed since it was sent */
   GDBusConnection *monitor;        /* sees the calls that change the environment */
   guint            monitor_filter_id;
   char           **environment;
-  gboolean         kwin_spoke;
   guint            kwin_watch_id;
-  char            *kwin_owner;     /* KWin's unique name on the bus, while it runs */
+  char            *kwin_owner;     /* org.kde.KWin's owner's unique name, while it has one */
   char            *kind;       /* the source picked from the environment */
   char            *address;
   RcFocusSource   *source;
@@ -48,6 +52,7 @@ desktop_is (const char * const *environment,
 
 const char *
 rc_focus_tracker_pick_source (const char * const *environment,
+                              gboolean            kwin_running,
                               const char        **out_address)
 {
   static const struct {
@@ -60,7 +65,9 @@ rc_focus_tracker_pick_source (const char * const *environment,
   *out_address = NULL;
   if (desktop_is (environment, "GNOME"))
     return "gnome";
-  if (desktop_is (environment, "KDE"))
+  /* Any process of the user can own org.kde.KWin or call as its owner:
+   * the name speaks for the desktop only where the session is Plasma. */
+  if (kwin_running && desktop_is (environment, "KDE"))
     return "kwin";
   for (gsize i = 0; i < G_N_ELEMENTS (sockets); i++)
     {
@@ -80,8 +87,6 @@ rc_focus_tracker_get_source (RcFocusTracker *self)
 {
   if (self->source != NULL)
     return rc_focus_source_get_name (self->source);
-  if (self->kwin_spoke)
-    return "kwin";
   return self->kind != NULL && g_strv_contains ((const char * const[]) { "gnome", "kwin", NULL },
                                                 self->kind) ? self->kind : "none";
 }
@@ -188,7 +193,7 @@ static void
 connect_source (RcFocusTracker *self)
 {
   drop_source (self);
-  if (self->kwin_spoke || self->address == NULL)
+  if (self->address == NULL)
     return;
   if (g_str_equal (self->kind, "hyprland"))
     self->source = rc_focus_hyprland_new (self->address);
@@ -202,22 +207,20 @@ connect_source (RcFocusTracker *self)
   rc_focus_source_start (self->source);
 }
 
-/* The session's environment is (now) @environment. */
+/* The source that the session's environment and KWin's presence name now;
+ * a change of either picks again. */
 static void
-set_environment (RcFocusTracker *self,
-                 char          **environment)
+pick_source (RcFocusTracker *self)
 {
   const char *address;
-  const char *kind = rc_focus_tracker_pick_source ((const char * const *) environment, &address);
+  const char *kind = rc_focus_tracker_pick_source ((const char * const *) self->environment,
+                                                   self->kwin_owner != NULL, &address);
 
-  g_strfreev (self->environment);
-  self->environment = environment;
   if (g_strcmp0 (kind, self->kind) == 0 && g_strcmp0 (address, self->address) == 0)
     return;
   g_debug ("Focus: the session's environment names %s %s", kind, address != NULL ? address : "");
   g_free (self->kind);
   g_free (self->address);
-  g_free (self->kwin_owner);
   self->kind = g_strdup (kind);
   self->address = g_strdup (address);
   self->retries = 0;
@@ -225,6 +228,18 @@ set_environment (RcFocusTracker *self,
   connect_source (self);
   notify_source (self);
 }
+
+/* The session's environment is (now) @environment. */
+static void
+set_environment (RcFocusTracker *self,
+                 char          **environment)
+{
+  g_strfreev (self->environment);
+  self->environment = environment;
+  pick_source (self);
+}
+
+static void read_environment (RcFocusTracker *self);
 
 static void
 environment_cb (GObject      *object,
@@ -235,22 +250,40 @@ environment_cb (GObject      *object,
   g_autoptr(GVariant) value = NULL;
   g_autoptr(GError) error = NULL;
 
+  RcFocusTracker *self = user_data;
+
   reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (object), result, &error);
+  /* cancelled: @self is being disposed */
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  self->reading = FALSE;
   if (reply == NULL)
+    g_debug ("Focus: the user manager's environment is unknown (%s); using ours",
+             error->message);
+  else
     {
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        g_debug ("Focus: the user manager's environment is unknown (%s); using ours",
-                 error->message);
-      return;
+      g_variant_get (reply, "(v)", &value);
+      if (g_variant_is_of_type (value, G_VARIANT_TYPE_STRING_ARRAY))
+        set_environment (self, g_variant_dup_strv (value, NULL));
     }
-  g_variant_get (reply, "(v)", &value);
-  if (g_variant_is_of_type (value, G_VARIANT_TYPE_STRING_ARRAY))
-    set_environment (user_data, g_variant_dup_strv (value, NULL));
+  if (self->read_again)
+    {
+      self->read_again = FALSE;
+      read_environment (self);
+    }
 }
 
+/* One Get at a time: what asks for another while one is in flight gets one
+ * more after it, however many asked. */
 static void
 read_environment (RcFocusTracker *self)
 {
+  if (self->reading)
+    {
+      self->read_again = TRUE;
+      return;
+    }
+  self->reading = TRUE;
   g_dbus_connection_call (self->connection, SYSTEMD_DBUS_NAME, SYSTEMD_DBUS_PATH,
                           DBUS_PROPERTIES_INTERFACE, "Get",
                           g_variant_new ("(ss)", SYSTEMD_MANAGER_INTERFACE, "Environment"),
@@ -280,6 +313,50 @@ manager_properties_changed_cb (GDBusConnection *connection,
     set_environment (self, g_variant_dup_strv (environment, NULL));
   else if (g_strv_contains (invalidated, "Environment"))
     read_environment (self);
+}
+
+/* `systemctl --user import-environment`, which sway's, i3's and Hyprland's
+ * configs run, reaches the manager over its private socket: no call on the
+ * bus to see. What such a config does next is start its session target
+ * (sway-session.target, graphical-session.target, …), whose jobs end on the
+ * bus (JobRemoved, sent to subscribers, as the registry is), and a
+ * daemon-reload runs the environment generators again (Reloading false):
+ * after either the environment is read again, a burst costing a read or
+ * two. */
+static void
+manager_job_removed_cb (GDBusConnection *connection,
+                        const char      *sender,
+                        const char      *path,
+                        const char      *interface,
+                        const char      *signal,
+                        GVariant        *parameters,
+                        gpointer         user_data)
+{
+  const char *unit;
+
+  if (!g_variant_is_of_type (parameters, G_VARIANT_TYPE ("(uoss)")))
+    return;
+  g_variant_get (parameters, "(u&o&s&s)", NULL, NULL, &unit, NULL);
+  if (g_str_has_suffix (unit, ".target"))
+    read_environment (user_data);
+}
+
+static void
+manager_reloading_cb (GDBusConnection *connection,
+                      const char      *sender,
+                      const char      *path,
+                      const char      *interface,
+                      const char      *signal,
+                      GVariant        *parameters,
+                      gpointer         user_data)
+{
+  gboolean active;
+
+  if (!g_variant_is_of_type (parameters, G_VARIANT_TYPE ("(b)")))
+    return;
+  g_variant_get (parameters, "(b)", &active);
+  if (!active)
+    read_environment (user_data);
 }
 
 /* systemd 252 sends no PropertiesChanged when the user manager's
@@ -383,13 +460,6 @@ void
 rc_focus_tracker_report_kwin (RcFocusTracker *self,
                               guint32         pid)
 {
-  if (!self->kwin_spoke)
-    {
-      self->kwin_spoke = TRUE;
-      g_clear_handle_id (&self->retry_id, g_source_remove);
-      drop_source (self);
-      notify_source (self);
-    }
   focus_app (self, pid);
 }
 
@@ -397,7 +467,8 @@ gboolean
 rc_focus_tracker_is_compositor (RcFocusTracker *self,
                                 const char     *sender)
 {
-  return self->kwin_owner != NULL && g_strcmp0 (sender, self->kwin_owner) == 0;
+  return g_strcmp0 (self->kind, "kwin") == 0 && self->kwin_owner != NULL &&
+         g_strcmp0 (sender, self->kwin_owner) == 0;
 }
 
 static void
@@ -410,6 +481,7 @@ kwin_appeared_cb (GDBusConnection *connection,
 
   g_free (self->kwin_owner);
   self->kwin_owner = g_strdup (owner);
+  pick_source (self);
 }
 
 static void
@@ -420,6 +492,7 @@ kwin_vanished_cb (GDBusConnection *connection,
   RcFocusTracker *self = user_data;
 
   g_clear_pointer (&self->kwin_owner, g_free);
+  pick_source (self);
 }
 
 RcFocusTracker *
@@ -438,6 +511,10 @@ rc_focus_tracker_new (GDBusConnection *connection,
                                         "PropertiesChanged", SYSTEMD_DBUS_PATH,
                                         SYSTEMD_MANAGER_INTERFACE, G_DBUS_SIGNAL_FLAGS_NONE,
                                         manager_properties_changed_cb, self, NULL);
+  self->job_removed_id =
+    rc_systemd_subscribe_manager (connection, "JobRemoved", manager_job_removed_cb, self);
+  self->reloading_id =
+    rc_systemd_subscribe_manager (connection, "Reloading", manager_reloading_cb, self);
   self->kwin_watch_id = g_bus_watch_name_on_connection (connection, KWIN_DBUS_NAME,
                                                         G_BUS_NAME_WATCHER_FLAGS_NONE,
                                                         kwin_appeared_cb, kwin_vanished_cb,
@@ -465,6 +542,8 @@ rc_focus_tracker_dispose (GObject *object)
 
   g_cancellable_cancel (self->cancellable);
   rc_clear_subscription (self->connection, &self->environment_id);
+  rc_clear_subscription (self->connection, &self->job_removed_id);
+  rc_clear_subscription (self->connection, &self->reloading_id);
   if (self->monitor != NULL)
     {
       g_dbus_connection_remove_filter (self->monitor, self->monitor_filter_id);

@@ -4,6 +4,7 @@
 #include "rc-launch-helper.h"
 #include "rc-error.h"
 #include "rc-scope-helper.h"
+#include "rc-test-hooks.h"
 #include "rc-unit-name.h"
 
 #include <errno.h>
@@ -43,9 +44,9 @@ rc_launch_helper_unit_name (const char *scope)
 static const char *
 helper_path (void)
 {
-  const char *path = g_getenv ("RESOURCE_CONTROL_SCOPE_HELPER");
+  const char *path = rc_test_hook ("RESOURCE_CONTROL_SCOPE_HELPER");
 
-  return path != NULL && *path != '\0' ? path : RC_LIBEXECDIR "/resource-control-scope-helper";
+  return path != NULL ? path : RC_LIBEXECDIR "/resource-control-scope-helper";
 }
 
 /* The request in a sealed memfd: the helper's stdin, written without

@@ -4,6 +4,7 @@
 #include "rc-cgroup.h"
 #include "rc-error.h"
 #include "rc-size.h"
+#include "rc-test-hooks.h"
 
 #include <gio/gio.h>
 #include <string.h>
@@ -376,12 +377,12 @@ rc_limits_init_reset (RcLimits *limits,
 gboolean
 rc_limits_oomd_running (void)
 {
-  const char *path = g_getenv ("RC_OOMD_SOCKET");
+  const char *path = rc_test_hook ("RC_OOMD_SOCKET");
   struct sockaddr_un addr = { .sun_family = AF_UNIX };
   gboolean listening;
   int fd;
 
-  if (path == NULL || *path == '\0')
+  if (path == NULL)
     path = "/run/systemd/oom/io.system.ManagedOOM";
   if (strlen (path) >= sizeof addr.sun_path)
     return FALSE;

@@ -466,8 +466,8 @@ class KWinFocusTest(FocusBase):
         self.wait_source('sway')
         self.rc_call('SetForegroundWindowProcess', (self.pids[1],), '(i)')
         self.wait_weights([100, 300, 100])
-        # the script spoke: KWin is the source, no other source moves the boost
-        self.assertEqual(self.focus_source(), 'kwin')
+        # an authorized call moves the boost once; off Plasma it picks no source
+        self.assertEqual(self.focus_source(), 'sway')
         self.rc_call('SetForegroundWindowProcess', (self.pids[0],), '(i)')
         self.wait_weights([300, 100, 100])
         # a process in no app (plasmashell, a terminal outside the apps) moves nothing
@@ -477,6 +477,7 @@ class KWinFocusTest(FocusBase):
     def test_kwin_itself_needs_no_polkit_check(self):
         # KWin's scripts call from KWin's own connection, which owns org.kde.KWin: the
         # compositor telling its focus, as sway's socket does; anyone else is checked
+        self.session_env = {'XDG_CURRENT_DESKTOP': 'KDE'}
         self.start_daemon()
         self.set_rules('deny-all')
         kwin = Gio.DBusConnection.new_for_address_sync(
@@ -509,6 +510,14 @@ class KWinFocusTest(FocusBase):
     def test_kde_desktop_names_kwin(self):
         self.session_env = {'XDG_CURRENT_DESKTOP': 'KDE', 'DISPLAY': ':5'}
         self.start_daemon()
+        # KWin runs: it owns its name
+        kwin = Gio.DBusConnection.new_for_address_sync(
+            self.bus_address, Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT |
+            Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)
+        self.addCleanup(h.close_quietly, kwin)
+        kwin.call_sync('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus',
+                       'RequestName', GLib.Variant('(su)', ('org.kde.KWin', 4)), None,
+                       Gio.DBusCallFlags.NONE, 5000, None)
         # the source is chosen once the user manager's environment is read, after the start
         self.wait_source('kwin')
 

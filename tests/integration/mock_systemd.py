@@ -102,6 +102,28 @@ def StopApp(self, name):
     _stop_unit(self, _lookup(self, name))
 
 
+@dbus.service.method(CONTROL_IFACE, in_signature='as', out_signature='')
+def ImportEnvironment(self, assignments):
+    '''`systemctl --user import-environment`: the manager's environment changes through its
+    private socket, with no call on the bus and no signal.'''
+    environment = dict(a.split('=', 1) for a in self.props[MAIN_IFACE].get('Environment', []))
+    environment.update(a.split('=', 1) for a in assignments)
+    self.props[MAIN_IFACE]['Environment'] = dbus.Array(
+        [f'{k}={v}' for k, v in sorted(environment.items())], signature='s')
+
+
+@dbus.service.method(CONTROL_IFACE, in_signature='as', out_signature='')
+def EndJobs(self, units):
+    '''JobRemoved ("done") of a start job of each unit, as systemd sends it to its subscribers.'''
+    if not _emit_allowed(self):
+        return
+    for unit in units:
+        self.next_job += 1
+        self.EmitSignal(MAIN_IFACE, 'JobRemoved', 'uoss',
+                        [dbus.UInt32(self.next_job),
+                         dbus.ObjectPath(f'/org/freedesktop/systemd1/job/{self.next_job}'), unit, 'done'])
+
+
 @dbus.service.method(CONTROL_IFACE, in_signature='', out_signature='')
 def FinishStartup(self):
     '''The manager reached its default target: StartupFinished.'''

@@ -209,9 +209,10 @@ class RcTestCase(unittest.TestCase):  # pylint: disable=too-many-public-methods
                     RESOURCE_CONTROL_SYSTEM_RULES_DIR=self.system_rules_dir,
                     G_MESSAGES_DEBUG='all')
 
-    def start_daemon(self, args=('--verbose',), wait=True, listed=True, nofile=None):
+    def start_daemon(self, args=('--verbose',), wait=True, listed=True, nofile=None, test_hooks=True):
         '''Start resource-controld on the private buses; wait until it owns its name
-        and (listed) has read the first listing. nofile: its open file limit.'''
+        and (listed) has read the first listing. nofile: its open file limit. test_hooks:
+        with --test-hooks, which makes it honour daemon_env()'s RC_CGROUP_ROOT and the like.'''
         self.assertTrue(self.daemon_path and os.access(self.daemon_path, os.X_OK),
                         f'RC_DAEMON ({self.daemon_path}) is not an executable; '
                         'run through meson test or set RC_DAEMON')
@@ -231,7 +232,8 @@ class RcTestCase(unittest.TestCase):  # pylint: disable=too-many-public-methods
                 _write_existing(os.path.join(cg, 'cgroup.procs'), '0')
         with open(log_path, 'wb') as log:
             # pylint: disable=consider-using-with
-            proc = subprocess.Popen(wrapper + [self.daemon_path] + list(args),
+            hooks = ['--test-hooks'] if test_hooks else []
+            proc = subprocess.Popen(wrapper + [self.daemon_path] + hooks + list(args),
                                     env=self.daemon_env(), stdout=log, stderr=subprocess.STDOUT,
                                     preexec_fn=preexec)
         self.daemon = proc

@@ -4,6 +4,7 @@
  * straightforward GVariantBuilder code gives, whatever the sizes and the
  * cgroup's contents (cgroup.procs longer than one read, no cgroup). */
 #include "rc-app.h"
+#include "rc-test-hooks.h"
 #include "rc-cgroup.h"
 #include "rc-test-util.h"
 
@@ -278,6 +279,8 @@ main (int    argc,
   int ret;
 
   g_test_init (&argc, &argv, NULL);
+  /* the fake cgroupfs below is a test hook */
+  rc_test_hooks_enable ();
   cgroup_root = g_dir_make_tmp ("rc-test-app-XXXXXX", &error);
   g_assert_no_error (error);
   g_setenv ("RC_CGROUP_ROOT", cgroup_root, TRUE);

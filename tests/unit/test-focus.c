@@ -79,6 +79,7 @@ typedef struct {
   const char *environment[4];
   const char *source;
   const char *address;
+  gboolean    kwin_running;  /* org.kde.KWin has an owner */
 } PickCase;
 
 static const PickCase pick_cases[] = {
@@ -93,8 +94,14 @@ static const PickCase pick_cases[] = {
     "hyprland", "abc_1_2" },
   /* GNOME and Plasma speak for themselves, on Wayland and on X11 */
   { { "XDG_CURRENT_DESKTOP=ubuntu:GNOME", "DISPLAY=:0" }, "gnome", NULL },
-  { { "XDG_CURRENT_DESKTOP=KDE", "DISPLAY=:0" }, "kwin", NULL },
-  { { "XDG_CURRENT_DESKTOP=KDEish", "DISPLAY=:0" }, "x11", ":0" },
+  { { "XDG_CURRENT_DESKTOP=KDE", "DISPLAY=:0" }, "kwin", NULL, TRUE },
+  { { "XDG_CURRENT_DESKTOP=KDEish", "DISPLAY=:0" }, "x11", ":0", TRUE },
+  /* KWin's name counts only on Plasma, and only while it is owned */
+  { { "XDG_CURRENT_DESKTOP=KDE", "DISPLAY=:0" }, "x11", ":0" },
+  { { "XDG_CURRENT_DESKTOP=KDE", "WAYLAND_DISPLAY=wayland-0" }, "none", NULL },
+  { { "XDG_CURRENT_DESKTOP=i3", "DISPLAY=:0" }, "x11", ":0", TRUE },
+  { { "SWAYSOCK=/run/user/1000/sway-ipc.1000.42.sock" }, "sway",
+    "/run/user/1000/sway-ipc.1000.42.sock", TRUE },
 };
 
 static void
@@ -105,7 +112,7 @@ test_pick_source (void)
       const PickCase *c = &pick_cases[i];
       const char *address = "unset";
 
-      g_assert_cmpstr (rc_focus_tracker_pick_source (c->environment, &address), ==, c->source);
+      g_assert_cmpstr (rc_focus_tracker_pick_source (c->environment, c->kwin_running, &address), ==, c->source);
       g_assert_cmpstr (address, ==, c->address);
     }
 }

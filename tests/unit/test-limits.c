@@ -2,6 +2,7 @@
 /* The limits validator: SetLimits dictionaries, ranges, and the systemd
  * properties they become. */
 #include "rc-error.h"
+#include "rc-test-hooks.h"
 #include "rc-limits.h"
 
 #include <glib/gstdio.h>
@@ -282,6 +283,8 @@ main (int   argc,
       char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
+  /* the fake cgroupfs below is a test hook */
+  rc_test_hooks_enable ();
   g_test_add_func ("/limits/parse-table", test_parse_table);
   g_test_add_func ("/limits/parse-duplicate-key", test_parse_duplicate_key);
   g_test_add_func ("/limits/parse-values", test_parse_values);

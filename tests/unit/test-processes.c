@@ -6,6 +6,7 @@
  * cgroup.procs: a cap of CAP under N_THREADS of them, so that the test also
  * runs under valgrind, which allows 500 threads. */
 #include "rc-processes.h"
+#include "rc-test-hooks.h"
 #include "rc-proc.h"
 
 #include <glib/gstdio.h>
@@ -160,6 +161,8 @@ main (int   argc,
       char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
+  /* the fake cgroupfs below is a test hook */
+  rc_test_hooks_enable ();
   g_test_add_func ("/processes/entry-cap", test_entry_cap);
   g_test_add_func ("/processes/long-command-line", test_long_command_line);
   return g_test_run ();

@@ -13,6 +13,8 @@ FW_A='app-sway-org.example.FocA-1.scope'     # the two windows the focus moves b
 FW_B='app-sway-org.example.FocB-2.scope'
 FIRST='app-gnome-org.example.First-1.scope'   # the session's first app
 FOCUS_RUNS=${FOCUS_RUNS:-10}
+# set by section focus_kwin: section focus_i3, after it, is an X11 session after a KDE one
+KWIN_SESSION_ENDED=0
 
 # focus_source: the daemon's FocusSource, without the quotes
 focus_source () { cl busctl --user get-property "$RC_NAME" "$RC_PATH" "$RC_IFACE" FocusSource 2>/dev/null | sed 's/^s "\(.*\)"$/\1/'; }
@@ -271,7 +273,8 @@ sec_focus_sway () {
 }
 
 # ---------------------------------------------------------------------------------------------------
-# i3 on Xvfb: EWMH (_NET_ACTIVE_WINDOW, _NET_WM_PID); DISPLAY arrives as Xsession.d's script sends it
+# i3 on Xvfb: EWMH (_NET_ACTIVE_WINDOW, _NET_WM_PID); DISPLAY arrives as an i3 config with systemd
+# integration sends it: systemctl --user import-environment, then its session target
 
 # the timed part of focus_i3 (--focus-figures)
 focus_figures_i3 () {
@@ -307,6 +310,13 @@ sec_focus_i3 () {
   login_session
   focus_window_script
   local t0=$EPOCHREALTIME pa pb lat base cost
+  # a KWin session ended before this one (section focus_kwin ran): Plasma leaves
+  # XDG_CURRENT_DESKTOP=KDE in the user manager, and nothing takes it back
+  if [ "$KWIN_SESSION_ENDED" = 1 ]; then session_env set-environment XDG_CURRENT_DESKTOP=KDE; fi
+  # the session target of an i3 config with systemd integration (as sway-session.target is sway's)
+  # (loaded now: the reload is over before DISPLAY comes, so only the target's job can tell the daemon)
+  printf '[Unit]\nDescription=i3 session (resource-control test)\n' > /etc/systemd/user/rc-test-i3-session.target
+  usc daemon-reload
   "$AU" systemd-run --user --scope --quiet -u rc-test-xvfb.scope Xvfb :7 -nolisten tcp -screen 0 640x480x24 \
     > "$OUT/xvfb.log" 2>&1 < /dev/null &
   wait_for 30 test -S /tmp/.X11-unix/X7
@@ -314,10 +324,15 @@ sec_focus_i3 () {
   chmod 644 /tmp/rc-i3.conf
   "$AU" systemd-run --user --scope --quiet -u rc-test-i3.scope env DISPLAY=:7 i3 -c /tmp/rc-i3.conf \
     > "$OUT/i3.log" 2>&1 < /dev/null &
-  # what /etc/X11/Xsession.d/95dbus_update-activation-env does at an X session's start
-  "$AU" env DISPLAY=:7 dbus-update-activation-environment --systemd DISPLAY
+  # what an i3 config with systemd integration does once i3 is up: import-environment (over
+  # systemd's private socket: no call on the bus, no signal), then start its session target
+  "$AU" env DISPLAY=:7 systemctl --user import-environment DISPLAY
+  usc start rc-test-i3-session.target
   wait_for 30 focus_source_is i3
-  check "FocusSource after DISPLAY reached the user manager" i3 "$(focus_source)"
+  check "FocusSource after systemctl --user import-environment DISPLAY and a session target" i3 "$(focus_source)"
+  if [ "$KWIN_SESSION_ENDED" = 1 ]; then
+    check "X11 after a KDE session ended (KWin gone, XDG_CURRENT_DESKTOP=KDE left): FocusSource" i3 "$(focus_source)"
+  fi
   start_window "$FW_A" FocA DISPLAY=:7
   wait_for 30 all_active "$FW_A"
   wait_for 60 weights_are "300" "$FW_A"
@@ -325,8 +340,14 @@ sec_focus_i3 () {
   wait_for 30 all_active "$FW_B"
   wait_for 60 weights_are "100 300" "$FW_A" "$FW_B"
   check "i3: a new window is focused and boosted (A B)" "100 300" "$(weights "$FW_A" "$FW_B")"
+  if [ "$KWIN_SESSION_ENDED" = 1 ]; then
+    check "X11 after a KDE session ended: i3's focused window is boosted (A B)" "100 300" "$(weights "$FW_A" "$FW_B")"
+  fi
   if [ "$FOCUS_FIGURES" = 1 ]; then focus_figures_i3; else session_env unset-environment DISPLAY; fi
-  usc stop -- "$FW_A" "$FW_B" rc-test-i3.scope rc-test-xvfb.scope
+  usc stop -- "$FW_A" "$FW_B" rc-test-i3.scope rc-test-xvfb.scope rc-test-i3-session.target
+  session_env unset-environment XDG_CURRENT_DESKTOP
+  rm -f /etc/systemd/user/rc-test-i3-session.target
+  usc daemon-reload
   check "daemon still active after the X server went away" active "$(usc is-active resource-control.service)"
   note "section focus_i3: Xvfb and i3 started once; $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s"
 }
@@ -377,8 +398,6 @@ sec_focus_kwin () {
   gtk_window_script
   local t0=$EPOCHREALTIME sig sender
   session_env set-environment XDG_CURRENT_DESKTOP=KDE
-  wait_for 15 focus_source_is kwin
-  check "FocusSource on a KDE session" kwin "$(focus_source)"
   # what KWin's callDBus really sends
   "$AU" dbus-monitor --session "interface='$RC_IFACE',member='SetForegroundWindowProcess'" \
     > "$OUT/kwin-dbus-monitor.log" 2>&1 < /dev/null &
@@ -388,6 +407,9 @@ sec_focus_kwin () {
     > "$OUT/kwin.log" 2>&1 < /dev/null &
   wait_for 120 test -S "/run/user/$U/rc-kwin"
   note "kwin_wayland up: $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s"
+  # KWin speaks for a KDE session once it owns org.kde.KWin
+  wait_for 15 focus_source_is kwin
+  check "FocusSource on a KDE session with KWin running" kwin "$(focus_source)"
   start_gtk_window "$FW_A" FocA WAYLAND_DISPLAY=rc-kwin
   wait_for 30 all_active "$FW_A"
   wait_for 90 weights_are "300" "$FW_A"
@@ -416,7 +438,10 @@ sec_focus_kwin () {
     "$($AU dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
          org.freedesktop.DBus.GetNameOwner string:org.kde.KWin 2>&1 | sed -n 's/.*string "\(.*\)"/\1/p')"
   usc stop -- "$FW_A" "$FW_B" rc-test-kwin.scope
+  wait_for 15 focus_source_is none
+  check "KWin gone, XDG_CURRENT_DESKTOP still KDE: FocusSource" none "$(focus_source)"
   session_env unset-environment XDG_CURRENT_DESKTOP
+  KWIN_SESSION_ENDED=1
   check "daemon still active after KWin went away" active "$(usc is-active resource-control.service)"
   note "section focus_kwin: KWin started once; $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s"
 }
