@@ -5,7 +5,7 @@
 #include "rc-focus-sway.h"
 #include "rc-focus-x11.h"
 #include "rc-names.h"
-#include "rc-systemd.h"
+#include "rc-systemd-bus.h"
 
 #include <string.h>
 

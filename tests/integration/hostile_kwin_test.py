@@ -4,7 +4,7 @@
 manager's environment as it likes, or sets the daemon's test hooks there.
 
     RC_DAEMON=build/src/resource-controld RC_CLIENT=build/src/resourcectl \\
-        /usr/bin/python3 tests/integration/hostile_focus_test.py [Class.test_name ...]
+        /usr/bin/python3 tests/integration/hostile_kwin_test.py [Class.test_name ...]
 '''
 
 import os
