@@ -2,10 +2,9 @@
 #include "rc-app.h"
 #include "rc-keys.h"
 #include "rc-cgroup.h"
-#include "rc-safe-file.h"
+#include "rc-desktop-lookup.h"
 #include "rc-unit-name.h"
 
-#include <gio/gdesktopappinfo.h>
 #include <string.h>
 
 static void
@@ -64,65 +63,51 @@ rc_app_set (RcApp       *app,
 
 #define set_string(field, value) rc_app_set (app, field, value)
 
-static void
-set_icon (RcApp           *app,
-          GDesktopAppInfo *info)
-{
-  GIcon *icon = g_app_info_get_icon (G_APP_INFO (info));
-
-  if (icon != NULL)
-    {
-      g_autofree char *icon_name = g_icon_to_string (icon);
-      set_string (&app->icon, icon_name);
-    }
-}
-
-/* Name and Icon come from the desktop file, found by GDesktopAppInfo (which
- * keeps its own index of the XDG data folders). A unit whose SourcePath is a
- * .desktop file names it directly, and that wins over the parsed AppID. */
+/* Name and Icon come from the desktop file, found in the XDG applications
+ * folders by rc_desktop_lookup (never by GIO's own index, which opens what
+ * an app put there blocking and reads it whole). A unit whose SourcePath is
+ * a .desktop file names it directly, and that wins over the parsed AppID. */
 void
 rc_app_load_desktop_info (RcApp      *app,
                           const char *source_path)
 {
-  g_autoptr(GDesktopAppInfo) info = NULL;
-  g_autofree char *desktop_id = NULL;
+  g_autoptr(RcDesktopEntry) entry = NULL;
+  g_autoptr(GError) error = NULL;
   g_autofree char *base = source_path != NULL ? rc_desktop_file_id (source_path) : NULL;
 
   if (base != NULL)
     {
-      g_autoptr(GKeyFile) file = g_key_file_new ();
-      g_autoptr(GError) error = NULL;
-
       if (rc_app_id_is_valid (base))
         set_string (&app->app_id, base);
       /* Any process of the user may name any file as a unit's SourcePath:
        * a FIFO must not stall the daemon, nor /dev/zero fill its memory. */
-      if (rc_safe_key_file_load (file, source_path, G_KEY_FILE_NONE, &error))
-        info = g_desktop_app_info_new_from_keyfile (file);
-      else
+      entry = rc_desktop_load_file (source_path, &error);
+      if (entry == NULL)
         g_message ("%s: its SourcePath is not read: %s", app->unit, error->message);
-      if (info != NULL)
-        {
-          set_string (&app->name, g_app_info_get_name (G_APP_INFO (info)));
-          set_string (&app->desktop_file, source_path);
-          set_icon (app, info);
-          return;
-        }
+      g_clear_error (&error);
     }
-  if (info == NULL)
+  if (entry == NULL)
     {
-      desktop_id = g_strconcat (app->app_id, ".desktop", NULL);
-      info = g_desktop_app_info_new (desktop_id);
+      entry = rc_desktop_lookup (app->app_id, &error);
+      if (entry == NULL && !g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+        g_message ("%s: the desktop file of %s is not read: %s", app->unit, app->app_id,
+                   error->message);
     }
-  if (info == NULL)
+  rc_app_apply_desktop_entry (app, entry);
+}
+
+void
+rc_app_apply_desktop_entry (RcApp                *app,
+                            const RcDesktopEntry *entry)
+{
+  if (entry == NULL)
     {
       set_string (&app->name, app->app_id);
       return;
     }
-
-  set_string (&app->name, g_app_info_get_name (G_APP_INFO (info)));
-  set_string (&app->desktop_file, g_desktop_app_info_get_filename (info));
-  set_icon (app, info);
+  set_string (&app->name, entry->name != NULL ? entry->name : app->app_id);
+  set_string (&app->desktop_file, entry->path);
+  set_string (&app->icon, entry->icon);
 }
 
 /* app.slice, background.slice and their children (systemd names a child of

@@ -4,6 +4,7 @@
 #include <glib.h>
 
 #include "rc-cgroup.h"
+#include "rc-desktop-lookup.h"
 
 G_BEGIN_DECLS
 
@@ -43,8 +44,13 @@ RcApp    *rc_app_ref (RcApp *app);
 void      rc_app_unref (RcApp *app);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RcApp, rc_app_unref);
 
+/* Name, Icon and DesktopFile from the desktop file: @source_path (the
+ * unit's SourcePath, may be NULL) when it is one, else the AppID's. */
 void      rc_app_load_desktop_info (RcApp      *app,
                                     const char *source_path);
+/* The same from @entry read already (NULL: none, Name is the AppID). */
+void      rc_app_apply_desktop_entry (RcApp                *app,
+                                      const RcDesktopEntry *entry);
 gboolean  rc_app_is_controllable_slice (const char *slice);
 GVariant *rc_app_to_variant (RcApp *app);
 GVariant *rc_app_list_to_variant (GPtrArray *apps);

@@ -3,13 +3,13 @@
 #include "rc-launch-helper.h"
 #include "rc-launch-options.h"
 #include "rc-cgroup.h"
+#include "rc-desktop-lookup.h"
 #include "rc-keys.h"
 #include "rc-error.h"
 #include "rc-exec.h"
 #include "rc-proc.h"
 #include "rc-unit-name.h"
 
-#include <gio/gdesktopappinfo.h>
 #include <stdlib.h>
 #include <string.h>
 #include <systemd/sd-login.h>
@@ -578,30 +578,27 @@ check_adoptable (const RcProc *proc,
 }
 
 /* The executables of the desktop files, built on the first Adopt that needs
- * it and kept until a desktop file changes (GAppInfoMonitor): one scan of
- * every desktop file, not one per call. */
+ * it and kept while the applications folders' stamp (their mtimes) stays:
+ * one scan of every desktop file, not one per call. GAppInfoMonitor would
+ * say nothing: it hears only folders GIO's own index reads. */
 static GHashTable *exe_index;
-
-static void
-desktop_files_changed_cb (GAppInfoMonitor *monitor,
-                          gpointer         user_data)
-{
-  g_clear_pointer (&exe_index, g_hash_table_unref);
-}
+static char *exe_index_stamp;
 
 static RcExeIndex *
 shared_exe_index (void)
 {
-  static GAppInfoMonitor *monitor;
+  g_autofree char *stamp = NULL;
 
-  if (monitor == NULL)
+  if (exe_index != NULL)
     {
-      monitor = g_app_info_monitor_get ();
-      g_signal_connect (monitor, "changed", G_CALLBACK (desktop_files_changed_cb), NULL);
+      stamp = rc_desktop_dirs_stamp ();
+      if (g_strcmp0 (stamp, exe_index_stamp) != 0)
+        g_clear_pointer (&exe_index, g_hash_table_unref);
     }
   if (exe_index == NULL)
     {
-      exe_index = rc_exe_index_new ();
+      g_clear_pointer (&exe_index_stamp, g_free);
+      exe_index = rc_exe_index_new (&exe_index_stamp);
       g_debug ("Adopt: the index of desktop files' programs was built (%u programs)",
                g_hash_table_size (exe_index));
     }
@@ -774,16 +771,11 @@ check_main_pids (Request *request)
 static void
 describe_app (Request *request)
 {
-  g_autofree char *id = g_strconcat (request->app_id, ".desktop", NULL);
-  g_autoptr(GDesktopAppInfo) info = g_desktop_app_info_new (id);
+  g_autoptr(RcDesktopEntry) entry = rc_desktop_lookup (request->app_id, NULL);
 
-  if (info == NULL)
-    {
-      request->name = g_strdup (request->app_id);
-      return;
-    }
-  request->name = g_strdup (g_app_info_get_name (G_APP_INFO (info)));
-  request->desktop_file = g_strdup (g_desktop_app_info_get_filename (info));
+  request->name = g_strdup (entry != NULL && entry->name != NULL ? entry->name
+                                                                : request->app_id);
+  request->desktop_file = entry != NULL ? g_strdup (entry->path) : NULL;
 }
 
 void
