@@ -3,6 +3,7 @@
 #include "rc-keys.h"
 #include "rc-cgroup.h"
 #include "rc-desktop-lookup.h"
+#include "rc-file-reader.h"
 #include "rc-unit-name.h"
 
 #include <string.h>
@@ -66,34 +67,121 @@ rc_app_set (RcApp       *app,
 /* Name and Icon come from the desktop file, found in the XDG applications
  * folders by rc_desktop_lookup (never by GIO's own index, which opens what
  * an app put there blocking and reads it whole). A unit whose SourcePath is
- * a .desktop file names it directly, and that wins over the parsed AppID. */
+ * a .desktop file names it directly, and that wins over the parsed AppID.
+ * Runs in a file reader's worker too: it touches no RcApp. */
+static RcDesktopEntry *
+read_desktop_entry (const char *unit,
+                    const char *source_path,
+                    const char *app_id)
+{
+  RcDesktopEntry *entry = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (source_path != NULL && g_str_has_suffix (source_path, ".desktop"))
+    {
+      /* Any process of the user may name any file as a unit's SourcePath:
+       * a FIFO must not stall the daemon, nor /dev/zero fill its memory. */
+      entry = rc_desktop_load_file (source_path, &error);
+      if (entry != NULL)
+        return entry;
+      g_message ("%s: its SourcePath is not read: %s", unit, error->message);
+      g_clear_error (&error);
+    }
+  entry = rc_desktop_lookup (app_id, &error);
+  if (entry == NULL && !g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+    g_message ("%s: the desktop file of %s is not read: %s", unit, app_id, error->message);
+  return entry;
+}
+
+/* A SourcePath "<AppID>.desktop" names the app. */
+static void
+take_source_path_id (RcApp      *app,
+                     const char *source_path)
+{
+  g_autofree char *base = source_path != NULL ? rc_desktop_file_id (source_path) : NULL;
+
+  if (base != NULL && rc_app_id_is_valid (base))
+    set_string (&app->app_id, base);
+}
+
 void
 rc_app_load_desktop_info (RcApp      *app,
                           const char *source_path)
 {
   g_autoptr(RcDesktopEntry) entry = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autofree char *base = source_path != NULL ? rc_desktop_file_id (source_path) : NULL;
 
-  if (base != NULL)
-    {
-      if (rc_app_id_is_valid (base))
-        set_string (&app->app_id, base);
-      /* Any process of the user may name any file as a unit's SourcePath:
-       * a FIFO must not stall the daemon, nor /dev/zero fill its memory. */
-      entry = rc_desktop_load_file (source_path, &error);
-      if (entry == NULL)
-        g_message ("%s: its SourcePath is not read: %s", app->unit, error->message);
-      g_clear_error (&error);
-    }
-  if (entry == NULL)
-    {
-      entry = rc_desktop_lookup (app->app_id, &error);
-      if (entry == NULL && !g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
-        g_message ("%s: the desktop file of %s is not read: %s", app->unit, app->app_id,
-                   error->message);
-    }
+  take_source_path_id (app, source_path);
+  entry = read_desktop_entry (app->unit, source_path, app->app_id);
   rc_app_apply_desktop_entry (app, entry);
+}
+
+typedef struct {
+  char *unit;
+  char *source_path;
+  char *app_id;
+} DescribeInput;
+
+static void
+describe_input_free (DescribeInput *input)
+{
+  g_free (input->unit);
+  g_free (input->source_path);
+  g_free (input->app_id);
+  g_free (input);
+}
+
+static gpointer
+describe_in_worker (gpointer data,
+                    GError **error)
+{
+  DescribeInput *input = data;
+  RcDesktopEntry *entry = read_desktop_entry (input->unit, input->source_path, input->app_id);
+
+  if (entry == NULL)
+    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT, "%s has no desktop file", input->unit);
+  return entry;
+}
+
+void
+rc_app_describe_async (RcApp              *app,
+                       const char         *source_path,
+                       GCancellable       *cancellable,
+                       GAsyncReadyCallback callback,
+                       gpointer            user_data)
+{
+  DescribeInput *input = g_new0 (DescribeInput, 1);
+  g_autofree char *what = NULL;
+
+  take_source_path_id (app, source_path);
+  input->unit = g_strdup (app->unit);
+  input->source_path = g_strdup (source_path);
+  input->app_id = g_strdup (app->app_id);
+  what = g_strdup_printf ("the desktop file of %s", app->unit);
+  rc_file_reader_run_async (rc_file_reader_get_default (), what, describe_in_worker, input,
+                            (GDestroyNotify) describe_input_free,
+                            (GDestroyNotify) rc_desktop_entry_free, cancellable, callback,
+                            user_data);
+}
+
+gboolean
+rc_app_describe_finish (RcApp        *app,
+                        GAsyncResult *result,
+                        GError      **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  g_autoptr(RcDesktopEntry) entry = rc_file_reader_run_finish (rc_file_reader_get_default (),
+                                                               result, &local_error);
+
+  if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return FALSE;
+    }
+  /* timed out or every reader stuck: listed with its AppID as its Name */
+  if (entry == NULL && !g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+    g_message ("%s: %s", app->unit, local_error->message);
+  rc_app_apply_desktop_entry (app, entry);
+  return TRUE;
 }
 
 void

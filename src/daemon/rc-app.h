@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-#include <glib.h>
+#include <gio/gio.h>
 
 #include "rc-cgroup.h"
 #include "rc-desktop-lookup.h"
@@ -48,6 +48,18 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (RcApp, rc_app_unref);
  * unit's SourcePath, may be NULL) when it is one, else the AppID's. */
 void      rc_app_load_desktop_info (RcApp      *app,
                                     const char *source_path);
+/* The same, with the files read by the file reader (bounded in time): the
+ * AppID from @source_path is set at once, Name, Icon and DesktopFile in
+ * _finish (the AppID as Name when the read failed or was given up). FALSE
+ * only when cancelled. */
+void      rc_app_describe_async (RcApp              *app,
+                                 const char         *source_path,
+                                 GCancellable       *cancellable,
+                                 GAsyncReadyCallback callback,
+                                 gpointer            user_data);
+gboolean  rc_app_describe_finish (RcApp        *app,
+                                  GAsyncResult *result,
+                                  GError      **error);
 /* The same from @entry read already (NULL: none, Name is the AppID). */
 void      rc_app_apply_desktop_entry (RcApp                *app,
                                       const RcDesktopEntry *entry);
