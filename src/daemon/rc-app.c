@@ -104,17 +104,6 @@ take_source_path_id (RcApp      *app,
     set_string (&app->app_id, base);
 }
 
-void
-rc_app_load_desktop_info (RcApp      *app,
-                          const char *source_path)
-{
-  g_autoptr(RcDesktopEntry) entry = NULL;
-
-  take_source_path_id (app, source_path);
-  entry = read_desktop_entry (app->unit, source_path, app->app_id);
-  rc_app_apply_desktop_entry (app, entry);
-}
-
 typedef struct {
   char *unit;
   char *source_path;

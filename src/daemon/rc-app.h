@@ -45,13 +45,10 @@ void      rc_app_unref (RcApp *app);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RcApp, rc_app_unref);
 
 /* Name, Icon and DesktopFile from the desktop file: @source_path (the
- * unit's SourcePath, may be NULL) when it is one, else the AppID's. */
-void      rc_app_load_desktop_info (RcApp      *app,
-                                    const char *source_path);
-/* The same, with the files read by the file reader (bounded in time): the
- * AppID from @source_path is set at once, Name, Icon and DesktopFile in
- * _finish (the AppID as Name when the read failed or was given up). FALSE
- * only when cancelled. */
+ * unit's SourcePath, may be NULL) when it is one, else the AppID's, read by
+ * the file reader (bounded in size and time). The AppID from @source_path
+ * is set at once, Name, Icon and DesktopFile in _finish (the AppID as Name
+ * when the read failed or was given up). FALSE only when cancelled. */
 void      rc_app_describe_async (RcApp              *app,
                                  const char         *source_path,
                                  GCancellable       *cancellable,
@@ -60,7 +57,7 @@ void      rc_app_describe_async (RcApp              *app,
 gboolean  rc_app_describe_finish (RcApp        *app,
                                   GAsyncResult *result,
                                   GError      **error);
-/* The same from @entry read already (NULL: none, Name is the AppID). */
+/* Name, Icon and DesktopFile from @entry (NULL: none, Name is the AppID). */
 void      rc_app_apply_desktop_entry (RcApp                *app,
                                       const RcDesktopEntry *entry);
 gboolean  rc_app_is_controllable_slice (const char *slice);
