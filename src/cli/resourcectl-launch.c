@@ -425,7 +425,7 @@ plan_all (GPtrArray *all,
           GArray    *staying)
 {
   GPtrArray *groups = g_ptr_array_new_with_free_func ((GDestroyNotify) group_free);
-  g_autoptr(GHashTable) index = rc_exe_index_new ();
+  g_autoptr(GHashTable) index = rc_exe_index_new (NULL);
   g_autoptr(GHashTable) detected = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   g_autoptr(GHashTable) covered = g_hash_table_new (NULL, NULL);
   guint32 uid = getuid ();

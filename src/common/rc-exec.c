@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-exec.h"
+#include "rc-desktop-lookup.h"
 #include "rc-safe-file.h"
 #include "rc-error.h"
 
-#include <gio/gdesktopappinfo.h>
-#include <gio/gio.h>
 #include <string.h>
 
 typedef struct {
@@ -17,30 +16,25 @@ typedef struct {
   gboolean            took_uris;
 } Expansion;
 
-/* The local path of @uri (a URI or an absolute path), or NULL. */
+/* The local path of @uri (a URI or an absolute path), or NULL. Only file:
+ * URIs have one here: GIO's VFS would map another scheme to its FUSE path
+ * by a synchronous call to gvfs and a path lookup there, in the daemon,
+ * before polkit, on a URI any caller chose. Such URIs stay URIs (%u). */
 static char *
 local_path (const char *uri,
             GError    **error)
 {
-  g_autoptr(GFile) file = NULL;
   g_autofree char *host = NULL;
-  char *path;
+  char *path = NULL;
 
   if (g_path_is_absolute (uri))
     return g_strdup (uri);
   if (g_strcmp0 (g_uri_peek_scheme (uri), "file") == 0)
     {
-      /* as GIO's local VFS reads it, without starting GIO's VFS (its
-       * modules), which a new process such as run --scope would pay for */
+      /* as GIO's local VFS reads it, without starting GIO's VFS (its modules) */
       path = g_filename_from_uri (uri, &host, NULL);
       if (host != NULL && g_ascii_strcasecmp (host, "localhost") != 0)
         g_clear_pointer (&path, g_free);
-    }
-  else
-    {
-      /* another scheme: GIO's VFS may know a local path for it (a FUSE mount) */
-      file = g_file_new_for_uri (uri);
-      path = g_file_get_path (file);
     }
   if (path == NULL)
     g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
@@ -278,36 +272,35 @@ rc_exec_for_app (const char         *app_id,
                  char             ***out_argv,
                  GError            **error)
 {
-  g_autofree char *id = g_strconcat (app_id, ".desktop", NULL);
-  g_autoptr(GDesktopAppInfo) info = g_desktop_app_info_new (id);
-  g_autofree char *exec = NULL;
-  g_autofree char *icon = NULL;
-  const char *name, *desktop_file;
+  g_autoptr(GError) local_error = NULL;
+  g_autoptr(RcDesktopEntry) entry = rc_desktop_lookup (app_id, &local_error);
   DesktopKeys keys;
 
-  if (info == NULL)
+  if (entry == NULL && g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
     {
       g_set_error (error, RC_ERROR, RC_ERROR_NO_SUCH_APP,
-                   "No app %s: there is no %s in the applications folders of "
+                   "No app %s: there is no %s.desktop in the applications folders of "
                    "XDG_DATA_DIRS and XDG_DATA_HOME (or it is hidden, or its program is "
-                   "not installed)", app_id, id);
+                   "not installed)", app_id, app_id);
       return FALSE;
     }
-  exec = g_desktop_app_info_get_string (info, G_KEY_FILE_DESKTOP_KEY_EXEC);
-  icon = g_desktop_app_info_get_string (info, G_KEY_FILE_DESKTOP_KEY_ICON);
-  name = g_app_info_get_name (G_APP_INFO (info));
-  desktop_file = g_desktop_app_info_get_filename (info);
-  keys.exec = exec;
-  keys.terminal = g_desktop_app_info_get_boolean (info, G_KEY_FILE_DESKTOP_KEY_TERMINAL);
-  keys.name = name;
-  keys.icon = icon;
-  keys.path = desktop_file;
+  if (entry == NULL)
+    {
+      g_set_error (error, RC_ERROR, RC_ERROR_NO_SUCH_APP, "No app %s: %s", app_id,
+                   local_error->message);
+      return FALSE;
+    }
+  keys.exec = entry->exec;
+  keys.terminal = entry->terminal;
+  keys.name = entry->name != NULL ? entry->name : app_id;
+  keys.icon = entry->icon;
+  keys.path = entry->path;
   if (!exec_for_keys (app_id, &keys, uris, out_argv, error))
     return FALSE;
   if (out_name != NULL)
-    *out_name = g_strdup (name);
+    *out_name = g_strdup (keys.name);
   if (out_desktop_file != NULL)
-    *out_desktop_file = g_strdup (desktop_file);
+    *out_desktop_file = g_strdup (entry->path);
   return TRUE;
 }
 

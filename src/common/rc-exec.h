@@ -9,9 +9,10 @@ G_BEGIN_DECLS
  * Entry spec says: quoting as in the spec, %f %F (local files), %u %U
  * (URIs), %i (--icon ICON), %c (the Name), %k (the desktop file), %%; the
  * deprecated %d %D %n %N %v %m are dropped. @uris are URIs or absolute
- * paths. Errors (InvalidArgument): a URI that is neither, a non-local one
- * for %f or %F, several for an Exec that takes one, any for an Exec that
- * takes none; an Exec that breaks the spec is Failed. */
+ * paths. Errors (InvalidArgument): a URI that is neither, a non-file: one
+ * for %f or %F (never mapped to a path through GIO's VFS), several for an
+ * Exec that takes one, any for an Exec that takes none; an Exec that
+ * breaks the spec is Failed. */
 gboolean rc_exec_expand (const char         *exec,
                          const char         *name,
                          const char         *icon,
@@ -20,9 +21,9 @@ gboolean rc_exec_expand (const char         *exec,
                          char             ***out_argv,
                          GError            **error);
 
-/* What runs the app @app_id with @uris: its desktop file, found as
- * GDesktopAppInfo finds it, and rc_exec_expand's argv with argv[0] the
- * program's path in PATH. Sets @out_name (its Name) and @out_desktop_file
+/* What runs the app @app_id with @uris: its desktop file, found by
+ * rc_desktop_lookup (bounded reads, never GIO's index), and rc_exec_expand's
+ * argv with argv[0] the program's path in PATH. Sets @out_name (its Name) and @out_desktop_file
  * when given. NoSuchApp for no such desktop file, NotSupported for a
  * Terminal=true app or one without Exec, Failed for a program that is not
  * installed, and rc_exec_expand's errors. */

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-proc.h"
+#include "rc-desktop-lookup.h"
 #include "rc-safe-file.h"
 #include "rc-unit-name.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <gio/gdesktopappinfo.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -329,28 +329,29 @@ free_app_id (gpointer data)
     g_free (data);
 }
 
+static void
+index_app (const char     *desktop_id,
+           RcDesktopEntry *entry,
+           gpointer        user_data)
+{
+  GHashTable *index = user_data;
+  g_autofree char *app_id = rc_desktop_file_id (desktop_id);
+
+  if (app_id == NULL)
+    return;
+  index_program (index, entry->executable, app_id);
+  if (entry->try_exec != NULL && g_strcmp0 (entry->try_exec, entry->executable) != 0)
+    index_program (index, entry->try_exec, app_id);
+}
+
+/* Every desktop file, read by rc_desktop_list (bounded, no blocking open),
+ * never by g_app_info_get_all, which opens them and mimeapps.list blocking. */
 RcExeIndex *
-rc_exe_index_new (void)
+rc_exe_index_new (char **out_stamp)
 {
   GHashTable *index = g_hash_table_new_full (g_str_hash, g_str_equal, free, free_app_id);
-  GList *infos = g_app_info_get_all ();
 
-  for (GList *l = infos; l != NULL; l = l->next)
-    {
-      GDesktopAppInfo *info = G_IS_DESKTOP_APP_INFO (l->data) ? l->data : NULL;
-      g_autofree char *app_id = NULL;
-      g_autofree char *try_exec = NULL;
-      const char *filename;
-
-      if (info == NULL || (filename = g_desktop_app_info_get_filename (info)) == NULL ||
-          (app_id = rc_desktop_file_id (filename)) == NULL)
-        continue;
-      try_exec = g_desktop_app_info_get_string (info, "TryExec");
-      index_program (index, g_app_info_get_executable (G_APP_INFO (info)), app_id);
-      if (try_exec != NULL && g_strcmp0 (try_exec, g_app_info_get_executable (G_APP_INFO (info))) != 0)
-        index_program (index, try_exec, app_id);
-    }
-  g_list_free_full (infos, g_object_unref);
+  rc_desktop_list (index_app, index, out_stamp);
   return index;
 }
 

@@ -48,7 +48,9 @@ GVariant  *rc_proc_usage_variant (guint32 pid);
  * matched to exactly one desktop file's TryExec or Exec (@index, see
  * rc_exe_index_new). NULL when none; @out_how says which way it was found. */
 typedef GHashTable RcExeIndex;
-RcExeIndex *rc_exe_index_new (void);
+/* @out_stamp (may be NULL): the applications folders' rc_desktop_dirs_stamp
+ * when it was built; the index is out of date when that changes. */
+RcExeIndex *rc_exe_index_new (char **out_stamp);
 char       *rc_proc_detect_app_id (guint32      pid,
                                    RcExeIndex  *index,
                                    const char **out_how);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-unit-name.h"
 #include "rc-error.h"
+#include "rc-safe-file.h"
 
 #include <string.h>
 
@@ -365,7 +366,8 @@ rc_unit_transient_source_path (const char *unit,
   g_autofree char *contents = NULL;
   g_auto(GStrv) lines = NULL;
 
-  if (!g_file_get_contents (path, &contents, NULL, NULL))
+  /* Any process of the user can put a FIFO or a link to /dev/zero there. */
+  if (!rc_safe_file_read (path, RC_SAFE_FILE_MAX_SIZE, &contents, NULL, NULL))
     return FALSE;
   *out_source_path = g_strdup ("");
   lines = g_strsplit (contents, "\n", -1);

@@ -2,10 +2,10 @@
 #include "rc-app.h"
 #include "rc-keys.h"
 #include "rc-cgroup.h"
-#include "rc-safe-file.h"
+#include "rc-desktop-lookup.h"
+#include "rc-file-reader.h"
 #include "rc-unit-name.h"
 
-#include <gio/gdesktopappinfo.h>
 #include <string.h>
 
 static void
@@ -64,65 +64,127 @@ rc_app_set (RcApp       *app,
 
 #define set_string(field, value) rc_app_set (app, field, value)
 
-static void
-set_icon (RcApp           *app,
-          GDesktopAppInfo *info)
+/* Name and Icon come from the desktop file, found in the XDG applications
+ * folders by rc_desktop_lookup (never by GIO's own index, which opens what
+ * an app put there blocking and reads it whole). A unit whose SourcePath is
+ * a .desktop file names it directly, and that wins over the parsed AppID.
+ * Runs in a file reader's worker too: it touches no RcApp. */
+static RcDesktopEntry *
+read_desktop_entry (const char *unit,
+                    const char *source_path,
+                    const char *app_id)
 {
-  GIcon *icon = g_app_info_get_icon (G_APP_INFO (info));
+  RcDesktopEntry *entry = NULL;
+  g_autoptr(GError) error = NULL;
 
-  if (icon != NULL)
+  if (source_path != NULL && g_str_has_suffix (source_path, ".desktop"))
     {
-      g_autofree char *icon_name = g_icon_to_string (icon);
-      set_string (&app->icon, icon_name);
-    }
-}
-
-/* Name and Icon come from the desktop file, found by GDesktopAppInfo (which
- * keeps its own index of the XDG data folders). A unit whose SourcePath is a
- * .desktop file names it directly, and that wins over the parsed AppID. */
-void
-rc_app_load_desktop_info (RcApp      *app,
-                          const char *source_path)
-{
-  g_autoptr(GDesktopAppInfo) info = NULL;
-  g_autofree char *desktop_id = NULL;
-  g_autofree char *base = source_path != NULL ? rc_desktop_file_id (source_path) : NULL;
-
-  if (base != NULL)
-    {
-      g_autoptr(GKeyFile) file = g_key_file_new ();
-      g_autoptr(GError) error = NULL;
-
-      if (rc_app_id_is_valid (base))
-        set_string (&app->app_id, base);
       /* Any process of the user may name any file as a unit's SourcePath:
        * a FIFO must not stall the daemon, nor /dev/zero fill its memory. */
-      if (rc_safe_key_file_load (file, source_path, G_KEY_FILE_NONE, &error))
-        info = g_desktop_app_info_new_from_keyfile (file);
-      else
-        g_message ("%s: its SourcePath is not read: %s", app->unit, error->message);
-      if (info != NULL)
-        {
-          set_string (&app->name, g_app_info_get_name (G_APP_INFO (info)));
-          set_string (&app->desktop_file, source_path);
-          set_icon (app, info);
-          return;
-        }
+      entry = rc_desktop_load_file (source_path, &error);
+      if (entry != NULL)
+        return entry;
+      g_message ("%s: its SourcePath is not read: %s", unit, error->message);
+      g_clear_error (&error);
     }
-  if (info == NULL)
+  entry = rc_desktop_lookup (app_id, &error);
+  if (entry == NULL && !g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+    g_message ("%s: the desktop file of %s is not read: %s", unit, app_id, error->message);
+  return entry;
+}
+
+/* A SourcePath "<AppID>.desktop" names the app. */
+static void
+take_source_path_id (RcApp      *app,
+                     const char *source_path)
+{
+  g_autofree char *base = source_path != NULL ? rc_desktop_file_id (source_path) : NULL;
+
+  if (base != NULL && rc_app_id_is_valid (base))
+    set_string (&app->app_id, base);
+}
+
+typedef struct {
+  char *unit;
+  char *source_path;
+  char *app_id;
+} DescribeInput;
+
+static void
+describe_input_free (DescribeInput *input)
+{
+  g_free (input->unit);
+  g_free (input->source_path);
+  g_free (input->app_id);
+  g_free (input);
+}
+
+static gpointer
+describe_in_worker (gpointer data,
+                    GError **error)
+{
+  DescribeInput *input = data;
+  RcDesktopEntry *entry = read_desktop_entry (input->unit, input->source_path, input->app_id);
+
+  if (entry == NULL)
+    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT, "%s has no desktop file", input->unit);
+  return entry;
+}
+
+void
+rc_app_describe_async (RcApp              *app,
+                       const char         *source_path,
+                       GCancellable       *cancellable,
+                       GAsyncReadyCallback callback,
+                       gpointer            user_data)
+{
+  DescribeInput *input = g_new0 (DescribeInput, 1);
+  g_autofree char *what = NULL;
+
+  take_source_path_id (app, source_path);
+  input->unit = g_strdup (app->unit);
+  input->source_path = g_strdup (source_path);
+  input->app_id = g_strdup (app->app_id);
+  what = g_strdup_printf ("the desktop file of %s", app->unit);
+  rc_file_reader_run_async (rc_file_reader_get_default (), what, describe_in_worker, input,
+                            (GDestroyNotify) describe_input_free,
+                            (GDestroyNotify) rc_desktop_entry_free, cancellable, callback,
+                            user_data);
+}
+
+gboolean
+rc_app_describe_finish (RcApp        *app,
+                        GAsyncResult *result,
+                        GError      **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  g_autoptr(RcDesktopEntry) entry = rc_file_reader_run_finish (rc_file_reader_get_default (),
+                                                               result, &local_error);
+
+  if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
-      desktop_id = g_strconcat (app->app_id, ".desktop", NULL);
-      info = g_desktop_app_info_new (desktop_id);
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return FALSE;
     }
-  if (info == NULL)
+  /* timed out or every reader stuck: listed with its AppID as its Name */
+  if (entry == NULL && !g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+    g_message ("%s: %s", app->unit, local_error->message);
+  rc_app_apply_desktop_entry (app, entry);
+  return TRUE;
+}
+
+void
+rc_app_apply_desktop_entry (RcApp                *app,
+                            const RcDesktopEntry *entry)
+{
+  if (entry == NULL)
     {
       set_string (&app->name, app->app_id);
       return;
     }
-
-  set_string (&app->name, g_app_info_get_name (G_APP_INFO (info)));
-  set_string (&app->desktop_file, g_desktop_app_info_get_filename (info));
-  set_icon (app, info);
+  set_string (&app->name, entry->name != NULL ? entry->name : app->app_id);
+  set_string (&app->desktop_file, entry->path);
+  set_string (&app->icon, entry->icon);
 }
 
 /* app.slice, background.slice and their children (systemd names a child of

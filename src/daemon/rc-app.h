@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-#include <glib.h>
+#include <gio/gio.h>
 
 #include "rc-cgroup.h"
+#include "rc-desktop-lookup.h"
 
 G_BEGIN_DECLS
 
@@ -43,8 +44,22 @@ RcApp    *rc_app_ref (RcApp *app);
 void      rc_app_unref (RcApp *app);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RcApp, rc_app_unref);
 
-void      rc_app_load_desktop_info (RcApp      *app,
-                                    const char *source_path);
+/* Name, Icon and DesktopFile from the desktop file: @source_path (the
+ * unit's SourcePath, may be NULL) when it is one, else the AppID's, read by
+ * the file reader (bounded in size and time). The AppID from @source_path
+ * is set at once, Name, Icon and DesktopFile in _finish (the AppID as Name
+ * when the read failed or was given up). FALSE only when cancelled. */
+void      rc_app_describe_async (RcApp              *app,
+                                 const char         *source_path,
+                                 GCancellable       *cancellable,
+                                 GAsyncReadyCallback callback,
+                                 gpointer            user_data);
+gboolean  rc_app_describe_finish (RcApp        *app,
+                                  GAsyncResult *result,
+                                  GError      **error);
+/* Name, Icon and DesktopFile from @entry (NULL: none, Name is the AppID). */
+void      rc_app_apply_desktop_entry (RcApp                *app,
+                                      const RcDesktopEntry *entry);
 gboolean  rc_app_is_controllable_slice (const char *slice);
 GVariant *rc_app_to_variant (RcApp *app);
 GVariant *rc_app_list_to_variant (GPtrArray *apps);

@@ -5,12 +5,11 @@
 #include "rc-cgroup.h"
 #include "rc-keys.h"
 #include "rc-error.h"
-#include "rc-exec.h"
+#include "rc-launch-read.h"
 #include "rc-pidfd.h"
 #include "rc-proc.h"
 #include "rc-unit-name.h"
 
-#include <gio/gdesktopappinfo.h>
 #include <stdlib.h>
 #include <string.h>
 #include <systemd/sd-login.h>
@@ -43,6 +42,7 @@ typedef struct {
   int                     caller_pidfd; /* it, pinned when the call came; -1: none */
   GArray                 *roots;        /* Adopt: the pids named */
   GArray                 *root_starts;  /* Adopt: their start times (a pid reused is not them) */
+  GPtrArray              *comms;        /* Adopt: their comm, for messages */
   guint                   checked;      /* Adopt: roots checked for being a service's MainPID */
   GPtrArray              *source_cgroups; /* Adopt: where they were */
   guint                   sweeps;
@@ -68,6 +68,7 @@ request_free (Request *request)
   g_free (request->working_directory);
   g_clear_pointer (&request->roots, g_array_unref);
   g_clear_pointer (&request->root_starts, g_array_unref);
+  g_clear_pointer (&request->comms, g_ptr_array_unref);
   g_clear_pointer (&request->source_cgroups, g_ptr_array_unref);
   if (request->caller_pidfd >= 0)
     close (request->caller_pidfd);
@@ -510,6 +511,57 @@ launch_authorized_cb (GObject      *source,
   start (request);
 }
 
+/* ---- reading files an app chose ---------------------------------------- */
+
+static void
+read_desktop_file_async (Request            *request,
+                         const char * const *uris,
+                         GAsyncReadyCallback callback)
+{
+  if (request->adopt)
+    rc_adopt_read_async (request->app_id, request->roots, request->comms,
+                         request->svc->cancellable, callback, request);
+  else
+    rc_launch_read_async (request->app_id, uris, request->svc->cancellable, callback, request);
+}
+
+/* The read's result moved into @request; FALSE: @request failed and is gone. */
+static gboolean
+take_read (Request      *request,
+           GAsyncResult *result)
+{
+  g_autoptr(RcLaunchRead) read = NULL;
+  GError *error = NULL;
+
+  read = rc_launch_read_finish (result, &error);
+  if (read == NULL)
+    {
+      request_fail (request, error);
+      return FALSE;
+    }
+  if (read->app_id != NULL)
+    {
+      g_free (request->app_id);
+      request->app_id = g_steal_pointer (&read->app_id);
+    }
+  request->name = g_steal_pointer (&read->name);
+  request->desktop_file = g_steal_pointer (&read->desktop_file);
+  request->argv = g_steal_pointer (&read->argv);
+  return TRUE;
+}
+
+static void
+launch_read_cb (GObject      *source,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  Request *request = user_data;
+
+  if (take_read (request, result))
+    rc_authority_check_async (request->svc->authority, request->invocation,
+                              request->svc->cancellable, launch_authorized_cb, request);
+}
+
 void
 rc_launch_submit (const RcChangeServices *svc,
                   GDBusMethodInvocation  *invocation,
@@ -545,15 +597,7 @@ rc_launch_submit (const RcChangeServices *svc,
       g_clear_error (&error);
     }
   request->app_id = g_strdup (app_id);
-  /* what the desktop file says to run, checked before anything starts */
-  if (!rc_exec_for_app (app_id, uris, &request->name, &request->desktop_file, &request->argv,
-                        &error))
-    {
-      request_fail (request, error);
-      return;
-    }
-  rc_authority_check_async (svc->authority, invocation, svc->cancellable,
-                            launch_authorized_cb, request);
+  read_desktop_file_async (request, uris, launch_read_cb);
 }
 
 /* ---- Adopt --------------------------------------------------------------- */
@@ -623,70 +667,6 @@ check_adoptable (const RcProc *proc,
                    "adopted", proc->pid, proc->comm, unit);
       return FALSE;
     }
-  return TRUE;
-}
-
-/* The executables of the desktop files, built on the first Adopt that needs
- * it and kept until a desktop file changes (GAppInfoMonitor): one scan of
- * every desktop file, not one per call. */
-static GHashTable *exe_index;
-
-static void
-desktop_files_changed_cb (GAppInfoMonitor *monitor,
-                          gpointer         user_data)
-{
-  g_clear_pointer (&exe_index, g_hash_table_unref);
-}
-
-static RcExeIndex *
-shared_exe_index (void)
-{
-  static GAppInfoMonitor *monitor;
-
-  if (monitor == NULL)
-    {
-      monitor = g_app_info_monitor_get ();
-      g_signal_connect (monitor, "changed", G_CALLBACK (desktop_files_changed_cb), NULL);
-    }
-  if (exe_index == NULL)
-    {
-      exe_index = rc_exe_index_new ();
-      g_debug ("Adopt: the index of desktop files' programs was built (%u programs)",
-               g_hash_table_size (exe_index));
-    }
-  return g_hash_table_ref (exe_index);
-}
-
-static gboolean
-detect_app_id (Request      *request,
-               const RcProc *proc,
-               RcExeIndex  **index,
-               GError      **error)
-{
-  g_autofree char *found = NULL;
-  const char *how = NULL;
-
-  if (*index == NULL)
-    *index = shared_exe_index ();
-  found = rc_proc_detect_app_id (proc->pid, *index, &how);
-  if (found == NULL || !rc_app_id_is_valid (found))
-    {
-      g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
-                   "Which app process %u (%s) is was not found (no GIO_LAUNCHED_DESKTOP_FILE, "
-                   "no .flatpak-info, no single desktop file for its program): pass the "
-                   "option AppId", proc->pid, proc->comm);
-      return FALSE;
-    }
-  if (request->app_id != NULL && !g_str_equal (request->app_id, found))
-    {
-      g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
-                   "The processes are different apps (%s and %s): adopt each app on its own, "
-                   "or pass the option AppId", request->app_id, found);
-      return FALSE;
-    }
-  g_debug ("Process %u is %s (found by %s)", proc->pid, found, how);
-  if (request->app_id == NULL)
-    request->app_id = g_steal_pointer (&found);
   return TRUE;
 }
 
@@ -821,18 +801,14 @@ check_main_pids (Request *request)
 }
 
 static void
-describe_app (Request *request)
+adopt_read_cb (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
 {
-  g_autofree char *id = g_strconcat (request->app_id, ".desktop", NULL);
-  g_autoptr(GDesktopAppInfo) info = g_desktop_app_info_new (id);
+  Request *request = user_data;
 
-  if (info == NULL)
-    {
-      request->name = g_strdup (request->app_id);
-      return;
-    }
-  request->name = g_strdup (g_app_info_get_name (G_APP_INFO (info)));
-  request->desktop_file = g_strdup (g_desktop_app_info_get_filename (info));
+  if (take_read (request, result))
+    check_main_pids (request);
 }
 
 void
@@ -843,7 +819,6 @@ rc_adopt_submit (const RcChangeServices *svc,
 {
   Request *request = request_new (svc, invocation, TRUE);
   g_auto(RcLaunchOptions) parsed = { 0, };
-  g_autoptr(GHashTable) index = NULL;
   const guint32 *values;
   GError *error = NULL;
   gsize n;
@@ -860,6 +835,7 @@ rc_adopt_submit (const RcChangeServices *svc,
   n = parsed.pids->len;
   request->roots = g_array_new (FALSE, FALSE, sizeof (guint32));
   request->root_starts = g_array_new (FALSE, FALSE, sizeof (guint64));
+  request->comms = g_ptr_array_new_with_free_func (g_free);
   for (gsize i = 0; i < n; i++)
     {
       g_autoptr(RcProc) proc = values[i] != 0 ? rc_proc_read (values[i]) : NULL;
@@ -870,16 +846,14 @@ rc_adopt_submit (const RcChangeServices *svc,
                                               "There is no process %u", values[i]));
           return;
         }
-      if (!check_adoptable (proc, &error) ||
-          (!g_variant_lookup (options, RC_OPTION_APP_ID, "&s", NULL) &&
-           !detect_app_id (request, proc, &index, &error)))
+      if (!check_adoptable (proc, &error))
         {
           request_fail (request, error);
           return;
         }
       g_array_append_val (request->roots, values[i]);
       g_array_append_val (request->root_starts, proc->start_time);
+      g_ptr_array_add (request->comms, g_strdup (proc->comm));
     }
-  describe_app (request);
-  check_main_pids (request);
+  read_desktop_file_async (request, NULL, adopt_read_cb);
 }

@@ -22,7 +22,11 @@ struct _RcRegistry {
   GCancellable    *cancellable;
   GHashTable      *apps;        /* unit name -> RcApp */
   GHashTable      *by_path;     /* object path -> RcApp (owned) */
-  gboolean         ready;
+  /* object path -> RcApp (owned) whose desktop file is being read: an app
+   * is announced, and listed, once its Name and Icon are known */
+  GHashTable *describing;
+  gboolean    tracker_ready;
+  gboolean    ready;
 };
 
 enum {
@@ -72,6 +76,45 @@ read_props (GVariant   *props,
     }
 }
 
+static void become_ready (RcRegistry *self);
+
+typedef struct {
+  RcRegistry *registry;
+  RcApp      *app;
+} Describing;
+
+/* Its desktop file is read (or given up): the app is listed and announced. */
+static void
+described_cb (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  Describing *describing = user_data;
+  g_autoptr(RcRegistry) self = describing->registry;
+  g_autoptr(RcApp) app = describing->app;
+
+  g_free (describing);
+  if (!rc_app_describe_finish (app, result, NULL) || self->describing == NULL ||
+      g_hash_table_lookup (self->describing, app->object_path) != app)
+    return;   /* the registry is gone, or the unit went down meanwhile */
+  g_hash_table_steal (self->describing, app->object_path);
+  g_hash_table_insert (self->by_path, app->object_path, app);
+  g_hash_table_insert (self->apps, app->unit, app);
+  g_debug ("App added: %s (%s, %s)", app->unit, app->app_id, app->slice);
+  g_signal_emit (self, signals[SIGNAL_APP_ADDED], 0, app);
+  become_ready (self);
+}
+
+/* An app not yet announced, or one listed. */
+static RcApp *
+lookup_path (RcRegistry *self,
+             const char *object_path)
+{
+  RcApp *app = g_hash_table_lookup (self->by_path, object_path);
+
+  return app != NULL ? app : g_hash_table_lookup (self->describing, object_path);
+}
+
 static void
 unit_read_cb (RcUnitTracker *tracker,
               const char    *object_path,
@@ -81,33 +124,29 @@ unit_read_cb (RcUnitTracker *tracker,
               GVariant      *props,
               RcRegistry    *self)
 {
-  RcApp *app = g_hash_table_lookup (self->by_path, object_path);
-  gboolean added = FALSE;
+  RcApp *app = lookup_path (self, object_path);
   const char *values[N_PROPS];
 
   read_props (props, values);
   if (app == NULL)
     {
+      Describing *describing = g_new0 (Describing, 1);
+
       app = rc_app_new (id, object_path, app_id, launcher);
-      rc_app_load_desktop_info (app, values[PROP_SOURCE_PATH]);
       /* Nothing would tell when its limits change: read them every time. */
       if (self->settings == NULL)
         app->limits_settling = 1;
-      added = TRUE;
+      g_hash_table_insert (self->describing, app->object_path, app);
+      describing->registry = g_object_ref (self);
+      describing->app = rc_app_ref (app);
+      rc_app_describe_async (app, values[PROP_SOURCE_PATH], self->cancellable, described_cb,
+                             describing);
     }
   rc_app_set (app, &app->active_state, values[PROP_ACTIVE_STATE]);
   rc_app_set (app, &app->slice, values[PROP_SLICE]);
   rc_app_set_control_group (app, values[PROP_CONTROL_GROUP]);
   if (*values[PROP_FREEZER_STATE] != '\0')
     rc_app_set (app, &app->freezer_state, values[PROP_FREEZER_STATE]);
-
-  if (added)
-    {
-      g_hash_table_insert (self->by_path, app->object_path, app);
-      g_hash_table_insert (self->apps, app->unit, app);
-      g_debug ("App added: %s (%s, %s)", app->unit, app->app_id, app->slice);
-      g_signal_emit (self, signals[SIGNAL_APP_ADDED], 0, app);
-    }
 }
 
 static void
@@ -117,6 +156,12 @@ unit_down_cb (RcUnitTracker *tracker,
 {
   RcApp *app = NULL;
 
+  /* never announced: nothing to say */
+  if (g_hash_table_remove (self->describing, object_path))
+    {
+      become_ready (self);
+      return;
+    }
   if (!g_hash_table_steal_extended (self->by_path, object_path, NULL, (gpointer *) &app))
     return;
   g_hash_table_remove (self->apps, app->unit);
@@ -131,7 +176,7 @@ unit_active_state_cb (RcUnitTracker *tracker,
                       const char    *active_state,
                       RcRegistry    *self)
 {
-  RcApp *app = g_hash_table_lookup (self->by_path, object_path);
+  RcApp *app = lookup_path (self, object_path);
 
   if (app != NULL)
     rc_app_set (app, &app->active_state, active_state);
@@ -171,6 +216,8 @@ unit_freezer_cb (RcUnitTracker *tracker,
 
   if (app != NULL)
     set_freezer_state (self, app, freezer_state);
+  else if ((app = g_hash_table_lookup (self->describing, object_path)) != NULL)
+    rc_app_set (app, &app->freezer_state, freezer_state);   /* announced with it */
 }
 
 /* systemd answered FreezeUnit/ThawUnit: the state is reached, whether or
@@ -273,13 +320,24 @@ settings_applied_cb (RcSystemd  *systemd,
   g_signal_emit (self, signals[SIGNAL_LIMITS_CHANGED], 0, app);
 }
 
+/* The first listing is complete once the tracker has read every unit and
+ * every app found then is described: the call gate holds calls until then. */
+static void
+become_ready (RcRegistry *self)
+{
+  if (self->ready || !self->tracker_ready || g_hash_table_size (self->describing) > 0)
+    return;
+  g_debug ("App registry ready: %u apps", g_hash_table_size (self->apps));
+  self->ready = TRUE;
+  g_signal_emit (self, signals[SIGNAL_READY], 0);
+}
+
 static void
 tracker_ready_cb (RcUnitTracker *tracker,
                   RcRegistry    *self)
 {
-  g_debug ("App registry ready: %u apps", g_hash_table_size (self->apps));
-  self->ready = TRUE;
-  g_signal_emit (self, signals[SIGNAL_READY], 0);
+  self->tracker_ready = TRUE;
+  become_ready (self);
 }
 
 gboolean
@@ -546,6 +604,7 @@ rc_registry_dispose (GObject *object)
   g_clear_object (&self->tracker);
   g_clear_pointer (&self->apps, g_hash_table_unref);
   g_clear_pointer (&self->by_path, g_hash_table_unref);
+  g_clear_pointer (&self->describing, g_hash_table_unref);
   g_clear_object (&self->systemd);
   G_OBJECT_CLASS (rc_registry_parent_class)->dispose (object);
 }
@@ -581,4 +640,6 @@ rc_registry_init (RcRegistry *self)
   self->apps = g_hash_table_new (g_str_hash, g_str_equal);
   self->by_path = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
                                          (GDestroyNotify) rc_app_unref);
+  self->describing = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
+                                            (GDestroyNotify) rc_app_unref);
 }

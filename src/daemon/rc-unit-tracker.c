@@ -4,6 +4,7 @@
 #include "rc-cgroup.h"
 #include "rc-cgroup-locator.h"
 #include "rc-error.h"
+#include "rc-file-reader.h"
 #include "rc-heap.h"
 #include "rc-names.h"
 #include "rc-unit-name.h"
@@ -261,8 +262,9 @@ load_unit_cb (GObject      *source,
 }
 
 /* A running unit's Slice, ControlGroup and FreezerState, from cgroupfs
- * with no D-Bus call, and its SourcePath when its transient file says it
- * (@out_complete); NULL when it is not running or not found there. */
+ * with no D-Bus call; NULL when it is not running or not found there. Its
+ * SourcePath comes from its transient file (read_transient_async) or from
+ * systemd. */
 static GVariant *
 string_entry (const char *key,
               const char *value)
@@ -273,12 +275,10 @@ string_entry (const char *key,
 
 static GVariant *
 locate (RcUnitTracker *self,
-        Tracked       *tracked,
-        gboolean      *out_complete)
+        Tracked       *tracked)
 {
   g_autofree char *control_group = NULL;
-  g_autofree char *source_path = NULL;
-  GVariant *entries[5];
+  GVariant *entries[4];
   guint n = 0;
   const char *slice;
 
@@ -292,10 +292,67 @@ locate (RcUnitTracker *self,
   entries[n++] = string_entry ("ControlGroup", control_group);
   entries[n++] = string_entry ("FreezerState",
                                rc_cgroup_is_frozen (control_group) ? "frozen" : "running");
-  *out_complete = rc_unit_transient_source_path (tracked->id, &source_path);
-  if (*out_complete)
-    entries[n++] = string_entry ("SourcePath", source_path);
   return g_variant_ref_sink (g_variant_new_array (G_VARIANT_TYPE ("{sv}"), entries, n));
+}
+
+/* Any process of the user can put a FIFO, a link to /dev/zero or a path on
+ * a mount that never answers where systemd keeps transient unit files: the
+ * file is read in the file reader's worker (bounded in size and time). */
+static gpointer
+read_transient_in_worker (gpointer unit,
+                          GError **error)
+{
+  char *source_path = NULL;
+
+  if (!rc_unit_transient_source_path (unit, &source_path))
+    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT, "no transient file of %s",
+                 (char *) unit);
+  return source_path;
+}
+
+static void
+transient_read_cb (GObject      *source,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  LoadData *data = user_data;
+  RcUnitTracker *self = data->tracker;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *source_path = rc_file_reader_run_finish (RC_FILE_READER (source), result,
+                                                            &error);
+  Tracked *tracked = NULL;
+
+  if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    tracked = lookup (self, data->object_path);
+  if (tracked == NULL)
+    {
+      self->loads_in_flight--;
+      if (self->tracked != NULL)
+        pump_loads (self);
+      load_data_free (data);
+      return;
+    }
+  if (source_path == NULL)
+    {
+      /* none, or not read in time: systemd says it */
+      rc_systemd_get_unit_properties_async (self->systemd, data->object_path,
+                                            SYSTEMD_UNIT_INTERFACE, source_keys, NULL,
+                                            self->cancellable, load_unit_cb, data);
+      return;
+    }
+  {
+    g_auto(GVariantDict) dict = G_VARIANT_DICT_INIT (data->located);
+    g_autoptr(GVariant) props = NULL;
+
+    g_variant_dict_insert (&dict, "SourcePath", "s", source_path);
+    props = g_variant_ref_sink (g_variant_dict_end (&dict));
+    self->loads_in_flight--;
+    tracked->retries = 0;
+    handle (tracked, RC_UNIT_EVENT_READ_ACTIVE, props);
+  }
+  if (self->tracked != NULL)
+    pump_loads (self);
+  load_data_free (data);
 }
 
 static void
@@ -306,28 +363,24 @@ pump_loads (RcUnitTracker *self)
       g_autofree char *path = g_queue_pop_head (&self->load_queue);
       Tracked *tracked = g_hash_table_lookup (self->tracked, path);
       g_autoptr(GVariant) located = NULL;
-      gboolean complete = FALSE;
       LoadData *data;
 
       if (tracked == NULL || tracked->state != RC_UNIT_QUEUED)
         continue;
       handle (tracked, RC_UNIT_EVENT_READ_STARTS, NULL);
       tracked->freezer_heard = NULL;
-      located = locate (self, tracked, &complete);
-      if (located != NULL && complete)
-        {
-          /* All it needs: read at once. */
-          handle (tracked, RC_UNIT_EVENT_READ_ACTIVE, located);
-          continue;
-        }
+      located = locate (self, tracked);
       data = load_data_new (self, tracked->object_path);
       self->loads_in_flight++;
       if (located != NULL)
         {
+          /* the rest from its transient file, else from systemd */
+          g_autofree char *what = g_strdup_printf ("the transient file of %s", tracked->id);
+
           data->located = g_steal_pointer (&located);
-          rc_systemd_get_unit_properties_async (self->systemd, tracked->object_path,
-                                                SYSTEMD_UNIT_INTERFACE, source_keys, NULL,
-                                                self->cancellable, load_unit_cb, data);
+          rc_file_reader_run_async (rc_file_reader_get_default (), what,
+                                    read_transient_in_worker, g_strdup (tracked->id), g_free,
+                                    g_free, self->cancellable, transient_read_cb, data);
         }
       else
         rc_systemd_get_unit_properties_async (self->systemd, tracked->object_path,

@@ -135,6 +135,37 @@ sec_launch () {
 
   launch_context
   launch_window
+  launch_hostile_files
+}
+
+# Files any app of the user can put where the daemon reads: a FIFO named as an app's desktop file in
+# the user's applications folder, and a FIFO in place of a transient unit's file. The daemon still
+# answers and lists the apps (the code before the bounded reads hung at the first such file).
+listed_unit () { rc_json GetApp s "$1" > /dev/null 2>&1; }
+launch_hostile_files () {
+  local fifo_unit=app-rc-org.example.FifoApp-1.scope painter_unit=app-rc-org.example.Painter-77.scope
+  local transient=/run/user/$U/systemd/transient/$painter_unit
+  mkfifo "$APPS_DIR/org.example.FifoApp.desktop" && chown "$TUSER:" "$APPS_DIR/org.example.FifoApp.desktop"
+  start_scope "$fifo_unit" sleep 1000
+  wait_for 15 all_active "$fifo_unit"
+  wait_for 15 listed_unit "$fifo_unit"
+  rc_json GetApp s "$fifo_unit" | flat > "$OUT/fifo-app.flat"
+  check "a FIFO as the app's desktop file: listed, its AppID as Name" org.example.FifoApp \
+    "$(field "$OUT/fifo-app.flat" "$fifo_unit" Name)"
+  # a transient unit file made a FIFO, read by a daemon starting anew
+  start_scope "$painter_unit" sleep 1000
+  wait_for 15 all_active "$painter_unit"
+  wait_for 15 test -f "$transient"
+  rm -f "$transient" && mkfifo "$transient" && chown "$TUSER:" "$transient"
+  usc restart resource-control.service
+  wait_for 15 all_active resource-control.service
+  DAEMON_PID=$(usc show -P MainPID resource-control.service)
+  call "a FIFO as a transient unit's file: the restarted daemon answers" OK ListApps
+  rc_json ListApps | flat > "$OUT/fifo-transient.flat"
+  check "a FIFO as a transient unit's file: both apps listed with their names" "Painter org.example.FifoApp" \
+    "$(field "$OUT/fifo-transient.flat" "$painter_unit" Name) $(field "$OUT/fifo-transient.flat" "$fifo_unit" Name)"
+  usc stop -- "$fifo_unit" "$painter_unit"
+  rm -f "$APPS_DIR/org.example.FifoApp.desktop" "$transient"
 }
 
 # launch_helper_scope APP_ID FILE: Launch with Kind "scope" and no CallerPid (a panel's or shell's call):
