@@ -6,7 +6,7 @@
 #include "rc-keys.h"
 #include "rc-error.h"
 #include "rc-launch-read.h"
-#include "rc-pidfd.h"
+#include "rc-pinned-pid.h"
 #include "rc-proc.h"
 #include "rc-unit-name.h"
 
@@ -39,7 +39,7 @@ typedef struct {
   char                   *working_directory;
   RcLimits                requested;
   guint32                 caller_pid;   /* Launch: CallerPid, the process the scope takes in */
-  int                     caller_pidfd; /* it, pinned when the call came; -1: none */
+  RcPinnedPid            *caller;       /* it, pinned when the call came */
   GArray                 *roots;        /* Adopt: the pids named */
   GArray                 *root_starts;  /* Adopt: their start times (a pid reused is not them) */
   GPtrArray              *comms;        /* Adopt: their comm, for messages */
@@ -70,8 +70,7 @@ request_free (Request *request)
   g_clear_pointer (&request->root_starts, g_array_unref);
   g_clear_pointer (&request->comms, g_ptr_array_unref);
   g_clear_pointer (&request->source_cgroups, g_ptr_array_unref);
-  if (request->caller_pidfd >= 0)
-    close (request->caller_pidfd);
+  g_clear_pointer (&request->caller, rc_pinned_pid_free);
   g_free (request);
 }
 
@@ -86,7 +85,6 @@ request_new (const RcChangeServices *svc,
   request->owner = g_object_ref (svc->owner);
   request->invocation = g_object_ref (invocation);
   request->adopt = adopt;
-  request->caller_pidfd = -1;
   return request;
 }
 
@@ -129,13 +127,11 @@ request_done (Request *request)
 
 /* ---- after the start ---------------------------------------------------- */
 
-/* CallerPid is still the process that called, and the user's. Without
- * pidfds (a kernel before 5.3) the bare pid is all there is. */
+/* CallerPid is still the process that called, and the user's. */
 static gboolean
 caller_still_ours (Request *request)
 {
-  return request->caller_pidfd < 0 || rc_pidfd_is_ours (request->caller_pidfd,
-                                                        request->caller_pid);
+  return request->caller == NULL || rc_pinned_pid_is_ours (request->caller);
 }
 
 static void
@@ -449,7 +445,7 @@ start (Request *request)
                                       request->roots->len, sizeof (guint32));
   else if (request->caller_pid != 0)
     {
-      /* systemd takes the pid: right before, the pidfd says it is still the caller's */
+      /* systemd takes the pid: right before, the pin says it is still the caller's */
       if (!caller_still_ours (request))
         {
           request_fail (request, g_error_new_literal (RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
@@ -583,18 +579,13 @@ rc_launch_submit (const RcChangeServices *svc,
   /* Pinned now: a pid the caller's process leaves could be another's by
    * the time systemd is asked. */
   if (request->caller_pid != 0 &&
-      (request->caller_pidfd = rc_pidfd_open (request->caller_pid, &error)) < 0)
+      (request->caller = rc_pinned_pid_new (request->caller_pid, &error)) == NULL)
     {
-      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
-        {
-          g_clear_error (&error);
-          request_fail (request, g_error_new_literal (RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
-                                                      "Option CallerPid: there is no such "
-                                                      "process"));
-          return;
-        }
-      g_debug ("Launch: CallerPid is not pinned: %s", error->message);
       g_clear_error (&error);
+      request_fail (request, g_error_new_literal (RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                                                  "Option CallerPid: there is no such "
+                                                  "process"));
+      return;
     }
   request->app_id = g_strdup (app_id);
   read_desktop_file_async (request, uris, launch_read_cb);
