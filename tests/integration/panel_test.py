@@ -327,7 +327,19 @@ class PanelTestCase(RcTestCase):
         '''Focus the entry with that accessible name and type text, then Enter.'''
         Atspi = atspi()
         node = self.wait_find(name, 'SPIN_BUTTON')
-        ext = Atspi.Component.get_extents(node, Atspi.CoordType.WINDOW)
+        # The click goes to where the entry is: wait until its place is
+        # settled (a page still being laid out moves it; GTK 4 does not set
+        # SHOWING on a spin button, so its extents are what counts).
+        last = []
+
+        def settled():
+            node.clear_cache()
+            e = Atspi.Component.get_extents(node, Atspi.CoordType.WINDOW)
+            now = (e.x, e.y, e.width, e.height)
+            was, last[:] = list(last), [now]
+            time.sleep(0.05)
+            return e if e.width > 0 and was == [now] else None
+        ext = self.wait_until(settled, message=f'{name!r} shown in its place')
         xid = self.xid()
         self.xdotool('mousemove', '--window', xid, str(ext.x + ext.width // 3), str(ext.y + ext.height // 2),
                      'click', '--repeat', '3', '1')
