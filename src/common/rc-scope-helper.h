@@ -20,10 +20,19 @@
  * not run either: the held process exits when the helper is gone. */
 #define RC_SCOPE_HELPER_REQUEST_TYPE "(sa(sv)asasss)"
 #define RC_SCOPE_HELPER_OK           "ok"
-/* Test hook, read by the helper from its environment: "before-start" or
- * "after-start" stops the helper (SIGSTOP) with the app's process held,
+/* The helper's one argument, which the daemon passes only when it runs
+ * with --test-hooks itself: without it the helper reads no test hook. Its
+ * environment is the user manager's, which any process of the user can
+ * change (`systemctl --user set-environment`); these variables would let
+ * that process stop every scope launch or say where the app's cgroup is. */
+#define RC_SCOPE_HELPER_TEST_HOOKS_ARG "--test-hooks"
+/* Test hooks, read by the helper from its environment with
+ * RC_SCOPE_HELPER_TEST_HOOKS_ARG only. This one, "before-start" or
+ * "after-start", stops the helper (SIGSTOP) with the app's process held,
  * before the scope's StartTransientUnit or after its job is done, so that
- * a test can kill the daemon or the helper there. */
+ * a test can kill the daemon or the helper there. RC_CGROUP_ROOT, as the
+ * daemon reads it, is the host tests' fake cgroupfs. */
 #define RC_SCOPE_HELPER_PAUSE_ENV    "RC_SCOPE_HELPER_TEST_PAUSE"
+#define RC_SCOPE_HELPER_CGROUP_ROOT_ENV "RC_CGROUP_ROOT"
 /* Largest request the helper reads (the daemon's Exec lines and URIs). */
 #define RC_SCOPE_HELPER_MAX_REQUEST  (4 * 1024 * 1024)

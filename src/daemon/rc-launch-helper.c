@@ -148,7 +148,9 @@ rc_launch_helper_start_async (RcSystemd          *systemd,
   g_autoptr(GInputStream) pipe_in = NULL;
   g_auto(GVariantBuilder) props = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(sv)"));
   const char *no_env[] = { NULL };
-  const char *helper_argv[] = { helper_path (), NULL };
+  const char *helper_argv[] = {
+    helper_path (), rc_test_hooks_enabled () ? RC_SCOPE_HELPER_TEST_HOOKS_ARG : NULL, NULL
+  };
   g_autofree char *description = NULL;
   Launch *launch = g_new0 (Launch, 1);
   GError *error = NULL;

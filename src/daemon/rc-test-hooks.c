@@ -10,6 +10,12 @@ rc_test_hooks_enable (void)
   enabled = TRUE;
 }
 
+gboolean
+rc_test_hooks_enabled (void)
+{
+  return enabled;
+}
+
 const char *
 rc_test_hook (const char *variable)
 {

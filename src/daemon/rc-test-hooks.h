@@ -17,6 +17,9 @@ G_BEGIN_DECLS
  * rc_test_hooks_enable (), which main () calls for --test-hooks, an option
  * the shipped units never pass, and the unit tests call themselves. */
 void        rc_test_hooks_enable (void);
+/* Whether rc_test_hooks_enable () was called: a helper the daemon starts
+ * is told to honour its own hooks only then. */
+gboolean    rc_test_hooks_enabled (void);
 /* The value of test hook @variable: NULL unless hooks are enabled and it is
  * set and not empty. */
 const char *rc_test_hook (const char *variable);

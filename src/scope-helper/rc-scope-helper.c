@@ -43,6 +43,21 @@ typedef struct {
 } Request;
 
 static int status_fd = -1;
+/* Set from argv before the fork, never changed: whether the daemon, run
+ * with its own test hooks, asked for ours (rc-scope-helper.h). */
+static gboolean test_hooks;
+
+/* The value of test hook @variable: NULL without RC_SCOPE_HELPER_TEST_HOOKS_ARG. */
+static const char *
+test_hook (const char *variable)
+{
+  const char *value;
+
+  if (!test_hooks)
+    return NULL;
+  value = g_getenv (variable);
+  return value != NULL && *value != '\0' ? value : NULL;
+}
 
 /* The one answer line to the daemon; it may be gone (SIGPIPE is ignored). */
 static void answer (const char *format,
@@ -112,7 +127,7 @@ read_request (GError **error)
 
 /* ---- the held process --------------------------------------------------- */
 
-/* The host tests' fake cgroupfs (RC_CGROUP_ROOT, as the daemon reads it),
+/* The host tests' fake cgroupfs (a test hook, as the daemon reads it),
  * where the mock systemd lists a moved process in the unit folder's
  * cgroup.procs: is this process there, in a folder named @unit? */
 static gboolean
@@ -153,7 +168,7 @@ in_unit (const char *unit)
 {
   g_autofree char *contents = NULL;
   g_auto(GStrv) lines = NULL;
-  const char *fake_root = g_getenv ("RC_CGROUP_ROOT");
+  const char *fake_root = test_hook (RC_SCOPE_HELPER_CGROUP_ROOT_ENV);
 
   if (fake_root != NULL)
     return listed_in_fake_tree (fake_root, unit, 0);
@@ -364,7 +379,7 @@ start_scope (const Request *request,
 static void
 pause_here (const char *where)
 {
-  if (g_strcmp0 (g_getenv (RC_SCOPE_HELPER_PAUSE_ENV), where) == 0)
+  if (g_strcmp0 (test_hook (RC_SCOPE_HELPER_PAUSE_ENV), where) == 0)
     raise (SIGSTOP);
 }
 
@@ -453,7 +468,9 @@ main (int   argc,
   int null_fd;
 
   signal (SIGPIPE, SIG_IGN);
-  if (argc != 1)
+  if (argc == 2 && g_str_equal (argv[1], RC_SCOPE_HELPER_TEST_HOOKS_ARG))
+    test_hooks = TRUE;
+  else if (argc != 1)
     {
       g_printerr ("usage: %s < REQUEST (started by resource-controld; see "
                   "rc-scope-helper.h)\n", argv[0]);

@@ -223,8 +223,25 @@ launch_context () {
 helper_state () { # helper_state PID: the process state letter (T: stopped)
   local st; read -r st < "/proc/$1/stat" 2>/dev/null; st=${st##*) }; echo "${st%% *}"
 }
+# daemon_test_hooks on|off: the daemon run with --test-hooks (which it passes on to its launch helper)
+# or as installed. On restarts it at once; off takes effect at its next start.
+daemon_test_hooks () {
+  local f=/etc/systemd/user/resource-control.service.d/96-launch-test-hooks.conf exec_start
+  if [ "$1" = on ]; then
+    exec_start=$(sed -n 's/^ExecStart=//p' /usr/lib/systemd/user/resource-control.service)
+    printf '[Service]\nExecStart=\nExecStart=%s --test-hooks\n' "$exec_start" > "$f"
+    usc daemon-reload
+    usc restart resource-control.service
+    wait_for 15 all_active resource-control.service
+  else
+    rm -f "$f"
+    usc daemon-reload
+  fi
+}
 # The window between the held process and its scope: the test hook stops the helper there; the daemon
 # killed then changes nothing, the helper killed then leaves no app running, in or out of a scope.
+# The hook is in the manager's environment, which any process of the user can set: the installed
+# daemon's helper ignores it; only a daemon run with --test-hooks (this part's drop-in) has it followed.
 launch_window () {
   local P=$LAUNCHED_OUT/window helper held dpid
   rm -f "$P".*
@@ -233,6 +250,11 @@ launch_window () {
     helper=$(pgrep -o -u "$U" -f '^/usr/libexec/resource-control-scope-helper')
     [ -n "$helper" ] && [ "$(helper_state "$helper")" = T ]
   }
+  # 0. the daemon as installed: the hook set in the manager's environment stops nothing
+  launch_helper_scope org.example.Probe "$P.no-hooks" > "$OUT/window-0.txt" 2>&1
+  check "installed daemon: the manager's RC_SCOPE_HELPER_TEST_PAUSE does not stop its helper, the app ran in its scope" yes \
+    "$(wait_for 20 has_file "$P.no-hooks" && grep -qE '^cgroup=.*/app\.slice/app-rc-org\.example\.Probe-[0-9a-f]{16}\.scope$' "$P.no-hooks" && echo yes || echo "no: $(cat "$OUT/window-0.txt" "$P.no-hooks" 2>&1)")"
+  daemon_test_hooks on
   # 1. the daemon SIGKILLed while the app's process is held: the helper goes on, the app runs in its scope
   ( launch_helper_scope org.example.Probe "$P.daemon-killed" > "$OUT/window-1.txt" 2>&1 & )
   if wait_for 30 find_stopped_helper; then
@@ -262,6 +284,8 @@ launch_window () {
     fi
   done
   usc unset-environment RC_SCOPE_HELPER_TEST_PAUSE
+  # the daemon restarted below (after the kill, and for the sections after) runs as installed again
+  daemon_test_hooks off
   # 4. resourcectl run --scope with the daemon SIGKILLed before it answers: the app never starts
   # (resourcectl starts it only once the daemon says the scope holds resourcectl)
   dpid=$(usc show -P MainPID resource-control.service)
