@@ -6,6 +6,7 @@
 #include "rc-cgroup.h"
 #include "rc-error.h"
 #include "rc-heap.h"
+#include "rc-adopt.h"
 #include "rc-launch.h"
 #include "rc-proc.h"
 #include "rc-slices.h"
