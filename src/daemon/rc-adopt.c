@@ -2,7 +2,7 @@
 #include "rc-adopt.h"
 #include "rc-error.h"
 #include "rc-launch-read.h"
-#include "rc-proc.h"
+#include "rc-proc-reader.h"
 #include "rc-start-request.h"
 #include "rc-unit-name.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-app.h"
-#include "rc-keys.h"
+#include "rc-api-keys.h"
 #include "rc-cgroup.h"
 #include "rc-desktop-lookup.h"
 #include "rc-file-reader.h"

@@ -2,7 +2,7 @@
 #include "rc-change.h"
 #include "rc-cgroup.h"
 #include "rc-error.h"
-#include "rc-proc.h"
+#include "rc-proc-reader.h"
 
 #include <unistd.h>
 

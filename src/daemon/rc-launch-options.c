@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-launch-options.h"
 #include "rc-app.h"
-#include "rc-keys.h"
+#include "rc-api-keys.h"
 #include "rc-error.h"
 
 #include <string.h>

@@ -2,9 +2,9 @@
 #include "rc-launch-read.h"
 #include "rc-desktop-lookup.h"
 #include "rc-error.h"
-#include "rc-exec.h"
+#include "rc-exec-line.h"
 #include "rc-file-reader.h"
-#include "rc-proc.h"
+#include "rc-proc-reader.h"
 #include "rc-unit-name.h"
 
 /* The executables of the desktop files, built on the first Adopt that needs

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-registry.h"
 #include "rc-cgroup.h"
-#include "rc-keys.h"
+#include "rc-api-keys.h"
 #include "rc-error.h"
 #include "rc-names.h"
-#include "rc-proc.h"
+#include "rc-proc-reader.h"
 #include "rc-settings-watch.h"
 #include "rc-unit-name.h"
 #include "rc-unit-tracker.h"

@@ -3,7 +3,7 @@
 #include "rc-cgroup.h"
 #include "rc-error.h"
 #include "rc-launch-read.h"
-#include "rc-proc.h"
+#include "rc-proc-reader.h"
 
 #include <unistd.h>
 

@@ -6,7 +6,7 @@
  * (aua{sv}). */
 #include "fuzz-common.h"
 #include "rc-app.h"
-#include "rc-keys.h"
+#include "rc-api-keys.h"
 #include "rc-error.h"
 #include "rc-launch-options.h"
 
