@@ -268,8 +268,8 @@ settled_cb (GObject      *source,
  * cgroup has them. Its answer to a call made now comes after that step:
  * until then the limits are read at every record, not kept. */
 static void
-settle (RcRegistry *self,
-        const char *unit)
+read_limits_until_applied (RcRegistry *self,
+                           const char *unit)
 {
   Settling *settling;
   RcApp *app;
@@ -296,14 +296,14 @@ settings_changed_cb (RcSettingsWatch *watch,
                      const char      *unit,
                      RcRegistry      *self)
 {
-  settle (self, unit);
+  read_limits_until_applied (self, unit);
 }
 
 static void
 reloaded_cb (RcSystemd  *systemd,
              RcRegistry *self)
 {
-  settle (self, NULL);
+  read_limits_until_applied (self, NULL);
 }
 
 /* systemd answered a SetUnitProperties: the cgroup has what it applied. */
