@@ -430,7 +430,7 @@ rc_adopt_submit (const RcChangeServices *svc,
   GError *error = NULL;
   gsize n;
 
-  rc_launch_options_init (&parsed, TRUE);
+  rc_launch_options_init (&parsed, RC_START_ADOPT);
   if (!rc_adopt_check_args (pids, options, &parsed, &error))
     {
       rc_start_request_fail (base, error);

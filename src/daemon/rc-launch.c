@@ -207,7 +207,7 @@ rc_launch_submit (const RcChangeServices *svc,
   g_auto(RcLaunchOptions) parsed = { 0, };
   GError *error = NULL;
 
-  rc_launch_options_init (&parsed, FALSE);
+  rc_launch_options_init (&parsed, RC_START_LAUNCH);
   if (!rc_launch_check_args (app_id, uris, options, &parsed, &error))
     {
       rc_start_request_fail (base, error);
