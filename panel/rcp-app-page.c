@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rcp-app-page.h"
 #include "rc-error.h"
-#include "rc-keys.h"
+#include "rc-api-keys.h"
 
 #include "rcp-feedback.h"
 #include "rcp-format.h"

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "rc-keys.h"
+#include "rc-api-keys.h"
 
 typedef struct
 {

@@ -3,7 +3,7 @@
 
 #include "rc-error.h"
 #include "rc-generated.h"
-#include "rc-keys.h"
+#include "rc-api-keys.h"
 #include "rc-names.h"
 
 /* Reads answer at once; a write may wait for the user at a polkit dialog. */

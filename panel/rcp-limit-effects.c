@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rcp-limit-effects.h"
 
-#include "rc-keys.h"
+#include "rc-api-keys.h"
 
 #include "rcp-format.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rcp-rules-page.h"
-#include "rc-limit-keys.h"
+#include "rc-limit-table.h"
 
 #include "rcp-feedback.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rcp-slices-page.h"
-#include "rc-keys.h"
+#include "rc-api-keys.h"
 
 #include "rcp-feedback.h"
 #include "rcp-format.h"

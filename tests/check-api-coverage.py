@@ -66,7 +66,7 @@ def python_names(root, names, policy, iface_name):
     sys.path.insert(0, os.path.join(root, 'tests', 'integration'))
     import rcnames  # pylint: disable=import-outside-toplevel
     defines = dict(re.findall(r'#define\s+(RC_\w+)\s+"([^"]*)"', names))
-    keys = re.findall(r'#define\s+RC_KEY_\w+\s+"(\w+)"', read(root, 'src/common/rc-keys.h'))
+    keys = re.findall(r'#define\s+RC_KEY_\w+\s+"(\w+)"', read(root, 'src/common/rc-api-keys.h'))
     errors = re.findall(r'RC_DBUS_ERROR_PREFIX\s+"(\w+)"', read(root, 'src/common/rc-error.c'))
     actions = sorted(re.findall(r'<action id="([^"]+)"', policy))
     record = [k for k in keys if k in rcnames.APP_KEYS]
@@ -82,8 +82,8 @@ def python_names(root, names, policy, iface_name):
              ('ERRORS', sorted(rcnames.ERRORS), 'the errors of src/common/rc-error.c', sorted(errors)),
              ('ACTIONS', sorted(rcnames.ACTION_PREFIX + a for a in rcnames.ACTIONS),
               'the actions of the polkit policy', actions),
-             ('the keys', sorted(python_keys), 'the RC_KEY_ names of src/common/rc-keys.h', sorted(keys)),
-             ('APP_KEYS\' order', list(rcnames.APP_KEYS), 'the order of src/common/rc-keys.h', record)]
+             ('the keys', sorted(python_keys), 'the RC_KEY_ names of src/common/rc-api-keys.h', sorted(keys)),
+             ('APP_KEYS\' order', list(rcnames.APP_KEYS), 'the order of src/common/rc-api-keys.h', record)]
     return [(f'rcnames.py {py} = {c}', [] if a == b else [difference(a, b)]) for py, a, c, b in pairs]
 
 

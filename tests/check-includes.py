@@ -134,10 +134,10 @@ SELF_TEST_BAD = {
 }
 SELF_TEST_GOOD = {
     'src/cli/good.c': ('#include <glib.h>\n#include "resourcectl.h"\n'
-                       '#include "rc-keys.h"\n#include "../common/rc-keys.h"\n'
+                       '#include "rc-api-keys.h"\n#include "../common/rc-api-keys.h"\n'
                        '#include "rc-generated.h"\n'),
     'src/cli/resourcectl.h': '',
-    'src/common/rc-keys.h': '#include "rc-generated.h"\n',
+    'src/common/rc-api-keys.h': '#include "rc-generated.h"\n',
     'src/daemon/rc-registry.h': '',
     'src/daemon/rc-state.inc': '',
     'tests/rc-outside.h': '',

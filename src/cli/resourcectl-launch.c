@@ -8,12 +8,12 @@
 #include <unistd.h>
 
 #include "rc-app-exec.h"
-#include "rc-exec.h"
-#include "rc-keys.h"
+#include "rc-exec-line.h"
+#include "rc-api-keys.h"
 #include "rc-error.h"
 #include "rc-names.h"
 #include "rc-sd-bus.h"
-#include "rc-proc.h"
+#include "rc-proc-reader.h"
 #include "rc-unit-name.h"
 
 gboolean rcctl_opt_scope;

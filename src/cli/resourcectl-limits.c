@@ -3,12 +3,12 @@
  * KEY=VALUE syntax of limits, checked here only as syntax (ranges are the
  * daemon's to judge). */
 #include "resourcectl.h"
-#include "rc-keys.h"
+#include "rc-api-keys.h"
 
 #include <string.h>
 
 #include "rc-error.h"
-#include "rc-limit-keys.h"
+#include "rc-limit-table.h"
 #include "rc-size.h"
 
 /* FreezeWhenInactiveSec: whole seconds; the daemon judges the range. */

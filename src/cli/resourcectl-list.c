@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* resourcectl list, show and monitor: the app instances and their events. */
 #include "resourcectl.h"
-#include "rc-keys.h"
+#include "rc-api-keys.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* resourcectl: how values, tables and JSON are shown. */
 #include "resourcectl.h"
-#include "rc-keys.h"
-#include "rc-limit-keys.h"
+#include "rc-api-keys.h"
+#include "rc-limit-table.h"
 
 #include <string.h>
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* resourcectl rule list, rule set and rule remove. */
 #include "resourcectl.h"
-#include "rc-limit-keys.h"
+#include "rc-limit-table.h"
 
 #include <string.h>
 

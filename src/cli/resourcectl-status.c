@@ -2,7 +2,7 @@
 /* resourcectl status: what the daemon follows (focus, power) and which apps
  * it holds for audio, as it says. */
 #include "resourcectl.h"
-#include "rc-keys.h"
+#include "rc-api-keys.h"
 
 #define STATUS_CALL_TIMEOUT_MS 25000
 

@@ -3,7 +3,7 @@
  * One ListApps call per interval; CPU % is the growth of CPUUsageNSec
  * between two calls over the wall time between them. */
 #include "resourcectl.h"
-#include "rc-keys.h"
+#include "rc-api-keys.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-app.h"
-#include "rc-keys.h"
+#include "rc-api-keys.h"
 #include "rc-cgroup.h"
 #include "rc-desktop-lookup.h"
 #include "rc-file-reader.h"
@@ -312,8 +312,8 @@ new_utf8_string (const char *value)
 }
 
 static GVariant *
-entry (guint     key,
-       GVariant *value)
+record_entry (guint     key,
+              GVariant *value)
 {
   return g_variant_new_dict_entry (record_keys ()[key], g_variant_new_variant (value));
 }
@@ -341,7 +341,7 @@ shared_entry (guint         key,
   shared = g_hash_table_lookup (tables[key], value_key);
   if (shared != NULL)
     return g_variant_ref (shared);
-  shared = g_variant_ref_sink (entry (key, make (value)));
+  shared = g_variant_ref_sink (record_entry (key, make (value)));
   if (g_hash_table_size (tables[key]) < MAX_SHARED)
     g_hash_table_insert (tables[key], g_memdup2 (value_key, sizeof (gint64)),
                          g_variant_ref (shared));
@@ -452,7 +452,7 @@ build_record (RcApp *app)
   guint n;
 
   read_usage (app, &stats, pids);
-  entries[KEY_UNIT] = g_variant_ref_sink (entry (KEY_UNIT, new_utf8_string (app->unit)));
+  entries[KEY_UNIT] = g_variant_ref_sink (record_entry (KEY_UNIT, new_utf8_string (app->unit)));
   entries[KEY_APP_ID] = string_entry (KEY_APP_ID, app->app_id);
   entries[KEY_LAUNCHER] = string_entry (KEY_LAUNCHER, app->launcher);
   entries[KEY_NAME] = string_entry (KEY_NAME, app->name);
@@ -472,18 +472,18 @@ build_record (RcApp *app)
   entries[KEY_MEMORY_MIN] = u64_entry (KEY_MEMORY_MIN, stats.memory_min);
   entries[KEY_MEMORY_SWAP_MAX] = u64_entry (KEY_MEMORY_SWAP_MAX, stats.memory_swap_max);
   /* usage: new in every record */
-  entries[KEY_PIDS] = g_variant_ref_sink (entry (KEY_PIDS,
-                                                 g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32,
-                                                                            pids->data, pids->len,
-                                                                            sizeof (guint32))));
-  entries[KEY_MEMORY_CURRENT] = g_variant_ref_sink (entry (KEY_MEMORY_CURRENT,
-                                                           g_variant_new_uint64 (stats.memory_current)));
-  entries[KEY_CPU_USAGE_NSEC] = g_variant_ref_sink (entry (KEY_CPU_USAGE_NSEC,
-                                                           g_variant_new_uint64 (stats.cpu_usage_nsec)));
-  entries[KEY_TASKS_CURRENT] = g_variant_ref_sink (entry (KEY_TASKS_CURRENT,
-                                                          g_variant_new_uint64 (stats.tasks_current)));
-  entries[KEY_CPU_THROTTLED_USEC] = g_variant_ref_sink (entry (KEY_CPU_THROTTLED_USEC,
-                                                               g_variant_new_uint64 (stats.cpu_throttled_usec)));
+  entries[KEY_PIDS] = g_variant_ref_sink (record_entry (KEY_PIDS,
+                                                        g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32,
+                                                                                   pids->data, pids->len,
+                                                                                   sizeof (guint32))));
+  entries[KEY_MEMORY_CURRENT] = g_variant_ref_sink (record_entry (KEY_MEMORY_CURRENT,
+                                                                  g_variant_new_uint64 (stats.memory_current)));
+  entries[KEY_CPU_USAGE_NSEC] = g_variant_ref_sink (record_entry (KEY_CPU_USAGE_NSEC,
+                                                                  g_variant_new_uint64 (stats.cpu_usage_nsec)));
+  entries[KEY_TASKS_CURRENT] = g_variant_ref_sink (record_entry (KEY_TASKS_CURRENT,
+                                                                 g_variant_new_uint64 (stats.tasks_current)));
+  entries[KEY_CPU_THROTTLED_USEC] = g_variant_ref_sink (record_entry (KEY_CPU_THROTTLED_USEC,
+                                                                      g_variant_new_uint64 (stats.cpu_throttled_usec)));
   /* What the kernel has no file for is left out, not made up. */
   n = KEY_MEMORY_EVENTS;
   if (stats.memory_events != NULL)
@@ -491,7 +491,7 @@ build_record (RcApp *app)
       if (stats.memory_events_kept)
         entries[n++] = variant_entry (KEY_MEMORY_EVENTS, stats.memory_events);
       else
-        entries[n++] = g_variant_ref_sink (entry (KEY_MEMORY_EVENTS, stats.memory_events));
+        entries[n++] = g_variant_ref_sink (record_entry (KEY_MEMORY_EVENTS, stats.memory_events));
       g_variant_unref (stats.memory_events);
     }
   for (guint i = 0; i < RC_N_PRESSURES; i++)

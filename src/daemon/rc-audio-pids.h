@@ -4,7 +4,7 @@
 #include <gio/gio.h>
 #include <string.h>
 
-#include "rc-proc.h"
+#include "rc-proc-reader.h"
 
 /* The sets of pids the audio watches keep: sorted arrays of guint32. */
 

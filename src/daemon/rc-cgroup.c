@@ -4,7 +4,7 @@
  * is a pressure file, to register a PSI trigger: a monitor of the daemon's
  * own that ends with its fd and changes nothing for the cgroup. */
 #include "rc-cgroup.h"
-#include "rc-keys.h"
+#include "rc-api-keys.h"
 #include "rc-pressure.h"
 #include "rc-test-hooks.h"
 

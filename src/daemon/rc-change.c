@@ -2,7 +2,7 @@
 #include "rc-change.h"
 #include "rc-cgroup.h"
 #include "rc-error.h"
-#include "rc-proc.h"
+#include "rc-proc-reader.h"
 
 #include <unistd.h>
 
@@ -22,12 +22,12 @@ typedef struct {
   guint                   next;      /* index of the app being changed */
   guint64                 default_tasks_max;
   RcQueued               *queued;
-} Request;
+} ChangeRequest;
 
-static void apply_next (Request *request);
+static void apply_next (ChangeRequest *request);
 
 static void
-request_free (Request *request)
+request_free (ChangeRequest *request)
 {
   g_clear_pointer (&request->apps, g_ptr_array_unref);
   g_clear_pointer (&request->changed, g_ptr_array_unref);
@@ -38,8 +38,8 @@ request_free (Request *request)
 }
 
 static void
-request_finish (Request *request,
-                GError  *error)
+request_finish (ChangeRequest *request,
+                GError        *error)
 {
   g_autoptr(RcRequestQueue) queue = g_object_ref (request->svc->queue);
   RcQueued *queued = request->queued;
@@ -55,8 +55,8 @@ request_finish (Request *request,
 /* The error for a failure part-way through an AppID's instances names
  * what was changed already: there is no rollback. */
 static void
-request_fail_on_app (Request *request,
-                     GError  *error)
+request_fail_on_app (ChangeRequest *request,
+                     GError        *error)
 {
   g_autoptr(GError) full = NULL;
   g_autofree char *changed = NULL;
@@ -75,8 +75,8 @@ request_fail_on_app (Request *request,
 }
 
 static gboolean
-check_still_running (Request *request,
-                     GError **error)
+check_still_running (ChangeRequest *request,
+                     GError       **error)
 {
   for (guint i = 0; i < request->apps->len; i++)
     {
@@ -93,9 +93,9 @@ check_still_running (Request *request,
 }
 
 static void
-request_limits_for_app (Request  *request,
-                        RcApp    *app,
-                        RcLimits *out_limits)
+request_limits_for_app (ChangeRequest *request,
+                        RcApp         *app,
+                        RcLimits      *out_limits)
 {
   *out_limits = request->limits;
   /* Resetting must not fail where io is not delegated: there is nothing
@@ -109,7 +109,7 @@ static void
 request_start (RcQueued *queued,
                gpointer  user_data)
 {
-  Request *request = user_data;
+  ChangeRequest *request = user_data;
   GError *error = NULL;
 
   /* the manager went away while the request waited */
@@ -149,7 +149,7 @@ apply_cb (GObject      *source,
           GAsyncResult *result,
           gpointer      user_data)
 {
-  Request *request = user_data;
+  ChangeRequest *request = user_data;
   const RcChangeServices *svc = request->svc;
   RcApp *app = g_ptr_array_index (request->apps, request->next);
   g_autoptr(GError) error = NULL;
@@ -179,7 +179,7 @@ apply_cb (GObject      *source,
 }
 
 static void
-apply_next (Request *request)
+apply_next (ChangeRequest *request)
 {
   const RcChangeServices *svc = request->svc;
   RcApp *app;
@@ -215,9 +215,9 @@ apply_next (Request *request)
 /* Freezing your own shell or polkit agent, or the daemon itself, would
  * lock you out. */
 static gboolean
-check_not_own_unit (Request *request,
-                    guint32  caller_pid,
-                    GError **error)
+check_not_own_unit (ChangeRequest *request,
+                    guint32        caller_pid,
+                    GError       **error)
 {
   const guint32 pids[] = { caller_pid, (guint32) getpid () };
 
@@ -247,7 +247,7 @@ default_tasks_max_cb (GObject      *source,
                       GAsyncResult *result,
                       gpointer      user_data)
 {
-  Request *request = user_data;
+  ChangeRequest *request = user_data;
   g_autoptr(GError) error = NULL;
   guint64 tasks_max;
 
@@ -265,7 +265,7 @@ authorized_cb (GObject      *source,
                GAsyncResult *result,
                gpointer      user_data)
 {
-  Request *request = user_data;
+  ChangeRequest *request = user_data;
   g_autoptr(GError) error = NULL;
   guint32 caller_pid = 0;
 
@@ -291,7 +291,7 @@ resolved_cb (GObject      *source,
              GAsyncResult *result,
              gpointer      user_data)
 {
-  Request *request = user_data;
+  ChangeRequest *request = user_data;
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) units = NULL;
 
@@ -319,7 +319,7 @@ rc_change_submit (const RcChangeServices *svc,
                   const char             *app,
                   const RcLimits         *limits)
 {
-  Request *request = g_new0 (Request, 1);
+  ChangeRequest *request = g_new0 (ChangeRequest, 1);
   const char *sender;
 
   request->svc = svc;

@@ -80,8 +80,8 @@ stall_cb (int          fd,
 
 /* Watches @app when its cgroup has a quota, stops when it has none. */
 static void
-look_at (RcCpuWatch *self,
-         RcApp      *app)
+watch_if_quota_set (RcCpuWatch *self,
+                    RcApp      *app)
 {
   g_autoptr(GError) error = NULL;
   Watched *watched = g_hash_table_lookup (self->by_unit, app->unit);
@@ -132,7 +132,7 @@ app_added_cb (RcRegistry *registry,
               RcApp      *app,
               RcCpuWatch *self)
 {
-  look_at (self, app);
+  watch_if_quota_set (self, app);
 }
 
 static void

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-focus-watch.h"
 #include "rc-cgroup.h"
-#include "rc-inotify.h"
+#include "rc-watch-set.h"
 #include "rc-names.h"
 
 #include <sys/inotify.h>

@@ -1,18 +1,18 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-launch-options.h"
 #include "rc-app.h"
-#include "rc-keys.h"
+#include "rc-api-keys.h"
 #include "rc-error.h"
 
 #include <string.h>
 
 void
 rc_launch_options_init (RcLaunchOptions *options,
-                        gboolean         adopt)
+                        RcStartMethod    method)
 {
   *options = (RcLaunchOptions) { 0, };
-  options->adopt = adopt;
-  options->kind = adopt ? RC_UNIT_KIND_SCOPE : RC_UNIT_KIND_SERVICE;
+  options->method = method;
+  options->kind = method == RC_START_ADOPT ? RC_UNIT_KIND_SCOPE : RC_UNIT_KIND_SERVICE;
   options->launcher = g_strdup (RC_LAUNCHER_DEFAULT);
   options->slice = g_strdup ("app.slice");
 }
@@ -305,8 +305,8 @@ rc_launch_options_parse (RcLaunchOptions *options,
           options->launcher = g_variant_dup_string (value, NULL);
           continue;
         }
-      ok = options->adopt ? parse_adopt_option (options, key, value, error)
-                          : parse_launch_option (options, key, value, error);
+      ok = options->method == RC_START_ADOPT ? parse_adopt_option (options, key, value, error)
+                                              : parse_launch_option (options, key, value, error);
       if (!ok)
         return FALSE;
     }

@@ -22,22 +22,28 @@ G_BEGIN_DECLS
 #define RC_LAUNCH_MAX_ARGUMENT    4096
 #define RC_ADOPT_MAX_PIDS         1024
 
+/* Which method the options are for: each takes its own. */
+typedef enum {
+  RC_START_LAUNCH,
+  RC_START_ADOPT,
+} RcStartMethod;
+
 typedef struct {
-  gboolean   adopt;              /* Adopt's options, else Launch's */
-  RcUnitKind kind;
-  char      *app_id;             /* Adopt's AppId; NULL when not given */
-  char      *launcher;
-  char      *slice;
-  char     **environment;        /* NULL when not given */
-  char      *working_directory;  /* NULL when not given */
-  RcLimits   requested;          /* Launch's Limits; none set when not given */
-  guint32    caller_pid;         /* Launch's CallerPid; 0 when not given */
-  GArray    *pids;               /* Adopt's pids (guint32), each once, in the order given */
+  RcStartMethod method;
+  RcUnitKind    kind;
+  char         *app_id;          /* Adopt's AppId; NULL when not given */
+  char         *launcher;
+  char         *slice;
+  char        **environment;     /* NULL when not given */
+  char         *working_directory; /* NULL when not given */
+  RcLimits      requested;       /* Launch's Limits; none set when not given */
+  guint32       caller_pid;      /* Launch's CallerPid; 0 when not given */
+  GArray       *pids;            /* Adopt's pids (guint32), each once, in the order given */
 } RcLaunchOptions;
 
 /* The defaults: a service (Launch) or scope (Adopt) of launcher "rc" in app.slice. */
 void     rc_launch_options_init (RcLaunchOptions *options,
-                                 gboolean         adopt);
+                                 RcStartMethod    method);
 void     rc_launch_options_clear (RcLaunchOptions *options);
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (RcLaunchOptions, rc_launch_options_clear)
 

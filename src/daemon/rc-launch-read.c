@@ -2,9 +2,9 @@
 #include "rc-launch-read.h"
 #include "rc-desktop-lookup.h"
 #include "rc-error.h"
-#include "rc-exec.h"
+#include "rc-exec-line.h"
 #include "rc-file-reader.h"
-#include "rc-proc.h"
+#include "rc-proc-reader.h"
 #include "rc-unit-name.h"
 
 /* The executables of the desktop files, built on the first Adopt that needs
@@ -41,7 +41,6 @@ shared_exe_index (void)
  * in the file reader's worker: a path on a mount that never answers costs
  * the call its deadline, not the daemon its main loop. */
 typedef struct {
-  gboolean   adopt;
   char      *app_id;    /* Launch's; Adopt's option AppId, or NULL: detect it */
   char     **uris;
   GArray    *pids;      /* Adopt: the processes named */
@@ -100,8 +99,25 @@ detect_app_id (guint32      pid,
   return g_steal_pointer (&found);
 }
 
+/* Launch's read, in a worker: what the desktop file says to run, checked
+ * before anything starts. */
 static gpointer
-read_in_worker (gpointer data,
+read_for_launch (gpointer data,
+                 GError **error)
+{
+  FileRead *read = data;
+  g_autoptr(RcLaunchRead) result = g_new0 (RcLaunchRead, 1);
+
+  if (!rc_exec_for_app (read->app_id, (const char * const *) read->uris, &result->name,
+                        &result->desktop_file, &result->argv, error))
+    return NULL;
+  return g_steal_pointer (&result);
+}
+
+/* Adopt's read, in a worker: which app the processes are, unless given,
+ * and its desktop file. */
+static gpointer
+read_for_adopt (gpointer data,
                 GError **error)
 {
   FileRead *read = data;
@@ -109,14 +125,6 @@ read_in_worker (gpointer data,
   g_autoptr(GHashTable) index = NULL;   /* an RcExeIndex */
   g_autoptr(RcDesktopEntry) entry = NULL;
 
-  if (!read->adopt)
-    {
-      /* what the desktop file says to run, checked before anything starts */
-      if (!rc_exec_for_app (read->app_id, (const char * const *) read->uris, &result->name,
-                            &result->desktop_file, &result->argv, error))
-        return NULL;
-      return g_steal_pointer (&result);
-    }
   result->app_id = g_strdup (read->app_id);
   for (guint i = 0; read->app_id == NULL && i < read->pids->len; i++)
     {
@@ -137,13 +145,14 @@ read_in_worker (gpointer data,
 }
 
 static void
-run_read (FileRead           *read,
+run_read (RcFileReadFunc      worker,
+          FileRead           *read,
           const char         *what,
           GCancellable       *cancellable,
           GAsyncReadyCallback callback,
           gpointer            user_data)
 {
-  rc_file_reader_run_async (rc_file_reader_get_default (), what, read_in_worker, read,
+  rc_file_reader_run_async (rc_file_reader_get_default (), what, worker, read,
                             (GDestroyNotify) file_read_free,
                             (GDestroyNotify) rc_launch_read_free, cancellable, callback,
                             user_data);
@@ -161,7 +170,7 @@ rc_launch_read_async (const char         *app_id,
 
   read->app_id = g_strdup (app_id);
   read->uris = g_strdupv ((char **) uris);
-  run_read (read, what, cancellable, callback, user_data);
+  run_read (read_for_launch, read, what, cancellable, callback, user_data);
 }
 
 void
@@ -176,11 +185,10 @@ rc_adopt_read_async (const char         *app_id,
   g_autofree char *what = app_id != NULL ? g_strdup_printf ("the desktop file of %s", app_id)
                                          : g_strdup ("which app the processes are");
 
-  read->adopt = TRUE;
   read->app_id = g_strdup (app_id);
   read->pids = g_array_ref (pids);
   read->comms = g_ptr_array_ref (comms);
-  run_read (read, what, cancellable, callback, user_data);
+  run_read (read_for_adopt, read, what, cancellable, callback, user_data);
 }
 
 RcLaunchRead *

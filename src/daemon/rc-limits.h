@@ -3,13 +3,13 @@
 
 #include <glib.h>
 
-#include "rc-limit-keys.h"
+#include "rc-limit-table.h"
 
 G_BEGIN_DECLS
 
 /* The limits validator: what a caller may ask for, checked before anything
  * changes, and turned into systemd unit properties. The keys and their text
- * form are rc-limit-keys.h's. */
+ * form are rc-limit-table.h's. */
 
 /* The keys systemd-oomd acts on: nothing without it. */
 #define RC_LIMITS_OOM ((1u << RC_LIMIT_OOM_PREFERENCE) | (1u << RC_LIMIT_OOM_PRESSURE) | \

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-manager.h"
-#include "rc-processes.h"
+#include "rc-list-processes.h"
 #include "rc-call-gate.h"
 #include "rc-change.h"
 #include "rc-cgroup.h"
 #include "rc-error.h"
 #include "rc-heap.h"
+#include "rc-adopt.h"
 #include "rc-launch.h"
-#include "rc-proc.h"
+#include "rc-proc-reader.h"
 #include "rc-slices.h"
 #include "rc-limits.h"
 #include "rc-unit-name.h"
@@ -555,7 +556,7 @@ processes_listed_cb (GObject      *source,
 {
   g_autoptr(GDBusMethodInvocation) invocation = user_data;
   g_autoptr(GError) error = NULL;
-  g_autoptr(GVariant) procs = rc_processes_list_finish (result, &error);
+  g_autoptr(GVariant) procs = rc_list_processes_finish (result, &error);
 
   if (procs == NULL)
     g_dbus_method_invocation_return_gerror (invocation, error);
@@ -584,7 +585,7 @@ list_processes_cb (GObject      *source,
     if (((RcApp *) g_ptr_array_index (apps, i))->control_group != NULL)
       g_ptr_array_add (groups, ((RcApp *) g_ptr_array_index (apps, i))->control_group);
   g_ptr_array_add (groups, NULL);
-  rc_processes_list_async ((const char * const *) groups->pdata, RC_LIST_PROCESSES_MAX,
+  rc_list_processes_async ((const char * const *) groups->pdata, RC_LIST_PROCESSES_MAX,
                            self->svc.cancellable,
                            processes_listed_cb, g_steal_pointer (&invocation));
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-memory-watch.h"
 #include "rc-cgroup.h"
-#include "rc-inotify.h"
-#include "rc-keys.h"
+#include "rc-watch-set.h"
+#include "rc-api-keys.h"
 
 #include <sys/inotify.h>
 

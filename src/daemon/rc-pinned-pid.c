@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-pinned-pid.h"
-#include "rc-proc.h"
+#include "rc-proc-reader.h"
 
 #include <errno.h>
 #include <gio/gio.h>

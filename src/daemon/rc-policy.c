@@ -2,7 +2,7 @@
 #include "rc-policy.h"
 #include "rc-safe-file.h"
 #include "rc-cgroup.h"
-#include "rc-keys.h"
+#include "rc-api-keys.h"
 #include "rc-error.h"
 #include "rc-request-queue.h"
 

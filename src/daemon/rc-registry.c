@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-registry.h"
 #include "rc-cgroup.h"
-#include "rc-keys.h"
+#include "rc-api-keys.h"
 #include "rc-error.h"
 #include "rc-names.h"
-#include "rc-proc.h"
+#include "rc-proc-reader.h"
 #include "rc-settings-watch.h"
 #include "rc-unit-name.h"
 #include "rc-unit-tracker.h"
@@ -268,8 +268,8 @@ settled_cb (GObject      *source,
  * cgroup has them. Its answer to a call made now comes after that step:
  * until then the limits are read at every record, not kept. */
 static void
-settle (RcRegistry *self,
-        const char *unit)
+read_limits_until_applied (RcRegistry *self,
+                           const char *unit)
 {
   Settling *settling;
   RcApp *app;
@@ -296,14 +296,14 @@ settings_changed_cb (RcSettingsWatch *watch,
                      const char      *unit,
                      RcRegistry      *self)
 {
-  settle (self, unit);
+  read_limits_until_applied (self, unit);
 }
 
 static void
 reloaded_cb (RcSystemd  *systemd,
              RcRegistry *self)
 {
-  settle (self, NULL);
+  read_limits_until_applied (self, NULL);
 }
 
 /* systemd answered a SetUnitProperties: the cgroup has what it applied. */

@@ -3,7 +3,7 @@
  * boost, and one rule written as a group. No file is opened here: the
  * store (rc-rules.c) reads and writes them. */
 #include "rc-rules.h"
-#include "rc-keys.h"
+#include "rc-api-keys.h"
 #include "rc-error.h"
 #include "rc-names.h"
 #include "rc-unit-name.h"

@@ -2,7 +2,7 @@
 #include "rc-rules.h"
 #include "rc-rules-reader.h"
 #include "rc-safe-file.h"
-#include "rc-keys.h"
+#include "rc-api-keys.h"
 #include "rc-error.h"
 #include "rc-names.h"
 #include "rc-unit-name.h"

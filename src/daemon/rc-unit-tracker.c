@@ -178,9 +178,9 @@ load_data_free (LoadData *data)
   g_free (data);
 }
 
-static void handle (Tracked    *tracked,
-                    RcUnitEvent event,
-                    GVariant   *props);
+static void apply_event (Tracked    *tracked,
+                         RcUnitEvent event,
+                         GVariant   *props);
 
 static Tracked *
 lookup (RcUnitTracker *self,
@@ -196,7 +196,7 @@ retry_load_cb (gpointer user_data)
   Tracked *tracked = lookup (data->tracker, data->object_path);
 
   if (tracked != NULL)
-    handle (tracked, RC_UNIT_EVENT_RETRY, NULL);
+    apply_event (tracked, RC_UNIT_EVENT_RETRY, NULL);
   return G_SOURCE_REMOVE;
 }
 
@@ -235,7 +235,7 @@ load_unit_cb (GObject      *source,
 
       tracked->retries = 0;
       g_variant_lookup (props, "ActiveState", "&s", &active_state);
-      handle (tracked, is_active_state (active_state) ? RC_UNIT_EVENT_READ_ACTIVE
+      apply_event (tracked, is_active_state (active_state) ? RC_UNIT_EVENT_READ_ACTIVE
                        : is_live_state (active_state) ? RC_UNIT_EVENT_READ_STARTING
                        : RC_UNIT_EVENT_READ_DOWN, props);
     }
@@ -246,14 +246,14 @@ load_unit_cb (GObject      *source,
           tracked->retries >= MAX_LOAD_RETRIES)
         {
           g_debug ("Unit %s is gone: %s", tracked->id, error->message);
-          handle (tracked, RC_UNIT_EVENT_GONE, NULL);
+          apply_event (tracked, RC_UNIT_EVENT_GONE, NULL);
         }
       else
         {
           tracked->retries++;
           g_debug ("Could not read unit %s (%s); retry %u", tracked->id, error->message,
                    tracked->retries);
-          handle (tracked, RC_UNIT_EVENT_READ_FAILED, NULL);
+          apply_event (tracked, RC_UNIT_EVENT_READ_FAILED, NULL);
         }
     }
   if (self->tracked != NULL)
@@ -348,7 +348,7 @@ transient_read_cb (GObject      *source,
     props = g_variant_ref_sink (g_variant_dict_end (&dict));
     self->loads_in_flight--;
     tracked->retries = 0;
-    handle (tracked, RC_UNIT_EVENT_READ_ACTIVE, props);
+    apply_event (tracked, RC_UNIT_EVENT_READ_ACTIVE, props);
   }
   if (self->tracked != NULL)
     pump_loads (self);
@@ -367,7 +367,7 @@ pump_loads (RcUnitTracker *self)
 
       if (tracked == NULL || tracked->state != RC_UNIT_QUEUED)
         continue;
-      handle (tracked, RC_UNIT_EVENT_READ_STARTS, NULL);
+      apply_event (tracked, RC_UNIT_EVENT_READ_STARTS, NULL);
       tracked->freezer_heard = NULL;
       located = locate (self, tracked);
       data = load_data_new (self, tracked->object_path);
@@ -401,9 +401,9 @@ query_state (Tracked *tracked)
 
 /* Moves @tracked on by @event and carries out what the rules say. */
 static void
-handle (Tracked    *tracked,
-        RcUnitEvent event,
-        GVariant   *props)
+apply_event (Tracked    *tracked,
+             RcUnitEvent event,
+             GVariant   *props)
 {
   RcUnitTracker *self = tracked->tracker;
   RcUnitState before = tracked->state;
@@ -473,7 +473,7 @@ act_on_state (Tracked *tracked)
     g_signal_emit (tracked->tracker, signals[SIGNAL_UNIT_ACTIVE_STATE], 0,
                    tracked->object_path, state);   /* still an app: nothing to read */
   else
-    handle (tracked, is_live_state (state) ? RC_UNIT_EVENT_LIVE : RC_UNIT_EVENT_DOWN, NULL);
+    apply_event (tracked, is_live_state (state) ? RC_UNIT_EVENT_LIVE : RC_UNIT_EVENT_DOWN, NULL);
 }
 
 /* The unit's ActiveState, from a signal or a listing. */
@@ -546,7 +546,7 @@ track_parsed (RcUnitTracker    *self,
   if (is_live_state (active_state))
     {
       tracked->active_state = g_intern_string (active_state);
-      handle (tracked, RC_UNIT_EVENT_LIVE, NULL);
+      apply_event (tracked, RC_UNIT_EVENT_LIVE, NULL);
     }
 }
 
@@ -609,7 +609,7 @@ track_listed (RcUnitTracker *self,
     {
       tracked->generation = self->generation;
       tracked->active_state = g_intern_string (active_state);
-      handle (tracked, live ? RC_UNIT_EVENT_LIVE : RC_UNIT_EVENT_DOWN, NULL);
+      apply_event (tracked, live ? RC_UNIT_EVENT_LIVE : RC_UNIT_EVENT_DOWN, NULL);
       return;
     }
 
@@ -642,7 +642,7 @@ state_unlisted_cb (RcActiveStateQuery *query,
   Tracked *tracked = lookup (self, object_path);
 
   if (tracked != NULL)
-    handle (tracked, RC_UNIT_EVENT_GONE, NULL);
+    apply_event (tracked, RC_UNIT_EVENT_GONE, NULL);
 }
 
 /* ---- systemd's signals and the full listing ----------------------------- */
@@ -700,7 +700,7 @@ unit_removed_cb (RcSystemd     *systemd,
   Tracked *tracked = g_hash_table_lookup (self->tracked, object_path);
 
   if (tracked != NULL)
-    handle (tracked, RC_UNIT_EVENT_REMOVED, NULL);
+    apply_event (tracked, RC_UNIT_EVENT_REMOVED, NULL);
 }
 
 static void
@@ -740,7 +740,7 @@ list_units_cb (GObject      *source,
     if (tracked->generation != self->generation)
       g_ptr_array_add (stale, tracked);
   for (guint i = 0; i < stale->len; i++)
-    handle (g_ptr_array_index (stale, i), RC_UNIT_EVENT_GONE, NULL);
+    apply_event (g_ptr_array_index (stale, i), RC_UNIT_EVENT_GONE, NULL);
 
   load_done (self);
   rc_heap_trim_after (g_variant_n_children (units));

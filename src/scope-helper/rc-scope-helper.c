@@ -40,7 +40,7 @@ typedef struct {
   const char * const *environment;
   const char         *working_directory;
   const char         *app_id;
-} Request;
+} ScopeRequest;
 
 static int status_fd = -1;
 /* Set from argv before the fork, never changed: whether the daemon, run
@@ -193,7 +193,7 @@ static const char * const service_variables[] = {
 };
 
 static char **
-app_environment (const Request *request)
+app_environment (const ScopeRequest *request)
 {
   char **env = g_get_environ ();
 
@@ -236,9 +236,9 @@ child_fail (int         report_fd,
  * helper reads end-of-file when the exec worked). */
 G_GNUC_NORETURN
 static void
-run_held (const Request *request,
-          int            release_fd,
-          int            report_fd)
+run_held (const ScopeRequest *request,
+          int                 release_fd,
+          int                 report_fd)
 {
   g_auto(GStrv) env = NULL;
   char byte;
@@ -290,10 +290,10 @@ job_removed_cb (sd_bus_message *message,
 }
 
 static int
-start_message (sd_bus          *bus,
-               const Request   *request,
-               pid_t            pid,
-               sd_bus_message **out_message)
+start_message (sd_bus             *bus,
+               const ScopeRequest *request,
+               pid_t               pid,
+               sd_bus_message    **out_message)
 {
   g_autoptr(sd_bus_message) message = NULL;
   GVariantIter iter;
@@ -326,9 +326,9 @@ start_message (sd_bus          *bus,
 /* StartTransientUnit for the scope holding @pid, then its job's end:
  * "done" when the scope runs. NULL and @out_error when there is none. */
 static char *
-start_scope (const Request *request,
-             pid_t          pid,
-             char         **out_error)
+start_scope (const ScopeRequest *request,
+             pid_t               pid,
+             char              **out_error)
 {
   g_autoptr(sd_bus) bus = NULL;
   g_autoptr(sd_bus_message) message = NULL;
@@ -397,7 +397,7 @@ read_report (int fd)
 }
 
 static int
-launch (const Request *request)
+launch (const ScopeRequest *request)
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *result = NULL;
@@ -464,7 +464,7 @@ main (int   argc,
 {
   g_autoptr(GVariant) variant = NULL;
   g_autoptr(GError) error = NULL;
-  Request request;
+  ScopeRequest request;
   int null_fd;
 
   signal (SIGPIPE, SIG_IGN);

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* libFuzzer target: a desktop file's Exec line expanded into argv
- * (rc-exec.c), with the URIs a Launch caller sends. The input is the Exec
+ * (rc-exec-line.c), with the URIs a Launch caller sends. The input is the Exec
  * line, then one URI per line. */
 #include "fuzz-common.h"
 #include "rc-error.h"
-#include "rc-exec.h"
+#include "rc-exec-line.h"
 
 #include <string.h>
 

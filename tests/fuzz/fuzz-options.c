@@ -6,7 +6,7 @@
  * (aua{sv}). */
 #include "fuzz-common.h"
 #include "rc-app.h"
-#include "rc-keys.h"
+#include "rc-api-keys.h"
 #include "rc-error.h"
 #include "rc-launch-options.h"
 
@@ -47,7 +47,7 @@ check_accepted (const RcLaunchOptions *options,
   FUZZ_ASSERT (rc_app_is_controllable_slice (options->slice));
   FUZZ_ASSERT (options->requested.set == 0 ||
                rc_limits_validate (&options->requested, g_get_num_processors (), NULL));
-  if (options->adopt)
+  if (options->method == RC_START_ADOPT)
     {
       FUZZ_ASSERT (options->kind == RC_UNIT_KIND_SCOPE);
       FUZZ_ASSERT (options->environment == NULL && options->working_directory == NULL);
@@ -80,8 +80,8 @@ check_accepted (const RcLaunchOptions *options,
 }
 
 static void
-fuzz_dict (GVariant *dict,
-           gboolean  adopt)
+fuzz_dict (GVariant     *dict,
+           RcStartMethod method)
 {
   g_auto(RcLaunchOptions) options = { 0, };
   g_auto(RcLaunchOptions) again = { 0, };
@@ -89,14 +89,14 @@ fuzz_dict (GVariant *dict,
   g_autoptr(GError) error_again = NULL;
   gboolean ok;
 
-  rc_launch_options_init (&options, adopt);
+  rc_launch_options_init (&options, method);
   ok = rc_launch_options_parse (&options, dict, &error);
   check_error (ok, error);
   if (ok)
     check_accepted (&options, dict);
 
   /* the same options, the same answer */
-  rc_launch_options_init (&again, adopt);
+  rc_launch_options_init (&again, method);
   FUZZ_ASSERT (rc_launch_options_parse (&again, dict, &error_again) == ok);
   if (!ok)
     FUZZ_ASSERT (g_str_equal (error->message, error_again->message));
@@ -114,7 +114,7 @@ fuzz_launch (GVariant *args)
 
   g_variant_get_child (args, 0, "&s", &app_id);
   g_variant_get_child (args, 1, "^a&s", &uris);
-  rc_launch_options_init (&options, FALSE);
+  rc_launch_options_init (&options, RC_START_LAUNCH);
   ok = rc_launch_check_args (app_id, uris, dict, &options, &error);
   check_error (ok, error);
   if (!ok)
@@ -138,7 +138,7 @@ fuzz_adopt (GVariant *args)
   gboolean ok;
 
   values = g_variant_get_fixed_array (pids, &n, sizeof (guint32));
-  rc_launch_options_init (&options, TRUE);
+  rc_launch_options_init (&options, RC_START_ADOPT);
   ok = rc_adopt_check_args (pids, dict, &options, &error);
   check_error (ok, error);
   if (!ok)
@@ -161,8 +161,8 @@ LLVMFuzzerTestOneInput (const guint8 *data,
   g_autoptr(GVariant) adopt = g_variant_ref_sink (
     g_variant_new_from_data (G_VARIANT_TYPE ("(aua{sv})"), data, size, FALSE, NULL, NULL));
 
-  fuzz_dict (dict, FALSE);
-  fuzz_dict (dict, TRUE);
+  fuzz_dict (dict, RC_START_LAUNCH);
+  fuzz_dict (dict, RC_START_ADOPT);
   fuzz_launch (launch);
   fuzz_adopt (adopt);
   return 0;

@@ -5,7 +5,7 @@
  * reads it). What either accepts must survive being written as a group
  * and read back. */
 #include "fuzz-common.h"
-#include "rc-keys.h"
+#include "rc-api-keys.h"
 #include "rc-error.h"
 #include "rc-rules.h"
 #include "rc-unit-name.h"

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 '''The names of resource-controld's public D-Bus API, once for every Python test and
-benchmark (the C code has them in src/common/rc-names.h, src/common/rc-keys.h and src/common/rc-error.c;
+benchmark (the C code has them in src/common/rc-names.h, src/common/rc-api-keys.h and src/common/rc-error.c;
 test 'api-coverage' checks that the two agree).'''
 
 import os

@@ -2,7 +2,7 @@
 /* Table-driven tests of the Exec line expansion and of new units' names:
  * add a row to extend them. */
 #include "rc-error.h"
-#include "rc-exec.h"
+#include "rc-exec-line.h"
 #include "rc-unit-name.h"
 
 typedef struct {

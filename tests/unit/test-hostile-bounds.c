@@ -7,7 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "rc-inotify.h"
+#include "rc-watch-set.h"
 #include "rc-notifier.h"
 #include "rc-pinned-pid.h"
 #include "rc-rules.h"

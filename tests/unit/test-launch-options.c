@@ -6,14 +6,14 @@
 #include "rc-launch-options.h"
 
 static gboolean
-parse (const char *text,
-       gboolean    adopt,
-       GError    **error)
+parse (const char   *text,
+       RcStartMethod method,
+       GError      **error)
 {
   g_autoptr(GVariant) dict = g_variant_ref_sink (g_variant_new_parsed (text));
   g_auto(RcLaunchOptions) options = { 0, };
 
-  rc_launch_options_init (&options, adopt);
+  rc_launch_options_init (&options, method);
   return rc_launch_options_parse (&options, dict, error);
 }
 
@@ -39,7 +39,7 @@ test_launch_options (void)
     "{'AppId': <'org.example.App'>}",
   };
 
-  rc_launch_options_init (&options, FALSE);
+  rc_launch_options_init (&options, RC_START_LAUNCH);
   g_assert_true (rc_launch_options_parse (&options, dict, NULL));
   g_assert_cmpint (options.kind, ==, RC_UNIT_KIND_SCOPE);
   g_assert_cmpstr (options.launcher, ==, "sway");
@@ -53,7 +53,7 @@ test_launch_options (void)
       g_autoptr(GError) error = NULL;
 
       g_test_message ("%s", bad[i]);
-      g_assert_false (parse (bad[i], FALSE, &error));
+      g_assert_false (parse (bad[i], RC_START_LAUNCH, &error));
       g_assert_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT);
     }
 }
@@ -74,7 +74,7 @@ test_environment_shown_cut (void)
     g_string_append (entry, "é");
   entries[0] = entry->str;
   dict = g_variant_ref_sink (g_variant_new_parsed ("{'Environment': <%^as>}", entries));
-  rc_launch_options_init (&options, FALSE);
+  rc_launch_options_init (&options, RC_START_LAUNCH);
   g_assert_false (rc_launch_options_parse (&options, dict, &error));
   g_assert_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT);
   g_assert_true (g_utf8_validate (error->message, -1, NULL));
@@ -95,7 +95,7 @@ test_adopt_args (void)
   {
     g_auto(RcLaunchOptions) options = { 0, };
 
-    rc_launch_options_init (&options, TRUE);
+    rc_launch_options_init (&options, RC_START_ADOPT);
     g_assert_true (rc_adopt_check_args (one, options_dict, &options, NULL));
     g_assert_cmpint (options.kind, ==, RC_UNIT_KIND_SCOPE);
     g_assert_cmpstr (options.app_id, ==, "org.example.App");
@@ -103,7 +103,7 @@ test_adopt_args (void)
   {
     g_auto(RcLaunchOptions) options = { 0, };
 
-    rc_launch_options_init (&options, TRUE);
+    rc_launch_options_init (&options, RC_START_ADOPT);
     g_assert_false (rc_adopt_check_args (none, options_dict, &options, &error));
     g_assert_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT);
     g_clear_error (&error);
@@ -114,12 +114,12 @@ test_adopt_args (void)
   {
     g_auto(RcLaunchOptions) options = { 0, };
 
-    rc_launch_options_init (&options, TRUE);
+    rc_launch_options_init (&options, RC_START_ADOPT);
     g_assert_false (rc_adopt_check_args (too_many, options_dict, &options, &error));
     g_assert_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT);
   }
-  g_assert_false (parse ("{'Kind': <'scope'>}", TRUE, NULL));
-  g_assert_false (parse ("{'AppId': <'not an app'>}", TRUE, NULL));
+  g_assert_false (parse ("{'Kind': <'scope'>}", RC_START_ADOPT, NULL));
+  g_assert_false (parse ("{'AppId': <'not an app'>}", RC_START_ADOPT, NULL));
 }
 
 /* Repeats go before anything is read of a process: the work before polkit
@@ -137,7 +137,7 @@ test_adopt_distinct_pids (void)
   {
     g_auto(RcLaunchOptions) options = { 0, };
 
-    rc_launch_options_init (&options, TRUE);
+    rc_launch_options_init (&options, RC_START_ADOPT);
     g_assert_true (rc_adopt_check_args (repeats, options_dict, &options, NULL));
     g_assert_cmpuint (options.pids->len, ==, 3);
     g_assert_cmpuint (g_array_index (options.pids, guint32, 0), ==, 4242);
@@ -152,7 +152,7 @@ test_adopt_distinct_pids (void)
   {
     g_auto(RcLaunchOptions) options = { 0, };
 
-    rc_launch_options_init (&options, TRUE);
+    rc_launch_options_init (&options, RC_START_ADOPT);
     g_assert_true (rc_adopt_check_args (one_many_times, options_dict, &options, NULL));
     g_assert_cmpuint (options.pids->len, ==, 1);
     g_assert_cmpuint (g_array_index (options.pids, guint32, 0), ==, 4242);

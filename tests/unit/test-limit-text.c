@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* A limit's value and a rule in words, the one wording resourcectl and the
- * panel share (src/common/rc-limit-keys.c). */
-#include "rc-limit-keys.h"
+ * panel share (src/common/rc-limit-table.c). */
+#include "rc-limit-table.h"
 
 static void
 test_format_value (void)

@@ -5,9 +5,9 @@
  * test's own threads (each has its /proc/TID), listed in a fake cgroup's
  * cgroup.procs: a cap of CAP under N_THREADS of them, so that the test also
  * runs under valgrind, which allows 500 threads. */
-#include "rc-processes.h"
+#include "rc-list-processes.h"
 #include "rc-test-hooks.h"
-#include "rc-proc.h"
+#include "rc-proc-reader.h"
 
 #include <glib/gstdio.h>
 #include <string.h>
@@ -47,14 +47,14 @@ listed_cb (GObject      *source,
   GVariant **out = user_data;
   g_autoptr(GError) error = NULL;
 
-  *out = rc_processes_list_finish (result, &error);
+  *out = rc_list_processes_finish (result, &error);
   g_assert_no_error (error);
 }
 
 static void
 test_entry_cap (void)
 {
-  g_autofree char *root = g_dir_make_tmp ("rc-processes-XXXXXX", NULL);
+  g_autofree char *root = g_dir_make_tmp ("rc-list-processes-XXXXXX", NULL);
   g_autofree char *group = g_build_filename (root, "app.slice", "app-test.scope", NULL);
   g_autofree char *procs_path = g_build_filename (group, "cgroup.procs", NULL);
   g_autoptr(GString) procs = g_string_new (NULL);
@@ -78,7 +78,7 @@ test_entry_cap (void)
                             g_array_index (t.tids, guint32, i));
   g_assert_true (g_file_set_contents (procs_path, procs->str, -1, NULL));
 
-  rc_processes_list_async (groups, CAP, NULL, listed_cb, &listed);
+  rc_list_processes_async (groups, CAP, NULL, listed_cb, &listed);
   while (listed == NULL)
     g_main_context_iteration (NULL, TRUE);
   g_assert_cmpuint (g_variant_n_children (listed), ==, CAP);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "rc-exec.h"
+#include "rc-exec-line.h"
 #include "rc-desktop-lookup.h"
 #include "rc-safe-file.h"
 #include "rc-error.h"

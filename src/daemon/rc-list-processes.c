@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "rc-processes.h"
+#include "rc-list-processes.h"
 #include "rc-cgroup.h"
-#include "rc-proc.h"
+#include "rc-proc-reader.h"
 
 typedef struct {
   char **groups;   /* cgroup paths */
@@ -58,7 +58,7 @@ list_thread (GTask        *task,
 }
 
 void
-rc_processes_list_async (const char * const *control_groups,
+rc_list_processes_async (const char * const *control_groups,
                          guint               max_entries,
                          GCancellable       *cancellable,
                          GAsyncReadyCallback callback,
@@ -67,7 +67,7 @@ rc_processes_list_async (const char * const *control_groups,
   g_autoptr(GTask) task = g_task_new (NULL, cancellable, callback, user_data);
   ListData *data = g_new0 (ListData, 1);
 
-  g_task_set_source_tag (task, rc_processes_list_async);
+  g_task_set_source_tag (task, rc_list_processes_async);
   data->groups = g_strdupv ((char **) control_groups);
   data->max = max_entries;
   g_task_set_task_data (task, data, (GDestroyNotify) list_data_free);
@@ -75,7 +75,7 @@ rc_processes_list_async (const char * const *control_groups,
 }
 
 GVariant *
-rc_processes_list_finish (GAsyncResult *result,
+rc_list_processes_finish (GAsyncResult *result,
                           GError      **error)
 {
   g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);

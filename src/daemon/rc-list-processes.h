@@ -14,12 +14,12 @@ G_BEGIN_DECLS
  * (cgroup paths, copied), at most @max_entries of them (the lowest pids;
  * ListProcesses passes RC_LIST_PROCESSES_MAX), read from /proc in a worker
  * thread: a big app must not hold up the main loop. */
-void      rc_processes_list_async (const char * const *control_groups,
+void      rc_list_processes_async (const char * const *control_groups,
                                    guint               max_entries,
                                    GCancellable       *cancellable,
                                    GAsyncReadyCallback callback,
                                    gpointer            user_data);
-GVariant *rc_processes_list_finish (GAsyncResult *result,
+GVariant *rc_list_processes_finish (GAsyncResult *result,
                                     GError      **error);
 
 G_END_DECLS

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "rc-inotify.h"
+#include "rc-watch-set.h"
 
 #include <errno.h>
 #include <glib-unix.h>
