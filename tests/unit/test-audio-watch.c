@@ -263,7 +263,11 @@ static void
 test_pipewire_nonsense (void)
 {
   g_autoptr(RcPipewireWatch) watch = rc_pipewire_watch_new ();
-  static const char * const bad[] = { "[{ \"id\": ", "{ \"id\": 1 }", "" };
+  static const char * const bad[] = { "[{ \"id\": ", "{ \"id\": 1 }", "",
+                                      /* bytes a client's property can hold */
+                                      "[{ \"id\": 1, \"x\": \"\xff\xfe\" }]" };
+  static const char nul[] = "[{ \"id\": 1, \"x\": \"a\0b\" }]";
+  g_autoptr(GError) nul_error = NULL;
 
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
     {
@@ -272,6 +276,8 @@ test_pipewire_nonsense (void)
       g_assert_false (rc_pipewire_watch_parse (watch, bad[i], -1, &error));
       g_assert_nonnull (error);
     }
+  g_assert_false (rc_pipewire_watch_parse (watch, nul, sizeof nul - 1, &nul_error));
+  g_assert_nonnull (nul_error);
   /* objects without an id or of other kinds are passed over */
   g_assert_true (rc_pipewire_watch_parse (watch, "[1, \"x\", { \"type\": \"Node\" }]", -1,
                                           NULL));
@@ -476,6 +482,38 @@ test_pipewire_huge_line (void)
   g_assert_cmpstr (pids, ==, "");
 }
 
+/* A property that is not UTF-8, which pw-dump passes on as it is: its
+ * batch is passed over, the following ones count. */
+static void
+test_pipewire_bytes_not_text (void)
+{
+  g_autoptr(RcPipewireWatch) watch = rc_pipewire_watch_new ();
+  static const char not_text[] =
+    "[\n"
+    "  {\n"
+    "    \"id\": 31,\n"
+    "    \"type\": \"PipeWire:Interface:Client\",\n"
+    "    \"info\": {\n"
+    "      \"props\": {\n"
+    "        \"pipewire.sec.pid\": 17,\n"
+    "        \"application.name\": \"\xff\xfe\"\n"
+    "      }\n"
+    "    }\n"
+    "  }\n"
+    "]\n";
+  g_autofree char *pids = NULL;
+
+  rc_pipewire_watch_set_pid_checks (watch, fake_is_pulse_server, fake_is_own_process);
+  feed_pw_dump (watch, pw_dump_client_and_stream, strlen (pw_dump_client_and_stream));
+  feed_pw_dump (watch, not_text, strlen (not_text));
+  pids = pids_text (watch);
+  g_assert_cmpstr (pids, ==, "4242");
+  g_clear_pointer (&pids, g_free);
+  feed_pw_dump (watch, pw_dump_stream_idle, strlen (pw_dump_stream_idle));
+  pids = pids_text (watch);
+  g_assert_cmpstr (pids, ==, "");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -487,6 +525,7 @@ main (int   argc,
   g_test_add_func ("/audio-watch/pulse-server-exe", test_pulse_server_exe);
   g_test_add_func ("/audio-watch/pipewire-nonsense", test_pipewire_nonsense);
   g_test_add_func ("/audio-watch/pipewire-huge-line", test_pipewire_huge_line);
+  g_test_add_func ("/audio-watch/pipewire-bytes-not-text", test_pipewire_bytes_not_text);
   g_test_add_func ("/audio-watch/line-splitter-bounds-a-line", test_line_splitter_bounds_a_line);
   g_test_add_func ("/audio-watch/line-splitter-stops", test_line_splitter_stops);
   return g_test_run ();
