@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-pipewire-watch.h"
 #include "rc-audio-pids.h"
+#include "rc-line-splitter.h"
 
 #include <json-glib/json-glib.h>
 #include <stdio.h>
@@ -10,6 +11,13 @@
 /* pw-dump prints one JSON array per batch of changes; a batch larger than
  * this is not PipeWire talking sense. */
 #define PW_CHUNK_MAX        (16 * 1024 * 1024)
+/* pw-dump prints each property, and each array of plain values (a
+ * channel map, volumes), on one line of at most a few hundred bytes. A
+ * client can make one of its properties as long as it likes, and the
+ * line is not kept whole before it is judged: a longer one is passed over
+ * as it arrives. */
+#define PW_LINE_MAX         (64 * 1024)
+#define PW_READ_SIZE        (64 * 1024)
 #define PW_START_TRIES      3
 
 /* Where pw-dump is looked for, once: system folders only. The manager's
@@ -49,8 +57,10 @@ struct _RcPipewireWatch {
   GFileMonitor      *runtime_monitor;
   char              *dump_path;  /* pw-dump's absolute path; NULL if not installed */
   GSubprocess       *dump;
-  GDataInputStream  *dump_out;
+  GInputStream      *dump_out;
+  RcLineSplitter    *lines;
   GString           *chunk;
+  gboolean           skip_batch; /* the batch begun had a line too long */
   gboolean           dump_spoke; /* the child gave at least one batch */
   guint              start_tries;
   guint              restart_id;
@@ -341,7 +351,9 @@ pw_stopped (RcPipewireWatch *self)
       g_subprocess_wait_async (self->dump, NULL, NULL, NULL);
       g_clear_object (&self->dump);
     }
+  rc_line_splitter_reset (self->lines);
   g_string_truncate (self->chunk, 0);
+  self->skip_batch = FALSE;
   g_hash_table_remove_all (self->clients);
   g_hash_table_remove_all (self->streams);
   update (self);
@@ -353,48 +365,105 @@ pw_stopped (RcPipewireWatch *self)
     self->restart_id = g_timeout_add_seconds (1, pw_restart_cb, self);
 }
 
+/* One line of pw-dump's output, or NULL for one too long. FALSE once the
+ * output is given up. */
+static gboolean
+take_line (const char *line,
+           gsize       length,
+           gpointer    user_data)
+{
+  RcPipewireWatch *self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (line == NULL)
+    {
+      /* The whole batch goes, not the line alone: a line taken out of an
+       * object takes a key out of it, and a key's presence (a portal app
+       * id) is what refuses a sandboxed app's claimed pid. */
+      g_message ("Audio: a line of pw-dump's output is longer than %u KiB; the changes it "
+                 "is part of are passed over", PW_LINE_MAX / 1024);
+      self->skip_batch = TRUE;
+      g_string_truncate (self->chunk, 0);
+      return TRUE;
+    }
+  /* pw-dump ends each batch with "]" alone at the start of a line */
+  if (line[0] == ']')
+    {
+      g_string_append_len (self->chunk, line, length);
+      g_string_append_c (self->chunk, '\n');
+      if (self->skip_batch)
+        self->skip_batch = FALSE;
+      else if (!rc_pipewire_watch_parse (self, self->chunk->str, self->chunk->len, &error))
+        g_message ("Audio: pw-dump said something that is not JSON: %s", error->message);
+      else
+        self->dump_spoke = TRUE;
+      g_string_truncate (self->chunk, 0);
+      return TRUE;
+    }
+  if (self->skip_batch)
+    return TRUE;
+  g_string_append_len (self->chunk, line, length);
+  g_string_append_c (self->chunk, '\n');
+  if (self->chunk->len > PW_CHUNK_MAX)
+    {
+      g_message ("Audio: pw-dump's output makes no sense; PipeWire streams are not followed");
+      self->dump_spoke = TRUE;
+      pw_stopped (self);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+rc_pipewire_watch_feed (RcPipewireWatch *self,
+                        const char      *data,
+                        gsize            length)
+{
+  return rc_line_splitter_feed (self->lines, data, length, take_line, self);
+}
+
+gsize
+rc_pipewire_watch_get_held (RcPipewireWatch *self)
+{
+  return rc_line_splitter_get_held (self->lines) + self->chunk->len;
+}
+
+static void pw_read_cb (GObject      *source,
+                        GAsyncResult *result,
+                        gpointer      user_data);
+
 static void
-pw_line_cb (GObject      *source,
+pw_read (RcPipewireWatch *self)
+{
+  g_input_stream_read_bytes_async (self->dump_out, PW_READ_SIZE, G_PRIORITY_DEFAULT,
+                                   self->cancellable, pw_read_cb, g_object_ref (self));
+}
+
+static void
+pw_read_cb (GObject      *source,
             GAsyncResult *result,
             gpointer      user_data)
 {
   g_autoptr(RcPipewireWatch) self = user_data;
   g_autoptr(GError) error = NULL;
-  g_autofree char *line = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  const char *data;
   gsize length;
 
-  line = g_data_input_stream_read_line_finish_utf8 (G_DATA_INPUT_STREAM (source), result,
-                                                    &length, &error);
+  bytes = g_input_stream_read_bytes_finish (G_INPUT_STREAM (source), result, &error);
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) ||
-      G_INPUT_STREAM (source) != (GInputStream *) self->dump_out)
+      G_INPUT_STREAM (source) != self->dump_out)
     return;
-  if (line == NULL)
+  if (bytes == NULL || g_bytes_get_size (bytes) == 0)
     {
       g_debug ("Audio: pw-dump ended%s%s", error != NULL ? ": " : "",
                error != NULL ? error->message : "");
       pw_stopped (self);
       return;
     }
-  g_string_append_len (self->chunk, line, length);
-  g_string_append_c (self->chunk, '\n');
-  /* pw-dump ends each batch with "]" alone at the start of a line */
-  if (line[0] == ']')
-    {
-      if (!rc_pipewire_watch_parse (self, self->chunk->str, self->chunk->len, &error))
-        g_message ("Audio: pw-dump said something that is not JSON: %s", error->message);
-      else
-        self->dump_spoke = TRUE;
-      g_string_truncate (self->chunk, 0);
-    }
-  else if (self->chunk->len > PW_CHUNK_MAX)
-    {
-      g_message ("Audio: pw-dump's output makes no sense; PipeWire streams are not followed");
-      self->dump_spoke = TRUE;
-      pw_stopped (self);
-      return;
-    }
-  g_data_input_stream_read_line_async (self->dump_out, G_PRIORITY_DEFAULT, self->cancellable,
-                                       pw_line_cb, g_object_ref (self));
+  data = g_bytes_get_data (bytes, &length);
+  if (rc_pipewire_watch_feed (self, data, length))
+    pw_read (self);
 }
 
 static char *
@@ -425,9 +494,8 @@ pw_start (RcPipewireWatch *self)
     }
   g_debug ("Audio: following PipeWire with %s (pid %s)", self->dump_path,
            g_subprocess_get_identifier (self->dump));
-  self->dump_out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (self->dump));
-  g_data_input_stream_read_line_async (self->dump_out, G_PRIORITY_DEFAULT, self->cancellable,
-                                       pw_line_cb, g_object_ref (self));
+  self->dump_out = g_object_ref (g_subprocess_get_stdout_pipe (self->dump));
+  pw_read (self);
 }
 
 static void
@@ -504,6 +572,7 @@ rc_pipewire_watch_finalize (GObject *object)
   g_clear_object (&self->cancellable);
   g_hash_table_unref (self->clients);
   g_hash_table_unref (self->streams);
+  rc_line_splitter_free (self->lines);
   g_string_free (self->chunk, TRUE);
   g_array_unref (self->pids);
   g_free (self->socket);
@@ -529,6 +598,7 @@ rc_pipewire_watch_init (RcPipewireWatch *self)
   self->cancellable = g_cancellable_new ();
   self->clients = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   self->streams = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+  self->lines = rc_line_splitter_new (PW_LINE_MAX);
   self->chunk = g_string_new (NULL);
   self->pids = g_array_new (FALSE, FALSE, sizeof (guint32));
   self->is_pulse_server = rc_pipewire_pid_is_pulse_server;

@@ -49,5 +49,15 @@ gboolean         rc_pipewire_watch_parse (RcPipewireWatch *self,
                                           const char      *json,
                                           gssize           length,
                                           GError         **error);
+/* Takes @length more bytes of pw-dump's output, as read from the child:
+ * lines of at most 64 KiB (a batch with a longer one is passed over) and
+ * batches of at most 16 MiB (a longer one ends the following). FALSE if
+ * that ended it. Exposed for the unit tests. */
+gboolean         rc_pipewire_watch_feed (RcPipewireWatch *self,
+                                         const char      *data,
+                                         gsize            length);
+/* How many bytes of pw-dump's output it holds: the line and the batch
+ * begun. Exposed for the unit tests. */
+gsize            rc_pipewire_watch_get_held (RcPipewireWatch *self);
 
 G_END_DECLS

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The PipeWire side of the audio watch: pw-dump's JSON batches, as PipeWire
  * 0.3.65 prints them, to the pids that play or record. */
+#include "rc-line-splitter.h"
 #include "rc-pipewire-watch.h"
 
+#include <string.h>
 #include <unistd.h>
 
 /* One batch and the pids that play or record after it (in order). */
@@ -261,7 +263,11 @@ static void
 test_pipewire_nonsense (void)
 {
   g_autoptr(RcPipewireWatch) watch = rc_pipewire_watch_new ();
-  static const char * const bad[] = { "[{ \"id\": ", "{ \"id\": 1 }", "" };
+  static const char * const bad[] = { "[{ \"id\": ", "{ \"id\": 1 }", "",
+                                      /* bytes a client's property can hold */
+                                      "[{ \"id\": 1, \"x\": \"\xff\xfe\" }]" };
+  static const char nul[] = "[{ \"id\": 1, \"x\": \"a\0b\" }]";
+  g_autoptr(GError) nul_error = NULL;
 
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
     {
@@ -270,9 +276,242 @@ test_pipewire_nonsense (void)
       g_assert_false (rc_pipewire_watch_parse (watch, bad[i], -1, &error));
       g_assert_nonnull (error);
     }
+  g_assert_false (rc_pipewire_watch_parse (watch, nul, sizeof nul - 1, &nul_error));
+  g_assert_nonnull (nul_error);
   /* objects without an id or of other kinds are passed over */
   g_assert_true (rc_pipewire_watch_parse (watch, "[1, \"x\", { \"type\": \"Node\" }]", -1,
                                           NULL));
+}
+
+/* The longest line kept of pw-dump's output (PW_LINE_MAX), and how long a
+ * line a client can make with a property of its own. */
+#define LINE_MAX_KEPT   (64 * 1024)
+#define HUGE_LINE       (10 * 1024 * 1024)
+
+typedef struct {
+  GPtrArray *lines;     /* "" for a line too long */
+  guint      overlong;
+  guint      stop_after; /* lines taken before stopping; 0 for never */
+} Lines;
+
+static gboolean
+collect_line_cb (const char *line,
+                 gsize       length,
+                 gpointer    user_data)
+{
+  Lines *lines = user_data;
+
+  if (line == NULL)
+    lines->overlong++;
+  else
+    g_assert_cmpuint (strlen (line), ==, length);
+  g_ptr_array_add (lines->lines, g_strdup (line != NULL ? line : ""));
+  return lines->stop_after == 0 || lines->lines->len < lines->stop_after;
+}
+
+/* A line of 10 MiB among short ones, fed in pieces of several sizes: the
+ * short ones come whole, the long one is reported once and never held,
+ * and a line exactly as long as the limit is still taken. */
+static void
+test_line_splitter_bounds_a_line (void)
+{
+  static const gsize pieces[] = { 1, 7, 4096, 65536, 65537, 1024 * 1024 };
+  g_autoptr(GString) stream = g_string_new ("first\n\nsecond");
+  g_autofree char *longest = g_strnfill (LINE_MAX_KEPT, 'k');
+
+  g_string_append_c (stream, '\n');
+  g_string_append (stream, "[");
+  for (gsize i = 0; i < HUGE_LINE; i++)
+    g_string_append_c (stream, 'x');
+  g_string_append (stream, "]\n");
+  g_string_append_printf (stream, "%s\n%sk\nlast\nunfinished", longest, longest);
+
+  for (guint p = 0; p < G_N_ELEMENTS (pieces); p++)
+    {
+      g_autoptr(RcLineSplitter) splitter = rc_line_splitter_new (LINE_MAX_KEPT);
+      Lines lines = { g_ptr_array_new_with_free_func (g_free), 0, 0 };
+
+      g_test_message ("pieces of %" G_GSIZE_FORMAT " bytes", pieces[p]);
+      for (gsize done = 0; done < stream->len; done += pieces[p])
+        {
+          g_assert_true (rc_line_splitter_feed (splitter, stream->str + done,
+                                                MIN (pieces[p], stream->len - done),
+                                                collect_line_cb, &lines));
+          g_assert_cmpuint (rc_line_splitter_get_held (splitter), <=, LINE_MAX_KEPT);
+        }
+      g_assert_cmpuint (lines.overlong, ==, 2);
+      g_assert_cmpuint (lines.lines->len, ==, 7);
+      g_assert_cmpstr (g_ptr_array_index (lines.lines, 0), ==, "first");
+      g_assert_cmpstr (g_ptr_array_index (lines.lines, 1), ==, "");
+      g_assert_cmpstr (g_ptr_array_index (lines.lines, 2), ==, "second");
+      g_assert_cmpstr (g_ptr_array_index (lines.lines, 3), ==, "");      /* the 10 MiB one */
+      g_assert_cmpstr (g_ptr_array_index (lines.lines, 4), ==, longest);
+      g_assert_cmpstr (g_ptr_array_index (lines.lines, 5), ==, "");      /* one byte more */
+      g_assert_cmpstr (g_ptr_array_index (lines.lines, 6), ==, "last");
+      /* the line begun waits for its end */
+      g_assert_cmpuint (rc_line_splitter_get_held (splitter), ==, strlen ("unfinished"));
+      rc_line_splitter_reset (splitter);
+      g_assert_cmpuint (rc_line_splitter_get_held (splitter), ==, 0);
+      g_ptr_array_unref (lines.lines);
+    }
+}
+
+/* The callback can stop the splitter; the bytes after are not taken. */
+static void
+test_line_splitter_stops (void)
+{
+  g_autoptr(RcLineSplitter) splitter = rc_line_splitter_new (16);
+  Lines lines = { g_ptr_array_new_with_free_func (g_free), 0, 2 };
+
+  g_assert_false (rc_line_splitter_feed (splitter, "a\nb\nc\n", 6, collect_line_cb, &lines));
+  g_assert_cmpuint (lines.lines->len, ==, 2);
+  g_assert_cmpuint (rc_line_splitter_get_held (splitter), ==, 0);
+  g_ptr_array_unref (lines.lines);
+}
+
+/* pw-dump's output as it prints it: a batch of changes is a JSON array, one
+ * property to a line, "]" alone at the start of the batch's last line. */
+static const char pw_dump_client_and_stream[] =
+  "[\n"
+  "  {\n"
+  "    \"id\": 30,\n"
+  "    \"type\": \"PipeWire:Interface:Client\",\n"
+  "    \"version\": 3,\n"
+  "    \"permissions\": [ \"r\", \"w\", \"x\", \"m\" ],\n"
+  "    \"info\": {\n"
+  "      \"change-mask\": [ \"props\" ],\n"
+  "      \"props\": {\n"
+  "        \"pipewire.sec.pid\": 4242,\n"
+  "        \"application.name\": \"pw-play\"\n"
+  "      }\n"
+  "    }\n"
+  "  },\n"
+  "  {\n"
+  "    \"id\": 41,\n"
+  "    \"type\": \"PipeWire:Interface:Node\",\n"
+  "    \"info\": {\n"
+  "      \"state\": \"running\",\n"
+  "      \"props\": {\n"
+  "        \"media.class\": \"Stream/Output/Audio\",\n"
+  "        \"client.id\": 30\n"
+  "      }\n"
+  "    }\n"
+  "  }\n"
+  "]\n";
+
+/* Another client's, with a property that makes a 10 MiB line. */
+static const char pw_dump_huge_client_head[] =
+  "[\n"
+  "  {\n"
+  "    \"id\": 31,\n"
+  "    \"type\": \"PipeWire:Interface:Client\",\n"
+  "    \"info\": {\n"
+  "      \"props\": {\n"
+  "        \"pipewire.sec.pid\": 17,\n"
+  "        \"application.name\": \"";
+static const char pw_dump_huge_client_tail[] =
+  "\"\n"
+  "      }\n"
+  "    }\n"
+  "  },\n"
+  "  {\n"
+  "    \"id\": 50,\n"
+  "    \"type\": \"PipeWire:Interface:Node\",\n"
+  "    \"info\": {\n"
+  "      \"state\": \"running\",\n"
+  "      \"props\": {\n"
+  "        \"media.class\": \"Stream/Input/Audio\",\n"
+  "        \"client.id\": 31\n"
+  "      }\n"
+  "    }\n"
+  "  }\n"
+  "]\n";
+
+static const char pw_dump_stream_idle[] =
+  "[\n"
+  "  {\n"
+  "    \"id\": 41,\n"
+  "    \"type\": \"PipeWire:Interface:Node\",\n"
+  "    \"info\": {\n"
+  "      \"state\": \"idle\"\n"
+  "    }\n"
+  "  }\n"
+  "]\n";
+
+/* Feeds @text as the watch reads it from the child, in pieces of 64 KiB,
+ * and checks that it never holds much more than one line's worth. */
+static void
+feed_pw_dump (RcPipewireWatch *watch,
+              const char      *text,
+              gsize            length)
+{
+  for (gsize done = 0; done < length; done += 65536)
+    {
+      g_assert_true (rc_pipewire_watch_feed (watch, text + done, MIN (65536, length - done)));
+      g_assert_cmpuint (rc_pipewire_watch_get_held (watch), <=, LINE_MAX_KEPT + 4096);
+    }
+}
+
+/* A client's property of 10 MiB: its batch is passed over without being
+ * held, the batches before and after it count. */
+static void
+test_pipewire_huge_line (void)
+{
+  g_autoptr(RcPipewireWatch) watch = rc_pipewire_watch_new ();
+  g_autoptr(GString) huge = g_string_new (pw_dump_huge_client_head);
+  g_autofree char *pids = NULL;
+
+  rc_pipewire_watch_set_pid_checks (watch, fake_is_pulse_server, fake_is_own_process);
+  for (gsize i = 0; i < HUGE_LINE; i++)
+    g_string_append_c (huge, 'x');
+  g_string_append (huge, pw_dump_huge_client_tail);
+
+  feed_pw_dump (watch, pw_dump_client_and_stream, strlen (pw_dump_client_and_stream));
+  pids = pids_text (watch);
+  g_assert_cmpstr (pids, ==, "4242");
+  g_clear_pointer (&pids, g_free);
+
+  feed_pw_dump (watch, huge->str, huge->len);
+  pids = pids_text (watch);
+  g_assert_cmpstr (pids, ==, "4242");
+  g_clear_pointer (&pids, g_free);
+  g_assert_cmpuint (rc_pipewire_watch_get_held (watch), ==, 0);
+
+  feed_pw_dump (watch, pw_dump_stream_idle, strlen (pw_dump_stream_idle));
+  pids = pids_text (watch);
+  g_assert_cmpstr (pids, ==, "");
+}
+
+/* A property that is not UTF-8, which pw-dump passes on as it is: its
+ * batch is passed over, the following ones count. */
+static void
+test_pipewire_bytes_not_text (void)
+{
+  g_autoptr(RcPipewireWatch) watch = rc_pipewire_watch_new ();
+  static const char not_text[] =
+    "[\n"
+    "  {\n"
+    "    \"id\": 31,\n"
+    "    \"type\": \"PipeWire:Interface:Client\",\n"
+    "    \"info\": {\n"
+    "      \"props\": {\n"
+    "        \"pipewire.sec.pid\": 17,\n"
+    "        \"application.name\": \"\xff\xfe\"\n"
+    "      }\n"
+    "    }\n"
+    "  }\n"
+    "]\n";
+  g_autofree char *pids = NULL;
+
+  rc_pipewire_watch_set_pid_checks (watch, fake_is_pulse_server, fake_is_own_process);
+  feed_pw_dump (watch, pw_dump_client_and_stream, strlen (pw_dump_client_and_stream));
+  feed_pw_dump (watch, not_text, strlen (not_text));
+  pids = pids_text (watch);
+  g_assert_cmpstr (pids, ==, "4242");
+  g_clear_pointer (&pids, g_free);
+  feed_pw_dump (watch, pw_dump_stream_idle, strlen (pw_dump_stream_idle));
+  pids = pids_text (watch);
+  g_assert_cmpstr (pids, ==, "");
 }
 
 int
@@ -285,5 +524,9 @@ main (int   argc,
   g_test_add_func ("/audio-watch/pipewire-pulse-client", test_pipewire_pulse_client);
   g_test_add_func ("/audio-watch/pulse-server-exe", test_pulse_server_exe);
   g_test_add_func ("/audio-watch/pipewire-nonsense", test_pipewire_nonsense);
+  g_test_add_func ("/audio-watch/pipewire-huge-line", test_pipewire_huge_line);
+  g_test_add_func ("/audio-watch/pipewire-bytes-not-text", test_pipewire_bytes_not_text);
+  g_test_add_func ("/audio-watch/line-splitter-bounds-a-line", test_line_splitter_bounds_a_line);
+  g_test_add_func ("/audio-watch/line-splitter-stops", test_line_splitter_stops);
   return g_test_run ();
 }
