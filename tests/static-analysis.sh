@@ -18,7 +18,7 @@ if [[ " $which " == *" cppcheck "* ]]; then
   echo "=== cppcheck ==="
   # --library=gtk teaches it G_DEFINE_TYPE, g_autoptr and GLib's allocators;
   # without it every GObject file stops at an "unknown macro".
-  if cppcheck --quiet --enable=warning,performance,portability --std=c11 \
+  if cppcheck --quiet -j "$(nproc)" --enable=warning,performance,portability --std=c11 \
        --library=gtk --library=posix --inline-suppr --error-exitcode=1 \
        -I src/common -I src/daemon -I src/cli -I panel src panel tests/unit tests/fuzz; then
     echo "cppcheck: no findings"

@@ -381,7 +381,7 @@ take_line (const char *line,
        * object takes a key out of it, and a key's presence (a portal app
        * id) is what refuses a sandboxed app's claimed pid. */
       g_message ("Audio: a line of pw-dump's output is longer than %u KiB; the changes it "
-                 "is part of are passed over", PW_LINE_MAX / 1024);
+                 "is part of are passed over", (guint) (PW_LINE_MAX / 1024));
       self->skip_batch = TRUE;
       g_string_truncate (self->chunk, 0);
       return TRUE;
