@@ -97,7 +97,8 @@ else
   TIMEOUT=${TIMEOUT:-$([ "$QUICK" = 1 ] && echo 1200 || echo 3000)}
   echo "bench: VM run (real systemd), timeout ${TIMEOUT}s, run folder $RUN"
   set +e
-  bash "$SRC/tests/vm/run-in-vm.sh" --timeout "$TIMEOUT" --mem 3072 --out "$RUN" "$HERE/vm-guest.sh" "${ARGS[@]}"
+  bash "$SRC/tests/vm/run-in-vm.sh" --timeout "$TIMEOUT" --mem 3072 --out "$RUN" --with "$HERE/guest-preamble.sh" \
+    "$HERE/vm-guest.sh" "${ARGS[@]}"
   RC=$?
   set -e
   if [ "$RC" != 0 ] || [ ! -s "$RUN/out/bench.json" ]; then
