@@ -51,20 +51,20 @@ def _goal(name, target, value, met, unit=''):
 def goals(fig):
     '''The product's goals with this run's figures, met or missed.'''
     out = []
+    # the goals hold at 1,000 apps: a run that stopped short of that does not judge them
     big = fig['list_apps'][-1] if fig.get('list_apps') else None
-    start = fig.get('start_full')
+    if big is None or int(big['apps']) != 1000:
+        big = None
+    start = fig.get('start_full') if big is not None else None
     ms = start['start_to_first_list_apps_ms'] if start else None
     # the bench starts the daemon itself; D-Bus activation is timed by the system test section scale
-    out.append(_goal(f'first ListApps answered after the start, {start["apps"] if start else "-"} apps',
+    out.append(_goal(f'first ListApps answered after the start, {start["apps"] if start else 1000} apps',
                      f'<= {FIRST_ANSWER_MS / 1000:g} s', None if ms is None else round(ms / 1000, 2),
                      ms is not None and ms <= FIRST_ANSWER_MS, 's'))
-    out.append(_goal(f'ListApps p50 vs a client alone, {big["apps"] if big else "-"} apps',
+    out.append(_goal('ListApps p50 vs a client alone, 1,000 apps',
                      f'>= {LIST_RATIO:g}x faster', big['ratio_p50'] if big else None,
                      big is not None and big['ratio_p50'] >= LIST_RATIO, 'x'))
-    if big is not None and big['apps'] in (1000, '1000'):
-        rss = fig['memory'][str(big['apps'])]['RssAnon_kib']
-    else:
-        rss = None
+    rss = fig['memory']['1000']['RssAnon_kib'] if big is not None else None
     out.append(_goal('RssAnon, 1,000 apps', f'<= {RSS_KIB} KiB', rss,
                      rss is not None and rss <= RSS_KIB, 'KiB'))
     idle = fig.get('idle')
