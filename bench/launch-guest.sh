@@ -13,36 +13,21 @@
 # `resourcectl run` does), and the bare start of each program (`--version`). The ratio is also given
 # as the median of each round's own ratio, which a busy host sways less.
 #
-#     tests/vm/run-system-tests.sh --keep --payload bench/launch-guest.sh
+#     tests/vm/run-system-tests.sh --keep --payload bench/launch-guest.sh --with bench/guest-preamble.sh
 set -u
-STAGE=
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --stage) STAGE=$2; shift ;;
-    *) ;;
-  esac
-  shift
-done
-AU=/mnt/vmshare/as-user
-TUSER=${VM_TEST_USER:?run by run-in-vm.sh}
+[ "${1:-}" = --stage ] || { echo "launch-guest: run by tests/vm/run-system-tests.sh --payload" >&2; exit 2; }
+STAGE=$2
 REPS=${REPS:-11}
 SETTLE=${SETTLE:-1.8}
-cp -a "$STAGE"/. /
-mkdir -p /etc/polkit-1/rules.d
-cat > /etc/polkit-1/rules.d/10-rc-bench.rules <<EOF
-polkit.addRule(function(action, subject) {
-    if (action.id == "org.example.ResourceControl.launch" && subject.user == "$TUSER")
-        return polkit.Result.YES;
-    return polkit.Result.NOT_HANDLED;
-});
-EOF
+# shellcheck source=bench/guest-preamble.sh
+. "$(dirname "$0")/guest-preamble.sh"
+bench_guest_setup "$STAGE" 'action.id == "org.example.ResourceControl.launch"'
 apps=$VM_TEST_HOME/.local/share/applications
 mkdir -p "$apps" /tmp/rc-bench-launch
 printf '#!/bin/sh\ntouch "$1"\nexec sleep 1\n' > /usr/local/bin/rc-bench-touch
 chmod 755 /usr/local/bin/rc-bench-touch
 printf '[Desktop Entry]\nType=Application\nName=Touch\nExec=rc-bench-touch %%f\n' > "$apps/org.example.Touch.desktop"
 chown -R "$TUSER:" "$VM_TEST_HOME/.local" /tmp/rc-bench-launch
-"$AU" systemctl --user daemon-reload
 # the daemon up before the first timed call (D-Bus activation is not what is measured)
 "$AU" gdbus call --session --dest org.example.ResourceControl --object-path /org/example/ResourceControl \
   --method org.example.ResourceControl.ListApps > /dev/null

@@ -7,6 +7,7 @@ integration tests otherwise), a way to start app units and a way to start the
 daemon.  Everything here runs as the desktop user, never as root.
 '''
 
+import importlib.util
 import json
 import os
 import signal
@@ -19,10 +20,11 @@ gi.require_version('Gio', '2.0')
 gi.require_version('GLib', '2.0')
 from gi.repository import Gio, GLib  # noqa: E402 pylint: disable=wrong-import-position
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                                'tests', 'integration'))
+SOURCE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(SOURCE_ROOT, 'tests', 'integration'))
 from rcnames import RC_NAME, RC_PATH, RC_IFACE, RC_ERROR, ACTION_PREFIX  # noqa: E402,F401
 from rcnames import service_env  # noqa: E402
+from rcdbus import iterate  # noqa: E402,F401
 from rcnames import systemd_unit_path as unit_path  # noqa: E402,F401
 from rcnames import SYSTEMD_NAME as SD_NAME, SYSTEMD_PATH as SD_PATH  # noqa: E402
 SD_MANAGER = 'org.freedesktop.systemd1.Manager'
@@ -38,18 +40,6 @@ APP_PATTERNS = ['app-*.scope', 'app-*.service', 'flatpak-*.scope', 'gnome-launch
 MIB = 1024 * 1024
 # Calls to the daemon never D-Bus activate it: the benchmark starts it itself.
 NO_AUTO_START = Gio.DBusCallFlags.NO_AUTO_START
-
-
-def iterate(seconds=0.0):
-    '''Dispatch pending main-context events for this long (at least once).'''
-    ctx = GLib.MainContext.default()
-    deadline = time.monotonic() + seconds
-    while True:
-        while ctx.iteration(False):
-            pass
-        if time.monotonic() >= deadline:
-            return
-        time.sleep(0.001)
 
 
 def wait_for(predicate, timeout, what):
@@ -227,6 +217,17 @@ class Env:
         pass
 
 
+def scale_guest():
+    '''tests/vm/scale-guest.py as a module: its start_scopes() starts the VM's app scopes.'''
+    if 'scale_guest' not in sys.modules:
+        spec = importlib.util.spec_from_file_location(
+            'scale_guest', os.path.join(SOURCE_ROOT, 'tests', 'vm', 'scale-guest.py'))
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        sys.modules['scale_guest'] = module
+    return sys.modules['scale_guest']
+
+
 def sd_call(conn, path, iface, method, args=None, timeout_ms=120000):
     params = GLib.Variant(*args) if args else None
     return conn.call_sync(SD_NAME, path, iface, method, params, None,
@@ -261,43 +262,31 @@ class VmEnv(Env):
         self.children.append(pid)
         return pid
 
-    def start_one_app(self, unit, callback=None):
-        pid = self._spawn_holder()
-        props = [('PIDs', GLib.Variant('au', [pid])),
-                 ('Slice', GLib.Variant('s', 'app.slice')),
-                 ('Description', GLib.Variant('s', 'resource-control benchmark app')),
-                 ('CollectMode', GLib.Variant('s', 'inactive-or-failed'))]
-        params = GLib.Variant('(ssa(sv)a(sa(sv)))', (unit, 'fail', props, []))
-        if callback is None:
-            self.conn.call_sync(SD_NAME, SD_PATH, SD_MANAGER, 'StartTransientUnit', params,
-                                None, Gio.DBusCallFlags.NONE, 120000, None)
-        else:
-            self.conn.call(SD_NAME, SD_PATH, SD_MANAGER, 'StartTransientUnit', params, None,
-                           Gio.DBusCallFlags.NONE, 120000, None, callback)
+    def _app_properties(self, unit):
+        '''The scope's properties, with a new holder process; counts the unit as started.'''
         self.units.append(unit)
+        return [('PIDs', GLib.Variant('au', [self._spawn_holder()])),
+                ('Slice', GLib.Variant('s', 'app.slice')),
+                ('Description', GLib.Variant('s', 'resource-control benchmark app')),
+                ('CollectMode', GLib.Variant('s', 'inactive-or-failed'))]
 
-    def add_apps(self, count, window=32):
-        '''count more app scopes, up to window StartTransientUnit calls in flight.'''
+    def start_one_app(self, unit):
+        params = GLib.Variant('(ssa(sv)a(sa(sv)))', (unit, 'fail', self._app_properties(unit), []))
+        self.conn.call_sync(SD_NAME, SD_PATH, SD_MANAGER, 'StartTransientUnit', params,
+                            None, Gio.DBusCallFlags.NONE, 120000, None)
+
+    def add_apps(self, count):
+        '''count more app scopes, started as the system tests' section scale starts its own.'''
         todo = [self.next_unit() for _ in range(count)]
-        state = {'inflight': 0, 'errors': []}
-
-        def done(conn, res):
-            state['inflight'] -= 1
-            try:
-                conn.call_finish(res)
-            except GLib.Error as e:
-                state['errors'].append(e.message)
-
         t0 = time.monotonic()
-        for i, unit in enumerate(todo):
-            wait_for(lambda: state['inflight'] < window, 120, 'StartTransientUnit replies')
-            state['inflight'] += 1
-            self.start_one_app(unit, done)
-            if i % 100 == 99:
-                log(f'  {i + 1}/{count} scopes started ({time.monotonic() - t0:.1f} s)')
-        wait_for(lambda: state['inflight'] == 0, 600, 'StartTransientUnit replies')
-        if state['errors']:
-            raise RuntimeError(f'{len(state["errors"])} scopes failed: {state["errors"][:3]}')
+
+        def progress(n):
+            if n % 100 == 0:
+                log(f'  {n}/{count} scopes started ({time.monotonic() - t0:.1f} s)')
+        errors = scale_guest().start_scopes(
+            self.conn, ((unit, self._app_properties(unit)) for unit in todo), progress=progress)
+        if errors:
+            raise RuntimeError(f'{len(errors)} scopes failed: {errors[:3]}')
         # a scope is active once its start job is done; check it anyway
         want = set(todo)
         deadline = time.monotonic() + 900
@@ -355,15 +344,11 @@ class MockEnv(Env):
         self.conn = testcase.conn
         self.bus_address = testcase.bus_address
 
-    def start_one_app(self, unit, callback=None):
+    def start_one_app(self, unit):
         options = {'slice': GLib.Variant('s', 'app.slice')}
         params = GLib.Variant('(sa{sv})', (unit, options))
-        if callback is None:
-            self.conn.call_sync(SD_NAME, SD_PATH, 'org.example.MockSystemd', 'AddAppFull', params,
-                                None, Gio.DBusCallFlags.NONE, 60000, None)
-        else:
-            self.conn.call(SD_NAME, SD_PATH, 'org.example.MockSystemd', 'AddAppFull', params,
-                           None, Gio.DBusCallFlags.NONE, 60000, None, callback)
+        self.conn.call_sync(SD_NAME, SD_PATH, 'org.example.MockSystemd', 'AddAppFull', params,
+                            None, Gio.DBusCallFlags.NONE, 60000, None)
         self.units.append(unit)
 
     def add_apps(self, count):

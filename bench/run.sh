@@ -3,7 +3,7 @@
 #
 # bench/run.sh - measure resource-controld against what a client without it must do.
 #
-#   bench/run.sh [--quick] [--host-only] [--out FILE.json] [--build-dir DIR] [--keep] [--timeout SEC]
+#   bench/run.sh [--quick] [--host-only] [--sizes LIST] [--out FILE.json] [--build-dir DIR] [--keep] [--timeout SEC]
 #
 # Default: the real figures. Boots the test VM (tests/vm/run-in-vm.sh: real systemd 252 as PID 1 on
 # cgroup v2), installs a --prefix=/usr build into it as tests/vm/run-system-tests.sh does, starts 1,000
@@ -48,6 +48,8 @@ if [ "$(id -u)" != 0 ]; then
   echo "bench/run.sh: needs root (test user, polkitd in a mount namespace, VM)" >&2
   exit 77
 fi
+# the benchmark runs as the test user from another folder: a relative build folder would not be found
+BUILD=$(realpath -m "$BUILD")
 PY=/usr/bin/python3
 REV=$(git -C "$SRC" describe --always --dirty 2>/dev/null || echo unknown)
 
@@ -95,7 +97,8 @@ else
   TIMEOUT=${TIMEOUT:-$([ "$QUICK" = 1 ] && echo 1200 || echo 3000)}
   echo "bench: VM run (real systemd), timeout ${TIMEOUT}s, run folder $RUN"
   set +e
-  bash "$SRC/tests/vm/run-in-vm.sh" --timeout "$TIMEOUT" --mem 3072 --out "$RUN" "$HERE/vm-guest.sh" "${ARGS[@]}"
+  bash "$SRC/tests/vm/run-in-vm.sh" --timeout "$TIMEOUT" --mem 3072 --out "$RUN" --with "$HERE/guest-preamble.sh" \
+    "$HERE/vm-guest.sh" "${ARGS[@]}"
   RC=$?
   set -e
   if [ "$RC" != 0 ] || [ ! -s "$RUN/out/bench.json" ]; then

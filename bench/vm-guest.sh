@@ -22,25 +22,9 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-AU=/mnt/vmshare/as-user
-TUSER=${VM_TEST_USER:?run by run-in-vm.sh}
-[ -d "$STAGE/usr" ] || { echo "vm-guest: no staged install in '$STAGE'" >&2; exit 125; }
-cp -a "$STAGE"/. /
-[ -x /usr/libexec/resource-controld ] || { echo "vm-guest: /usr/libexec/resource-controld not installed" >&2; exit 125; }
-
-# The benchmark user has no login session, so the shipped policy would ask it to authenticate: a rule
-# lets it change its apps, as an active local session would be allowed to. polkit still checks every call.
-mkdir -p /etc/polkit-1/rules.d
-cat > /etc/polkit-1/rules.d/10-rc-bench.rules <<EOF
-// written by bench/vm-guest.sh
-polkit.addRule(function(action, subject) {
-    if (action.id.indexOf("org.example.ResourceControl.") == 0 && subject.user == "$TUSER")
-        return polkit.Result.YES;
-    return polkit.Result.NOT_HANDLED;
-});
-EOF
-# the user manager picks up the fair-by-default drop-ins as after a package install
-"$AU" systemctl --user daemon-reload
+# shellcheck source=bench/guest-preamble.sh
+. "$(dirname "$0")/guest-preamble.sh"
+bench_guest_setup "$STAGE" 'action.id.indexOf("org.example.ResourceControl.") == 0'
 ok=
 for _ in $(seq 100); do
   if "$AU" sh -c 'pkcheck --action-id org.example.ResourceControl.set-weight --process $$' >/dev/null 2>&1; then

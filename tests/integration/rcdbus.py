@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 '''D-Bus and polkit helpers of the integration harness (rctest_harness.py), for the
 test side: GVariant argument builders, asynchronous calls, D-Bus error names and
-messages, a silent polkit authentication agent, and the polkit rules scenarios and
-desktop files a test's world is made of.'''
+messages, a silent polkit authentication agent, the main context's dispatching, and
+the polkit rules scenarios and desktop files a test's world is made of.  The
+benchmark (bench/rcbench.py) uses these too.'''
 
 import os
 import time
@@ -39,6 +40,19 @@ RULES = {
             return polkit.Result.NO;
         return polkit.Result.YES;''',
 }
+
+
+def iterate(seconds=0.0):
+    '''Dispatch the default main context's pending events for this long (at least
+    once), napping between rounds so that a wait does not spin a core.'''
+    ctx = GLib.MainContext.default()
+    deadline = time.monotonic() + seconds
+    while True:
+        while ctx.iteration(False):
+            pass
+        if time.monotonic() >= deadline:
+            return
+        time.sleep(0.005)
 
 
 class PendingCall:

@@ -50,7 +50,7 @@ from rcroot import (_ensure_user, SYSTEM_BUS_CONF, RootSupervisor, RootControl, 
                     root_control, main)
 from rcdbus import (DESKTOP_FILES, RULES_PRELUDE, RULES, PendingCall, t, u, b, s,  # noqa: E402,F401
                     strv, dbus_error_name, AGENT_XML, SilentAgent, close_quietly,
-                    dbus_error_message)
+                    dbus_error_message, iterate)
 
 
 class RcTestCase(unittest.TestCase):  # pylint: disable=too-many-public-methods
@@ -387,14 +387,7 @@ class RcTestCase(unittest.TestCase):  # pylint: disable=too-many-public-methods
         self.signals.append((name, params.unpack(), params))
 
     def iterate(self, seconds=0.0):
-        ctx = GLib.MainContext.default()
-        deadline = time.monotonic() + seconds
-        while True:
-            while ctx.iteration(False):
-                pass
-            if time.monotonic() >= deadline:
-                return
-            time.sleep(0.005)
+        iterate(seconds)
 
     def wait_until(self, predicate, timeout=5, message='condition'):
         deadline = time.monotonic() + scaled(timeout)

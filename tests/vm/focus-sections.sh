@@ -197,38 +197,58 @@ sec_autostart () {
   DAEMON_PID=$(usc show -P MainPID resource-control.service)
 }
 
+# focus_latency_figures NAME ENV MSG FOCUS_A FOCUS_B LISTEN BRIDGE BEFORE AFTER VAR...: the timed part of
+# a compositor's focus section (--focus-figures), with the daemon run as installed. MSG (swaymsg,
+# i3-msg), run with the compositor's ENV (VAR=VALUE), focuses FW_A with the arguments FOCUS_A and FW_B
+# with FOCUS_B (quoted for eval). LISTEN is a bash script appending $EPOCHREALTIME to the file "$0" at
+# each of the compositor's focus events; BRIDGE the shell bridge (sh: the events -> the window's pid
+# -> gdbus call SetForegroundProcess). BEFORE runs once the daemon follows the compositor, AFTER after
+# its figures (a function, or :). Unsetting the VARs in the user manager turns the daemon's source off
+# for the bridge's figures. Notes the figures of both, beside MSG's own cost.
+focus_latency_figures () {
+  local name=$1 env=$2 msg=$3 focus_a=$4 focus_b=$5 listen=$6 bridge_script=$7 before=$8 after=$9
+  shift 9
+  local source=${name%% *} events=/tmp/rc-${name%% *}-events lat base cost listener bridge
+  local cmd="$AU env $env $msg"
+  quiet_daemon on
+  wait_for 15 focus_source_is "$source"
+  : > "$events"; chmod 666 "$events"
+  "$AU" env "$env" bash -c "$listen" "$events" > /dev/null 2>&1 < /dev/null &
+  listener=$!
+  nap 1
+  "$before"
+  lat=$(latency "$FOCUS_RUNS" "$cmd $focus_a" "$cmd $focus_b" "$events")
+  cost=$(command_cost 5 "$cmd $focus_a")
+  "$after"
+  session_env unset-environment "$@"
+  wait_for 15 focus_source_is none
+  check "$source's variables gone from the session: FocusSource" none "$(focus_source)"
+  cl env "$env" sh -c "$bridge_script" > /dev/null 2>&1 < /dev/null &
+  bridge=$!
+  nap 2
+  base=$(latency "$FOCUS_RUNS" "$cmd $focus_a" "$cmd $focus_b" "$events")
+  pkill -P "$bridge" 2>/dev/null; kill "$bridge" 2>/dev/null
+  pkill -P "$listener" 2>/dev/null; kill "$listener" 2>/dev/null
+  quiet_daemon off
+  note "FIGURES $name, focus command -> cpu.weight, ms (p50 p95, $FOCUS_RUNS changes): daemon $lat, shell bridge $base; $msg alone $cost (p50 net of it: daemon $(net "$lat" "$cost"), bridge $(net "$base" "$cost"))"
+}
+
 # ---------------------------------------------------------------------------------------------------
 # sway: the daemon hears its IPC socket, which Debian's config.d imports into the user manager
 
 # the timed part of focus_sway (--focus-figures): SOCK PID_A PID_B
 focus_figures_sway () {
-  local sock=$1 pa=$2 pb=$3 lat base cost
-  quiet_daemon on
-  wait_for 15 focus_source_is sway
-  local sm="$AU env SWAYSOCK=$sock swaymsg" events=/tmp/rc-sway-events
-  : > "$events"; chmod 666 "$events"
-  "$AU" env SWAYSOCK="$sock" bash -c 'swaymsg -t subscribe -m "[\"window\"]" | while read -r l; do case "$l" in *\"focus\"*) echo "$EPOCHREALTIME" >> '"$events"' ;; esac; done' \
-    > /dev/null 2>&1 < /dev/null &
-  local listener=$!
-  nap 1
-  lat=$(latency "$FOCUS_RUNS" "$sm '[pid=$pa] focus'" "$sm '[pid=$pb] focus'" "$events")
-  cost=$(command_cost 5 "$sm '[pid=$pa] focus'")
-  # idle with sway connected and nothing happening: the daemon's context switches over 20 s
+  local sock=$1 pa=$2 pb=$3
+  # shellcheck disable=SC2016 # expanded by the listener's and the bridge's own shells
+  focus_latency_figures sway "SWAYSOCK=$sock" swaymsg "'[pid=$pa] focus'" "'[pid=$pb] focus'" \
+    'swaymsg -t subscribe -m "[\"window\"]" | while read -r l; do case "$l" in *\"focus\"*) echo "$EPOCHREALTIME" >> "$0" ;; esac; done' \
+    'swaymsg -t subscribe -m "[\"window\"]" | jq --unbuffered -r "select(.change == \"focus\") | .container.pid" | while read -r p; do gdbus call --session --dest org.example.ResourceControl --object-path /org/example/ResourceControl --method org.example.ResourceControl.SetForegroundProcess "$p" > /dev/null; done' \
+    : focus_idle_with_sway SWAYSOCK DISPLAY
+}
+# idle with sway connected and nothing happening: the daemon's context switches over 20 s
+focus_idle_with_sway () {
   nap 1; daemon_switch_map > /tmp/rc-switches; nap 20
   note "FIGURES idle with sway's socket connected: $(wakeups_since /tmp/rc-switches) daemon wake-ups in 20 s (goal 0)"
-  # the shell bridge, with the daemon's own source off (SWAYSOCK taken from the user manager)
-  session_env unset-environment SWAYSOCK DISPLAY
-  wait_for 15 focus_source_is none
-  check "sway's socket gone from the session: FocusSource" none "$(focus_source)"
-  cl env SWAYSOCK="$sock" sh -c 'swaymsg -t subscribe -m "[\"window\"]" | jq --unbuffered -r "select(.change == \"focus\") | .container.pid" | while read -r p; do gdbus call --session --dest org.example.ResourceControl --object-path /org/example/ResourceControl --method org.example.ResourceControl.SetForegroundProcess "$p" > /dev/null; done' \
-    > /dev/null 2>&1 < /dev/null &
-  local bridge=$!
-  nap 2
-  base=$(latency "$FOCUS_RUNS" "$sm '[pid=$pa] focus'" "$sm '[pid=$pb] focus'" "$events")
-  pkill -P "$bridge" 2>/dev/null; kill "$bridge" 2>/dev/null
-  pkill -P "$listener" 2>/dev/null; kill "$listener" 2>/dev/null
-  quiet_daemon off
-  note "FIGURES sway, focus command -> cpu.weight, ms (p50 p95, $FOCUS_RUNS changes): daemon $lat, shell bridge $base; swaymsg alone $cost (p50 net of it: daemon $(net "$lat" "$cost"), bridge $(net "$base" "$cost"))"
 }
 
 sec_focus_sway () {
@@ -278,32 +298,16 @@ sec_focus_sway () {
 
 # the timed part of focus_i3 (--focus-figures)
 focus_figures_i3 () {
-  local lat base cost
-  quiet_daemon on
-  wait_for 15 focus_source_is i3
-  local im="$AU env DISPLAY=:7 i3-msg" events=/tmp/rc-x11-events
-  : > "$events"; chmod 666 "$events"
-  "$AU" env DISPLAY=:7 bash -c 'xprop -root -spy _NET_ACTIVE_WINDOW | while read -r l; do echo "$EPOCHREALTIME" >> '"$events"'; done' \
-    > /dev/null 2>&1 < /dev/null &
-  local listener=$!
-  nap 1
-  eval "$im '[title=\"^FocA\$\"] focus'" > /dev/null
+  # shellcheck disable=SC2016 # expanded by the listener's and the bridge's own shells
+  focus_latency_figures "i3 (X11, EWMH)" DISPLAY=:7 i3-msg "'[title=\"^FocA\$\"] focus'" "'[title=\"^FocB\$\"] focus'" \
+    'xprop -root -spy _NET_ACTIVE_WINDOW | while read -r l; do echo "$EPOCHREALTIME" >> "$0"; done' \
+    'xprop -root -spy _NET_ACTIVE_WINDOW | while read -r _ _ _ _ w; do p=$(xprop -id "$w" _NET_WM_PID 2>/dev/null | sed -n "s/.* = //p"); [ -n "$p" ] && gdbus call --session --dest org.example.ResourceControl --object-path /org/example/ResourceControl --method org.example.ResourceControl.SetForegroundProcess "$p" > /dev/null; done' \
+    focus_i3_moves_to_a : DISPLAY
+}
+focus_i3_moves_to_a () {
+  "$AU" env DISPLAY=:7 i3-msg '[title="^FocA$"] focus' > /dev/null
   wait_for 10 weights_are "300 100" "$FW_A" "$FW_B"
   check "i3: focus moved to A with i3-msg" "300 100" "$(weights "$FW_A" "$FW_B")"
-  lat=$(latency "$FOCUS_RUNS" "$im '[title=\"^FocA\$\"] focus'" "$im '[title=\"^FocB\$\"] focus'" "$events")
-  cost=$(command_cost 5 "$im '[title=\"^FocA\$\"] focus'")
-  session_env unset-environment DISPLAY
-  wait_for 15 focus_source_is none
-  # the shell bridge: xprop's events -> the window's pid -> gdbus call
-  cl env DISPLAY=:7 sh -c 'xprop -root -spy _NET_ACTIVE_WINDOW | while read -r _ _ _ _ w; do p=$(xprop -id "$w" _NET_WM_PID 2>/dev/null | sed -n "s/.* = //p"); [ -n "$p" ] && gdbus call --session --dest org.example.ResourceControl --object-path /org/example/ResourceControl --method org.example.ResourceControl.SetForegroundProcess "$p" > /dev/null; done' \
-    > /dev/null 2>&1 < /dev/null &
-  local bridge=$!
-  nap 2
-  base=$(latency "$FOCUS_RUNS" "$im '[title=\"^FocA\$\"] focus'" "$im '[title=\"^FocB\$\"] focus'" "$events")
-  pkill -P "$bridge" 2>/dev/null; kill "$bridge" 2>/dev/null
-  pkill -P "$listener" 2>/dev/null; kill "$listener" 2>/dev/null
-  quiet_daemon off
-  note "FIGURES i3 (X11, EWMH), focus command -> cpu.weight, ms (p50 p95, $FOCUS_RUNS changes): daemon $lat, shell bridge $base; i3-msg alone $cost (p50 net of it: daemon $(net "$lat" "$cost"), bridge $(net "$base" "$cost"))"
 }
 
 sec_focus_i3 () {

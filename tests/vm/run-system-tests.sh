@@ -22,6 +22,7 @@
 #   --console         stream the guest's serial console to stderr
 #   --payload SCRIPT  run SCRIPT --stage DIR in the guest instead of system-test.sh (tests/demo.sh uses
 #                     tests/vm/demo-guest.sh)
+#   --with FILE       copy FILE into the guest's /mnt/vmshare beside the payload (a file it sources); repeatable
 #   -- ARGS           passed to system-test.sh (--only "SECTIONS", --skip "SECTIONS")
 # environment: RC_VMDIR (default /var/tmp/resource-control-vm): kernel, initramfs, build, staging and run
 # folders. Nothing is written to the source tree; the host's / is seen read-only by the guest, so nothing
@@ -43,10 +44,11 @@ while [ $# -gt 0 ]; do
     --keep) VMARGS+=(--keep) ;;
     --console) VMARGS+=(--console) ;;
     --payload) PAYLOAD=$2; shift ;;
+    --with) VMARGS+=(--with "$2"); shift ;;
     --timeout) TIMEOUT=$2; shift ;;
     --delegate) VMARGS+=(--delegate "$2"); shift ;;
     --) shift; break ;;
-    -h|--help) sed -n '3,33p' "$0"; exit 0 ;;
+    -h|--help) sed -n '3,34p' "$0"; exit 0 ;;
     *) echo "run-system-tests: unknown option $1" >&2; exit 2 ;;
   esac
   shift

@@ -10,6 +10,11 @@ system-test.sh, section scale); the processes outlive this script.
 
 The call is timed here, from the call to the reply: a client that prints
 the reply (busctl --json, jq) would add its own seconds under emulation.
+
+start_scopes() is also the benchmark's way of starting its app scopes
+(bench/rcbench.py loads this file from the source tree). It stays in this one
+file because the sections feed it to the test user's python3 on stdin (the
+test user cannot read /mnt/vmshare), so no module beside it would be found.
 '''
 
 import os
@@ -39,6 +44,37 @@ def holder():
     return pid
 
 
+def start_scopes(conn, scopes, window=WINDOW, progress=None):
+    '''Start each (unit, properties) of scopes as a transient unit of the systemd
+    manager on conn, with up to window StartTransientUnit calls in flight (one at a
+    time is slow under emulation, all at once backs up the manager's queue).
+    progress(n), if given, is called after the n-th call is sent. Returns the error
+    messages of the calls that failed.'''
+    ctx = GLib.MainContext.default()
+    state = {'inflight': 0, 'errors': []}
+
+    def done(c, res):
+        state['inflight'] -= 1
+        try:
+            c.call_finish(res)
+        except GLib.Error as e:
+            state['errors'].append(e.message)
+
+    # every call has a timeout, so each blocking iteration ends with a reply or an error
+    for n, (unit, props) in enumerate(scopes, 1):
+        while state['inflight'] >= window:
+            ctx.iteration(True)
+        state['inflight'] += 1
+        conn.call(*SD, 'StartTransientUnit',
+                  GLib.Variant('(ssa(sv)a(sa(sv)))', (unit, 'fail', props, [])), None,
+                  Gio.DBusCallFlags.NONE, 120000, None, done)
+        if progress is not None:
+            progress(n)
+    while state['inflight'] > 0:
+        ctx.iteration(True)
+    return state['errors']
+
+
 def list_apps(conn):
     t0 = time.monotonic()
     try:
@@ -59,33 +95,20 @@ def main():
     if sys.argv[1] == 'list':
         return list_apps(conn)
     count = int(sys.argv[1])
-    loop = GLib.MainContext.default()
-    state = {'inflight': 0, 'errors': []}
 
-    def done(c, res):
-        state['inflight'] -= 1
-        try:
-            c.call_finish(res)
-        except GLib.Error as e:
-            state['errors'].append(e.message)
+    def scopes():
+        for i in range(count):
+            # the holder is forked only when its call is about to be sent
+            yield (f'app-rc-org.example.Scale{i % 50}-{i}.scope',
+                   [('PIDs', GLib.Variant('au', [holder()])),
+                    ('Slice', GLib.Variant('s', 'app.slice')),
+                    ('CollectMode', GLib.Variant('s', 'inactive-or-failed'))])
 
     t0 = time.monotonic()
-    for i in range(count):
-        while state['inflight'] >= WINDOW:
-            loop.iteration(True)
-        unit = f'app-rc-org.example.Scale{i % 50}-{i}.scope'
-        props = [('PIDs', GLib.Variant('au', [holder()])),
-                 ('Slice', GLib.Variant('s', 'app.slice')),
-                 ('CollectMode', GLib.Variant('s', 'inactive-or-failed'))]
-        state['inflight'] += 1
-        conn.call(*SD, 'StartTransientUnit',
-                  GLib.Variant('(ssa(sv)a(sa(sv)))', (unit, 'fail', props, [])), None,
-                  Gio.DBusCallFlags.NONE, 120000, None, done)
-    while state['inflight'] > 0:
-        loop.iteration(True)
+    errors = start_scopes(conn, scopes())
     print(f'scale-guest: {count} scopes started in {time.monotonic() - t0:.1f} s, '
-          f'{len(state["errors"])} failed {state["errors"][:2]}', flush=True)
-    return 1 if state['errors'] else 0
+          f'{len(errors)} failed {errors[:2]}', flush=True)
+    return 1 if errors else 0
 
 
 if __name__ == '__main__':
