@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-focus-hyprland.h"
+#include "rc-line-splitter.h"
 
 #include <errno.h>
 #include <json-glib/json-glib.h>
@@ -22,8 +23,7 @@ struct _RcFocusHyprland {
   char              *dir;
   GSocketConnection *events;
   guint8             chunk[4096];
-  GByteArray        *line;        /* the event line read so far */
-  gboolean           overlong;    /* the current line is being dropped */
+  RcLineSplitter    *lines;       /* the event line read so far, at most MAX_LINE */
   Request           *request;     /* the one request in flight, or NULL */
   char              *next_address; /* focused since it was sent: asked next */
 };
@@ -266,38 +266,28 @@ handle_line (RcFocusHyprland *self,
                                "a window address that is none: %.80s", address);
 }
 
+static gboolean
+event_line_cb (const char *line,
+               gsize       length,
+               gpointer    user_data)
+{
+  RcFocusHyprland *self = user_data;
+
+  if (line == NULL)
+    rc_focus_source_warn_once (RC_FOCUS_SOURCE (self), "line-size",
+                               "an event line longer than %u bytes; dropped", MAX_LINE);
+  else
+    handle_line (self, line, length);
+  return TRUE;
+}
+
 /* @length more bytes of events: whole lines are handled, the rest kept. */
 static void
 take_events (RcFocusHyprland *self,
              const guint8    *data,
              gsize            length)
 {
-  while (length > 0)
-    {
-      const guint8 *newline = memchr (data, '\n', length);
-      gsize part = newline != NULL ? (gsize) (newline - data) : length;
-
-      if (!self->overlong && self->line->len + part > MAX_LINE)
-        {
-          rc_focus_source_warn_once (RC_FOCUS_SOURCE (self), "line-size",
-                                     "an event line longer than %u bytes; dropped", MAX_LINE);
-          self->overlong = TRUE;
-          g_byte_array_set_size (self->line, 0);
-        }
-      if (!self->overlong)
-        g_byte_array_append (self->line, data, part);
-      if (newline == NULL)
-        return;
-      if (!self->overlong)
-        {
-          g_byte_array_append (self->line, (const guint8 *) "", 1);
-          handle_line (self, (const char *) self->line->data, self->line->len - 1);
-        }
-      self->overlong = FALSE;
-      g_byte_array_set_size (self->line, 0);
-      data += part + 1;
-      length -= part + 1;
-    }
+  rc_line_splitter_feed (self->lines, (const char *) data, length, event_line_cb, self);
 }
 
 static void
@@ -399,7 +389,7 @@ rc_focus_hyprland_finalize (GObject *object)
   RcFocusHyprland *self = RC_FOCUS_HYPRLAND (object);
 
   g_clear_object (&self->events);
-  g_byte_array_unref (self->line);
+  rc_line_splitter_free (self->lines);
   g_free (self->next_address);
   g_free (self->dir);
   G_OBJECT_CLASS (rc_focus_hyprland_parent_class)->finalize (object);
@@ -427,5 +417,5 @@ rc_focus_hyprland_class_init (RcFocusHyprlandClass *klass)
 static void
 rc_focus_hyprland_init (RcFocusHyprland *self)
 {
-  self->line = g_byte_array_new ();
+  self->lines = rc_line_splitter_new (MAX_LINE);
 }
