@@ -170,6 +170,13 @@ read_rule_group (GPtrArray  *problems,
 {
   g_auto(GStrv) keys = g_key_file_get_keys (file, group, NULL, NULL);
   RcRule *rule = g_new0 (RcRule, 1);
+  const char *home = g_get_home_dir ();
+  gsize home_len = strlen (home);
+
+  if (home_len > 1 && g_str_has_prefix (path, home) && path[home_len] == '/')
+    g_snprintf (rule->origin, sizeof rule->origin, "~%s [%s]", path + home_len, group);
+  else
+    g_snprintf (rule->origin, sizeof rule->origin, "%s [%s]", path, group);
 
   for (guint i = 0; keys != NULL && keys[i] != NULL; i++)
     {
