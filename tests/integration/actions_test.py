@@ -3,14 +3,16 @@
 '''Host integration tests of the action record (docs/design.md, "Saying why"): one entry per
 automatic change, from the path that makes it (a rule, the boost, a power group, a freeze or
 thaw by policy, the audio hold), none for a value set through the API; GetActions with its
-filters and its bound; ActionTaken. The journal entries themselves are
+filters and its bound; ActionTaken; `resourcectl log`. The journal entries themselves are
 checked by the unit test test-action-log (the fields) and VM section "rules" (journalctl).
 
     RC_DAEMON=build/src/resource-controld RC_CLIENT=build/src/resourcectl \\
         /usr/bin/python3 tests/integration/actions_test.py [Class.test_name ...]
 '''
 
+import json
 import os
+import subprocess
 import sys
 import time
 
@@ -127,6 +129,62 @@ class ActionsTest(Base):
         self.assertEqual(self.actions('', entries[-1]['time'] + 1), [])
         self.assert_rc_error('InvalidArgument', 'GetActions', ('no such thing!', 0), '(st)')
         self.assert_rc_error('InvalidArgument', 'GetActions', ('x' * 300, 0), '(st)')
+
+
+class LogTest(Base):
+    '''resourcectl log, its filter, --json and -f.'''
+
+    def boost_a_then_b(self):
+        self.start_daemon()
+        self.add_app(A)
+        self.add_app(B)
+        self.rc_call('SetForegroundApp', (A,), '(s)')
+        self.wait_actions(1)
+        self.rc_call('SetForegroundApp', (B,), '(s)')
+        return self.wait_actions(3)
+
+    def test_log_prints_each_change_with_its_reason(self):
+        entries = self.boost_a_then_b()
+        lines = self.run_client('log', check=True).stdout.splitlines()
+        self.assertEqual(len(lines), 3, lines)
+        for line, entry in zip(lines, entries):
+            when = time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(entry['time'] // 1000000))
+            self.assertEqual(line, f'{when}  {entry["unit"]}  boost  CPUWeight {entry["old"]} -> '
+                                   f'{entry["new"]}  (focus from a SetForeground call)')
+        only_b = self.run_client('log', 'org.example.B', check=True).stdout.splitlines()
+        self.assertEqual(only_b, lines[2:])
+        bad = self.run_client('log', 'no such thing!')
+        self.assertEqual(bad.returncode, 2, bad)
+
+    def test_log_json(self):
+        entries = self.boost_a_then_b()
+        out = json.loads(self.run_client('log', '--json', A, check=True).stdout)
+        self.assertEqual(out, [{'Time': e['time'], 'Unit': e['unit'], 'AppId': e['app'],
+                                'Kind': e['kind'], 'Key': e['key'], 'Old': e['old'],
+                                'New': e['new'], 'Reason': e['reason']} for e in entries[:2]])
+
+    def test_log_follow_prints_new_changes(self):
+        self.start_daemon()
+        self.add_app(A)
+        self.add_app(B)
+        self.rc_call('SetForegroundApp', (A,), '(s)')
+        self.wait_actions(1)
+        # pylint: disable=consider-using-with
+        proc = subprocess.Popen([self.client_path, 'log', '-f', '--json'],
+                                env=self.bus_env, stdout=subprocess.PIPE, text=True)
+        self.addCleanup(proc.wait)
+        self.addCleanup(proc.kill)
+
+        def read():
+            entry = json.loads(proc.stdout.readline())
+            return (entry['Unit'], entry['Kind'], entry['Old'], entry['New'])
+        # the record first: once it is printed the client listens (its match rule
+        # went to the bus before its GetActions call)
+        self.assertEqual(read(), (A, 'boost', '100', '300'))
+        self.rc_call('SetForegroundApp', (B,), '(s)')
+        self.assertEqual([read(), read()], [(A, 'boost', '300', '100'), (B, 'boost', '100', '300')])
+        proc.terminate()
+        self.assertEqual(proc.wait(timeout=5), 0)
 
 
 class BoundTest(Base):
