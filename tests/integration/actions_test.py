@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 '''Host integration tests of the action record (docs/design.md, "Saying why"): one entry per
 automatic change, from the path that makes it (a rule, the boost, a power group, a freeze or
-thaw by policy, the audio hold), none for a value set through the API; GetActions with its
-filters and its bound; ActionTaken; `resourcectl log`. The journal entries themselves are
-checked by the unit test test-action-log (the fields) and VM section "rules" (journalctl).
+thaw by policy, the audio hold, a notification), none for a value set through the API;
+GetActions with its filters and its bound; ActionTaken; `resourcectl log`. The journal
+entries themselves are checked by the unit test test-action-log (the fields) and VM section "rules" (journalctl).
 
     RC_DAEMON=build/src/resource-controld RC_CLIENT=build/src/resourcectl \\
         /usr/bin/python3 tests/integration/actions_test.py [Class.test_name ...]
@@ -22,6 +22,7 @@ import rctest_harness as h
 from rctest_harness import t
 from power_audio_test import (Base as PowerAudioBase, PPD_NAME, PPD_PATH, PLAYER_NAME,
                               PLAYER_PATH, PLAYER_IFACE, MOCK_IFACE)
+from notify_test import EVENTS, append, events_text
 
 A = 'app-gnome-org.example.A-1.scope'
 B = 'app-gnome-org.example.B-2.scope'
@@ -252,6 +253,21 @@ class AudioActionsTest(Base):
         self.assertEqual(self.brief(entries[1:]),
                          [(A, 'audio-hold', 'Audio', 'no', 'yes', 'playing audio'),
                           (A, 'audio-hold', 'CPUWeight', '20', '100', 'playing audio')])
+
+
+class NotificationActionsTest(Base):
+    def test_a_notification_is_recorded(self):
+        notifyd = self.start_dbusmock('session', ['--template', 'notification_daemon'])
+        self.wait_owned(self.conn, 'org.freedesktop.Notifications')
+        self.start_daemon()
+        self.add_app(A, files={'memory.events': EVENTS})
+        path = os.path.join(self.cgroup_dir(A), 'memory.events')
+        append(path, events_text(max=1, oom=1, oom_kill=1))
+        self.wait_signal('AppChanged', A, lambda a: a[1].get('MemoryEvents', {}).get('oom_kill') == 1)
+        entries = self.wait_actions(1)
+        self.assertEqual(self.brief(entries),
+                         [(A, 'notification', '', '', '', 'killed at its memory limit')])
+        self.assertIsNone(notifyd.poll())
 
 
 if __name__ == '__main__':
