@@ -37,7 +37,8 @@ G_DECLARE_FINAL_TYPE (RcActionLog, rc_action_log, RC, ACTION_LOG, GObject);
 typedef void (*RcJournalWriter) (const char * const *fields,
                                  gpointer            user_data);
 
-/* @capacity entries at most (0: RC_ACTION_LOG_SIZE). */
+/* @capacity entries at most (0: RC_ACTION_LOG_SIZE, or with --test-hooks
+ * RESOURCE_CONTROL_ACTION_LOG_SIZE when set). */
 RcActionLog *rc_action_log_new (guint capacity);
 /* Replaces the writer that sends entries to journald (for tests). */
 void         rc_action_log_set_journal_writer (RcActionLog    *self,

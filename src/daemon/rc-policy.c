@@ -6,7 +6,6 @@
 #include "rc-keys.h"
 #include "rc-error.h"
 #include "rc-request-queue.h"
-#include "rc-test-hooks.h"
 
 /* The policy's caller name in the request queue: not a bus name, so it
  * never shares a D-Bus caller's order. */
@@ -675,10 +674,16 @@ app_added_cb (RcRegistry *registry,
   unit->app = rc_app_ref (app);
   g_hash_table_replace (self->units, app->unit, unit);
 
-  /* Started by Launch or Adopt: systemd has its limits already. */
+  /* Started by Launch or Adopt: systemd has its limits already, the
+   * rule's among them from its first moment. */
   start = g_hash_table_lookup (self->starting, app->unit);
   if (start != NULL)
     {
+      const RcRule *rule = rc_rules_lookup (self->rules, app->app_id);
+      RcLimits ruled = start->applied;
+
+      ruled.set &= ~start->api.set & (rule != NULL ? rule->limits.set : 0);
+      record_diff (self, unit, &ruled);
       unit->api = start->api;
       unit->applied = start->applied;
       g_hash_table_remove (self->starting, app->unit);
@@ -787,15 +792,6 @@ systemd_appeared_cb (RcSystemd *systemd,
                                           g_object_ref (self));
 }
 
-/* The ring's size; the tests make it small to fill it. */
-static guint
-action_log_size (void)
-{
-  const char *size = rc_test_hook ("RESOURCE_CONTROL_ACTION_LOG_SIZE");
-
-  return size != NULL ? (guint) g_ascii_strtoull (size, NULL, 10) : 0;
-}
-
 RcPolicy *
 rc_policy_new (RcRegistry     *registry,
                RcSystemd      *systemd,
@@ -816,7 +812,7 @@ rc_policy_new (RcRegistry     *registry,
   self->audio_watch = g_object_ref (audio_watch);
   self->power_watch = g_object_ref (power_watch);
   self->state_file = g_strdup (state_file);
-  self->actions = rc_action_log_new (action_log_size ());
+  self->actions = rc_action_log_new (0);
   rc_policy_state_load (self->state_file, &self->restored_boosted, &self->restored_frozen);
   g_signal_connect_object (registry, "app-added", G_CALLBACK (app_added_cb), self, 0);
   g_signal_connect_object (registry, "app-removed", G_CALLBACK (app_removed_cb), self, 0);

@@ -23,6 +23,7 @@ from rctest_harness import t
 from power_audio_test import (Base as PowerAudioBase, PPD_NAME, PPD_PATH, PLAYER_NAME,
                               PLAYER_PATH, PLAYER_IFACE, MOCK_IFACE)
 from notify_test import EVENTS, append, events_text
+from launch_test import LA, LAUNCHED, LaunchBase
 
 A = 'app-gnome-org.example.A-1.scope'
 B = 'app-gnome-org.example.B-2.scope'
@@ -253,6 +254,20 @@ class AudioActionsTest(Base):
         self.assertEqual(self.brief(entries[1:]),
                          [(A, 'audio-hold', 'Audio', 'no', 'yes', 'playing audio'),
                           (A, 'audio-hold', 'CPUWeight', '20', '100', 'playing audio')])
+
+
+class LaunchActionsTest(LaunchBase):
+    def test_a_rule_given_at_launch_is_one_entry(self):
+        self.rc_call('SetRule', (LAUNCHED, {'CPUWeight': t(40), 'TasksMax': t(99)}), '(sa{sv})')
+        unit = self.rc_call('Launch', (LAUNCHED, [], {'Limits': GLib.Variant('a{sv}', {
+            'TasksMax': t(77)})}), LA)[0]
+        entries = self.wait_until(lambda: self.rc_call('GetActions', ('', 0), '(st)')[0], 5,
+                                  'the rule recorded')
+        self.iterate(0.3)
+        self.assertEqual([e[1:] for e in self.rc_call('GetActions', ('', 0), '(st)')[0]],
+                         [(unit, LAUNCHED, 'rule', 'CPUWeight', '100', '40',
+                           'rule ~/.config/resource-control/rules.d/50-resource-control.conf '
+                           f'[{LAUNCHED}]')], f'only the rule\'s key, not the caller\'s: {entries}')
 
 
 class NotificationActionsTest(Base):
