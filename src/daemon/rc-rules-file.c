@@ -162,6 +162,30 @@ read_notify_group (GPtrArray     *problems,
     }
 }
 
+/* "~/.config/resource-control/rules.d/20-x.conf [org.x]" into @rule's
+ * origin: D-Bus and journal text, so valid UTF-8 whatever bytes the file
+ * name has, and cut at a character. */
+static void
+set_origin (RcRule     *rule,
+            const char *path,
+            const char *group)
+{
+  const char *home = g_get_home_dir ();
+  gsize home_len = strlen (home);
+  g_autofree char *text = NULL;
+  g_autofree char *valid = NULL;
+  const char *end;
+
+  if (home_len > 1 && g_str_has_prefix (path, home) && path[home_len] == '/')
+    text = g_strdup_printf ("~%s [%s]", path + home_len, group);
+  else
+    text = g_strdup_printf ("%s [%s]", path, group);
+  valid = g_utf8_make_valid (text, -1);
+  g_strlcpy (rule->origin, valid, sizeof rule->origin);
+  if (!g_utf8_validate (rule->origin, -1, &end))
+    *(char *) end = '\0';
+}
+
 static RcRule *
 read_rule_group (GPtrArray  *problems,
                  GKeyFile   *file,
@@ -170,13 +194,8 @@ read_rule_group (GPtrArray  *problems,
 {
   g_auto(GStrv) keys = g_key_file_get_keys (file, group, NULL, NULL);
   RcRule *rule = g_new0 (RcRule, 1);
-  const char *home = g_get_home_dir ();
-  gsize home_len = strlen (home);
 
-  if (home_len > 1 && g_str_has_prefix (path, home) && path[home_len] == '/')
-    g_snprintf (rule->origin, sizeof rule->origin, "~%s [%s]", path + home_len, group);
-  else
-    g_snprintf (rule->origin, sizeof rule->origin, "%s [%s]", path, group);
+  set_origin (rule, path, group);
 
   for (guint i = 0; keys != NULL && keys[i] != NULL; i++)
     {

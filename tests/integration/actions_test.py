@@ -69,6 +69,16 @@ class ActionsTest(Base):
         # ActionTaken carries the same tuple
         self.wait_until(lambda: self.taken() == entries, 5, 'ActionTaken')
 
+    def test_a_rules_file_name_that_is_not_utf8_gives_a_readable_reason(self):
+        # the bytes 0xff 0xfe, as Python's surrogateescape spells them
+        self.write_rules('[org.example.A]\nCPUWeight=50\n', name='\udcff\udcfe.conf')
+        self.start_daemon()
+        self.add_app(A)
+        self.wait_value(lambda: self.weight(A), 50, 'A\'s rule weight')
+        (entry,) = self.wait_actions(1)
+        self.assertEqual(entry['reason'],
+                         'rule ~/.config/resource-control/rules.d/\ufffd\ufffd.conf [org.example.A]')
+
     def test_the_boost_moving_is_recorded_with_its_source(self):
         self.start_daemon()
         self.add_app(A)
