@@ -288,7 +288,8 @@ record_diff (RcPolicy       *self,
              const RcLimits *diff)
 {
   const RcRule *found = rc_rules_lookup (self->rules, unit->app->app_id);
-  g_autofree char *rule = found != NULL ? g_strconcat ("rule ", found->origin, NULL) :
+  g_autofree char *rule = found != NULL && found->origin != NULL ?
+                          g_strconcat ("rule ", found->origin, NULL) :
                           g_strdup_printf ("no rule for %s", unit->app->app_id);
   g_autofree char *power = rc_action_power_reason (rc_power_watch_get_profile (self->power_watch),
                                                    rc_power_watch_get_on_battery (self->power_watch));

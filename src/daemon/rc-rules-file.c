@@ -162,13 +162,12 @@ read_notify_group (GPtrArray     *problems,
     }
 }
 
-/* "~/.config/resource-control/rules.d/20-x.conf [org.x]" into @rule's
- * origin: D-Bus and journal text, so valid UTF-8 whatever bytes the file
- * name has, and cut at a character. */
-static void
-set_origin (RcRule     *rule,
-            const char *path,
-            const char *group)
+/* "~/.config/resource-control/rules.d/20-x.conf [org.x]": D-Bus and
+ * journal text, so valid UTF-8 whatever bytes the file name has, and cut
+ * at a character below RC_RULE_ORIGIN_MAX bytes. */
+static char *
+origin_text (const char *path,
+             const char *group)
 {
   const char *home = g_get_home_dir ();
   gsize home_len = strlen (home);
@@ -181,9 +180,11 @@ set_origin (RcRule     *rule,
   else
     text = g_strdup_printf ("%s [%s]", path, group);
   valid = g_utf8_make_valid (text, -1);
-  g_strlcpy (rule->origin, valid, sizeof rule->origin);
-  if (!g_utf8_validate (rule->origin, -1, &end))
+  if (strlen (valid) >= RC_RULE_ORIGIN_MAX)
+    valid[RC_RULE_ORIGIN_MAX - 1] = '\0';
+  if (!g_utf8_validate (valid, -1, &end))
     *(char *) end = '\0';
+  return g_steal_pointer (&valid);
 }
 
 static RcRule *
@@ -193,9 +194,11 @@ read_rule_group (GPtrArray  *problems,
                  const char *group)
 {
   g_auto(GStrv) keys = g_key_file_get_keys (file, group, NULL, NULL);
-  RcRule *rule = g_new0 (RcRule, 1);
+  g_autofree char *origin = origin_text (path, group);
+  gsize origin_size = strlen (origin) + 1;
+  RcRule *rule = g_malloc0 (sizeof (RcRule) + origin_size);
 
-  set_origin (rule, path, group);
+  rule->origin = memcpy (rule + 1, origin, origin_size);
 
   for (guint i = 0; keys != NULL && keys[i] != NULL; i++)
     {

@@ -131,7 +131,7 @@ merge_layers (RcRules *self)
 
           overlay_limits (&merged->limits, &rule->limits);
           if (rule->limits.set != 0 || rule->has_freeze)
-            g_strlcpy (merged->origin, rule->origin, sizeof merged->origin);
+            merged->origin = rule->origin;   /* file_rules outlive the merge */
           if (rule->has_freeze)
             {
               merged->has_freeze = TRUE;

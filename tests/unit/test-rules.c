@@ -420,6 +420,7 @@ test_origin (void)
                            problems);
       rule = g_hash_table_lookup (rules[RC_RULES_LAYER_BASE], "org.example.A");
       g_assert_nonnull (rule);
+      g_assert_nonnull (rule->origin);
       g_assert_true (g_utf8_validate (rule->origin, -1, NULL));
       g_assert_cmpuint (strlen (rule->origin), <, RC_RULE_ORIGIN_MAX);
       if (cases[i].origin != NULL)
