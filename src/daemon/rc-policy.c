@@ -694,6 +694,7 @@ app_added_cb (RcRegistry *registry,
   if (g_hash_table_remove (self->restored_boosted, app->unit))
     {
       restored = TRUE;
+      unit->boost_moved = TRUE;
       for (RcLimit limit = 0; limit < RC_N_LIMITS; limit++)
         if (rc_limits_has (&boost->limits, limit))
           rc_limits_set (&unit->applied, limit, boost->limits.values[limit]);
@@ -883,7 +884,8 @@ rc_policy_init (RcPolicy *self)
   self->units = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
                                        (GDestroyNotify) unit_free);
   self->default_tasks_max = G_MAXUINT64;
-  self->focus_reason = g_strdup ("focus");
+  /* until a focus change: only a restored boost is taken back */
+  self->focus_reason = g_strdup ("a boost left by an earlier run");
 }
 
 RcActionLog *

@@ -94,6 +94,17 @@ class ActionsTest(Base):
                           (B, 'boost', 'CPUWeight', '100', '300', reason)])
         self.assertEqual(self.taken(), entries)
 
+    def test_a_boost_left_by_an_earlier_run_taken_back_is_a_boost_entry(self):
+        self.start_daemon()
+        self.add_app(A)
+        self.rc_call('SetForegroundApp', (A,), '(s)')
+        self.wait_value(lambda: self.weight(A), 300, 'A boosted')
+        self.stop_daemon()
+        self.start_daemon()
+        self.wait_value(lambda: self.weight(A), 100, 'the stale boost taken back')
+        self.assertEqual(self.brief(self.wait_actions(1)),
+                         [(A, 'boost', 'CPUWeight', '300', '100', 'a boost left by an earlier run')])
+
     def test_values_set_through_the_api_are_not_recorded(self):
         self.start_daemon()
         self.add_app(A)
