@@ -172,6 +172,13 @@ static const Command commands[] = {
     "q quits, c, m and n sort by CPU, memory and name. With --batch, or when the\n"
     "output is not a terminal, frames follow each other, separated by a blank line.",
     rcctl_top_options, 0, 0, NULL, FALSE, rcctl_parse_top, NULL, rcctl_run_top },
+  { "log", "[APP]", "Show the changes the daemon made by itself, and why",
+    "Each change of the daemon's own: a rule applied, the boost moved, a power\n"
+    "group taken or given back, a freeze or thaw in the background, an audio hold,\n"
+    "a desktop notification; the time, the unit, the kind, the limit with its old\n"
+    "and new value, and the reason. Values set with resourcectl or another client\n"
+    "are not listed. The daemon keeps the last 1024 changes; the journal has them all.",
+    rcctl_log_options, 0, 1, NULL, FALSE, rcctl_parse_log, NULL, rcctl_run_log },
   { "rule list", "", "List the rules (limits kept for an AppID)",
     "Rules come from /etc/resource-control/rules.d/ and then\n"
     "$XDG_CONFIG_HOME/resource-control/rules.d/; a later rule for an AppID wins.",

@@ -2,7 +2,7 @@
 /* resourcectl's commands: what the command files share with the table and
  * dispatch in resourcectl.c. Each command family lives in a file of its own
  * (resourcectl-list.c, -limits.c, -rules.c, -foreground.c, -launch.c, -processes.c, -status.c,
- * -top.c); how values are shown is in resourcectl-output.c. */
+ * -top.c, -log.c); how values are shown is in resourcectl-output.c. */
 #pragma once
 
 #include <gio/gio.h>
@@ -27,6 +27,8 @@ extern gboolean rcctl_opt_all;
 extern gboolean rcctl_opt_yes;
 /* top's options, checked by rcctl_parse_top (resourcectl-top.c). */
 extern const GOptionEntry rcctl_top_options[];
+/* log's options (resourcectl-log.c). */
+extern const GOptionEntry rcctl_log_options[];
 
 /* What one command sends: the method and its parameters (a sunk reference). */
 typedef struct {
@@ -103,6 +105,7 @@ int      rcctl_run (const RcctlRequest *req);
 gboolean rcctl_parse_pid (char **args, RcctlRequest *req, GError **error);
 gboolean rcctl_parse_adopt (char **args, RcctlRequest *req, GError **error);
 gboolean rcctl_parse_top (char **args, RcctlRequest *req, GError **error);
+gboolean rcctl_parse_log (char **args, RcctlRequest *req, GError **error);
 
 int      rcctl_finish_list (GVariant *apps);
 int      rcctl_finish_show (GVariant *apps);
@@ -114,3 +117,4 @@ int      rcctl_run_monitor (RcDBusResourceControl *proxy);
 int      rcctl_run_adopt (RcDBusResourceControl *proxy);
 int      rcctl_run_status (RcDBusResourceControl *proxy);
 int      rcctl_run_top (RcDBusResourceControl *proxy);
+int      rcctl_run_log (RcDBusResourceControl *proxy);

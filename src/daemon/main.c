@@ -169,7 +169,7 @@ start (Daemon  *daemon,
   daemon->queue = rc_request_queue_new ();
   start_policy (daemon);
   daemon->notifier = rc_notifier_new (daemon->connection, daemon->registry, daemon->memory_watch,
-                                      daemon->cpu_watch, daemon->rules);
+                                      daemon->cpu_watch, daemon->rules, rc_policy_get_action_log (daemon->policy));
   daemon->slices = rc_slices_new (daemon->systemd, daemon->queue, daemon->rules);
   daemon->manager = rc_manager_new (daemon->registry, daemon->systemd, daemon->authority,
                                     daemon->rules, daemon->policy, daemon->queue,

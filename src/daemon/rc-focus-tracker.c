@@ -101,7 +101,7 @@ boost (RcFocusTracker *self,
   self->unresolved_pid = 0;
   g_debug ("Focus: %s (process %u)", app->unit, pid);
   g_ptr_array_add (apps, app);
-  rc_policy_set_foreground (self->policy, apps);
+  rc_policy_set_foreground (self->policy, apps, rc_focus_tracker_get_source (self));
 }
 
 /* The app of @pid from its cgroup, as GetAppByPid finds it. */

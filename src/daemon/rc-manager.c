@@ -367,7 +367,7 @@ foreground_authorized (RcManager             *self,
                        GDBusMethodInvocation *invocation,
                        gpointer               data)
 {
-  rc_policy_set_foreground (self->svc.policy, data);
+  rc_policy_set_foreground (self->svc.policy, data, "a SetForeground call");
   g_dbus_method_invocation_return_value (invocation, NULL);
 }
 
@@ -816,6 +816,7 @@ rc_manager_new (RcRegistry     *registry,
   g_signal_connect_object (registry, "app-removed", G_CALLBACK (app_removed_cb), self, 0);
   g_signal_connect_object (registry, "app-changed", G_CALLBACK (app_changed_cb), self, 0);
   self->gate = rc_call_gate_new (registry);
+  rc_action_log_serve (rc_policy_get_action_log (policy), RC_DBUS_RESOURCE_CONTROL (self));
 
   rc_dbus_resource_control_set_version (RC_DBUS_RESOURCE_CONTROL (self), RC_VERSION);
   rc_dbus_resource_control_set_freeze_supported (RC_DBUS_RESOURCE_CONTROL (self),

@@ -21,6 +21,7 @@ struct _RcNotifier {
   GObject          parent_instance;
   GDBusConnection *connection;
   RcRules         *rules;
+  RcActionLog     *actions;
   GCancellable    *cancellable;
   GHashTable      *instances;   /* unit -> Instance */
   GHashTable      *sent;        /* notification id -> unit */
@@ -320,24 +321,28 @@ desktop_id (RcApp *app)
 }
 
 /* What each cause says: the summary and the body, each with the app's name
- * for %s. */
+ * for %s, and the action record's reason. */
 static const struct {
   RcNotifyKind kind;
   const char  *summary;
   const char  *body;
+  const char  *reason;
 } causes[RC_NOTIFY_N_CAUSES] = {
   [RC_NOTIFY_CAUSE_OOM_KILL] = { RC_NOTIFY_OUT_OF_MEMORY, "%s ran out of memory",
                                  "The system stopped a process of %s: the app reached the memory it may use. "
-                                 "Open settings to raise its limit." },
+                                 "Open settings to raise its limit.", "killed at its memory limit" },
   [RC_NOTIFY_CAUSE_OOMD_KILL] = { RC_NOTIFY_OUT_OF_MEMORY, "%s was stopped to free memory",
                                   "The system was short of memory and systemd-oomd stopped %s, the app that made it so. "
-                                  "Open settings to limit its memory or to protect it." },
+                                  "Open settings to limit its memory or to protect it.",
+                                  "stopped by systemd-oomd to free memory" },
   [RC_NOTIFY_CAUSE_MEMORY_HELD] = { RC_NOTIFY_HELD_BACK, "%s is held back by its limit",
                                     "%s has been at its memory limit for a while and may be slow. "
-                                    "Open settings to raise its limit." },
+                                    "Open settings to raise its limit.",
+                                    "held back by its memory limit" },
   [RC_NOTIFY_CAUSE_CPU_HELD] = { RC_NOTIFY_HELD_BACK, "%s is held back by its CPU limit",
                                  "%s has wanted more CPU than its quota allows for a while and may be slow. "
-                                 "Open settings to raise its limit." },
+                                 "Open settings to raise its limit.",
+                                 "held back by its CPU quota" },
 };
 
 /* @format: one of causes[]' texts, each with one %s */
@@ -430,6 +435,8 @@ send (RcNotifier   *self,
   sending->icon = g_strdup (app->icon);
   sending->entry = desktop_id (app);
   sending->replaces = instance->ids[sending->kind];
+  rc_action_log_add (self->actions, app->unit, app->app_id, RC_ACTION_KIND_NOTIFICATION, "", "",
+                     "", causes[cause].reason);
   g_dbus_connection_call (self->connection, NOTIFICATIONS_DBUS_NAME, NOTIFICATIONS_DBUS_PATH,
                           NOTIFICATIONS_INTERFACE, "GetCapabilities", NULL,
                           G_VARIANT_TYPE ("(as)"), G_DBUS_CALL_FLAGS_NONE, CALL_TIMEOUT_MS,
@@ -579,12 +586,14 @@ rc_notifier_new (GDBusConnection *connection,
                  RcRegistry      *registry,
                  RcMemoryWatch   *memory_watch,
                  RcCpuWatch      *cpu_watch,
-                 RcRules         *rules)
+                 RcRules         *rules,
+                 RcActionLog     *actions)
 {
   RcNotifier *self = g_object_new (RC_TYPE_NOTIFIER, NULL);
 
   self->connection = g_object_ref (connection);
   self->rules = g_object_ref (rules);
+  self->actions = g_object_ref (actions);
   g_signal_connect_object (memory_watch, "events-changed", G_CALLBACK (events_changed_cb), self, 0);
   g_signal_connect_object (memory_watch, "oomd-kill", G_CALLBACK (oomd_kill_cb), self, 0);
   g_signal_connect_object (cpu_watch, "throttled", G_CALLBACK (throttled_cb), self, 0);
@@ -604,6 +613,7 @@ rc_notifier_dispose (GObject *object)
   rc_clear_subscription (self->connection, &self->closed_id);
   g_clear_object (&self->connection);
   g_clear_object (&self->rules);
+  g_clear_object (&self->actions);
   G_OBJECT_CLASS (rc_notifier_parent_class)->dispose (object);
 }
 

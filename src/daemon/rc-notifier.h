@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include "rc-action-log.h"
 #include "rc-cpu-watch.h"
 #include "rc-memory-watch.h"
 #include "rc-rules.h"
@@ -15,7 +16,8 @@ G_BEGIN_DECLS
  * most one of each kind per instance per RC_NOTIFY_QUIET_SEC; the [Notify]
  * rules group turns each kind off. Its "Open settings" action asks the
  * settings panel to show the app. It only listens: the changes come from
- * RcMemoryWatch and RcCpuWatch, nothing polls. */
+ * RcMemoryWatch and RcCpuWatch, nothing polls. Each notification sent for
+ * an app is a "notification" entry of @actions. */
 #define RC_TYPE_NOTIFIER (rc_notifier_get_type ())
 G_DECLARE_FINAL_TYPE (RcNotifier, rc_notifier, RC, NOTIFIER, GObject);
 
@@ -82,6 +84,7 @@ RcNotifier *rc_notifier_new (GDBusConnection *connection,
                              RcRegistry      *registry,
                              RcMemoryWatch   *memory_watch,
                              RcCpuWatch      *cpu_watch,
-                             RcRules         *rules);
+                             RcRules         *rules,
+                             RcActionLog     *actions);
 
 G_END_DECLS

@@ -1,14 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-policy.h"
-#include "rc-safe-file.h"
+#include "rc-action-log.h"
+#include "rc-policy-state.h"
 #include "rc-cgroup.h"
 #include "rc-api-keys.h"
 #include "rc-error.h"
 #include "rc-request-queue.h"
 
-#include <errno.h>
-
-#define STATE_GROUP "State"
 /* The policy's caller name in the request queue: not a bus name, so it
  * never shares a D-Bus caller's order. */
 #define POLICY_CALLER "resource-controld policy"
@@ -24,7 +22,9 @@ typedef struct {
   gboolean  frozen_by_us;  /* FreezeWhenInactiveSec froze it */
   gboolean  audio;         /* plays or records: held */
   gboolean  write_queued;  /* a limits write waits for its turn */
-  guint     freeze_id;
+  /* why the next write happens, for the action record */
+  gboolean boost_moved, audio_moved, power_changed;
+  guint    freeze_id;
 } Unit;
 
 struct _RcPolicy {
@@ -36,6 +36,9 @@ struct _RcPolicy {
   RcFocusWatch   *focus_watch;
   RcAudioWatch   *audio_watch;
   RcPowerWatch   *power_watch;
+  RcActionLog    *actions;
+  char           *focus_reason;    /* "focus from sway": who moved the boost last */
+  gboolean        power_changing;  /* the rules change for the power state */
   char           *state_file;
   char           *state_written;
   GHashTable     *units;           /* unit name -> Unit */
@@ -70,12 +73,8 @@ unit_free (Unit *unit)
 static void
 save_state (RcPolicy *self)
 {
-  g_autoptr(GKeyFile) file = g_key_file_new ();
   g_autoptr(GPtrArray) boosted = g_ptr_array_new ();
   g_autoptr(GPtrArray) frozen = g_ptr_array_new ();
-  g_autoptr(GError) error = NULL;
-  g_autofree char *dir = NULL;
-  g_autofree char *data = NULL;
   GHashTableIter iter;
   Unit *unit;
 
@@ -87,49 +86,7 @@ save_state (RcPolicy *self)
       if (unit->frozen_by_us)
         g_ptr_array_add (frozen, unit->app->unit);
     }
-  g_key_file_set_string_list (file, STATE_GROUP, "Boosted",
-                              (const char * const *) boosted->pdata, boosted->len);
-  g_key_file_set_string_list (file, STATE_GROUP, "Frozen",
-                              (const char * const *) frozen->pdata, frozen->len);
-  data = g_key_file_to_data (file, NULL, NULL);
-  if (g_strcmp0 (data, self->state_written) == 0)
-    return;
-  dir = g_path_get_dirname (self->state_file);
-  if (g_mkdir_with_parents (dir, 0700) != 0 ||
-      !g_file_set_contents (self->state_file, data, -1, &error))
-    {
-      g_warning ("Cannot write %s: %s; a restart may leave a boost or a freeze behind",
-                 self->state_file, error != NULL ? error->message : g_strerror (errno));
-      return;
-    }
-  g_free (self->state_written);
-  self->state_written = g_steal_pointer (&data);
-}
-
-static GHashTable *
-load_state_list (GKeyFile   *file,
-                 const char *key)
-{
-  GHashTable *set = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  g_auto(GStrv) units = g_key_file_get_string_list (file, STATE_GROUP, key, NULL, NULL);
-
-  for (guint i = 0; units != NULL && units[i] != NULL; i++)
-    g_hash_table_add (set, g_strdup (units[i]));
-  return set;
-}
-
-static void
-load_state (RcPolicy *self)
-{
-  g_autoptr(GKeyFile) file = g_key_file_new ();
-
-  g_autoptr(GError) error = NULL;
-
-  if (!rc_safe_key_file_load (file, self->state_file, G_KEY_FILE_NONE, &error) &&
-      !g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
-    g_message ("State file not read: %s", error->message);
-  self->restored_boosted = load_state_list (file, "Boosted");
-  self->restored_frozen = load_state_list (file, "Frozen");
+  rc_policy_state_save (self->state_file, &self->state_written, boosted, frozen);
 }
 
 /* ---- limits ------------------------------------------------------------ */
@@ -323,6 +280,32 @@ is_controllable (Unit *unit)
   return rc_app_is_controllable_slice (unit->app->slice);
 }
 
+/* Puts each change of @diff in the action record, with the last trigger
+ * that reached @unit. */
+static void
+record_diff (RcPolicy       *self,
+             Unit           *unit,
+             const RcLimits *diff)
+{
+  const RcRule *found = rc_rules_lookup (self->rules, unit->app->app_id);
+  g_autofree char *rule = found != NULL && found->origin != NULL ?
+                          g_strconcat ("rule ", found->origin, NULL) :
+                          g_strdup_printf ("no rule for %s", unit->app->app_id);
+  g_autofree char *power = rc_action_power_reason (rc_power_watch_get_profile (self->power_watch),
+                                                   rc_power_watch_get_on_battery (self->power_watch));
+  RcActionTriggers why = {
+    .boost = unit->boost_moved ? &rc_rules_get_boost (self->rules)->limits : NULL,
+    .focus = self->focus_reason, .audio_moved = unit->audio_moved, .audio = unit->audio,
+    .kind = unit->power_changed ? RC_ACTION_KIND_POWER : RC_ACTION_KIND_RULE,
+    .reason = unit->power_changed ? power : rule,
+  };
+  RcLimits old;
+
+  rc_limits_init_reset (&old, self->default_tasks_max);
+  rc_action_log_add_diff (self->actions, unit->app, &unit->applied, &old, diff, &why);
+  unit->boost_moved = unit->audio_moved = unit->power_changed = FALSE;
+}
+
 /* What differs between what @unit should have and what systemd was last
  * told; from now on systemd counts as told. */
 static void
@@ -357,6 +340,7 @@ take_diff (RcPolicy *self,
       diff.set &= ~RC_LIMITS_MEMORY_CAPS;
       unit->applied.set |= wanted.set & RC_LIMITS_MEMORY_CAPS;
     }
+  record_diff (self, unit, &diff);
   for (RcLimit limit = 0; limit < RC_N_LIMITS; limit++)
     if (rc_limits_has (&diff, limit))
       rc_limits_set (&unit->applied, limit, diff.values[limit]);
@@ -443,9 +427,10 @@ freeze_delay (RcPolicy *self,
 }
 
 static void
-set_frozen (RcPolicy *self,
-            Unit     *unit,
-            gboolean  frozen)
+set_frozen (RcPolicy   *self,
+            Unit       *unit,
+            gboolean    frozen,
+            const char *reason)
 {
   Write *write = write_new (self, unit);
 
@@ -453,6 +438,8 @@ set_frozen (RcPolicy *self,
   unit->frozen_by_us = frozen;
   write->freezer = TRUE;
   write->freeze = frozen;
+  rc_action_log_add (self->actions, unit->app->unit, unit->app->app_id,
+                     frozen ? RC_ACTION_KIND_FREEZE : RC_ACTION_KIND_THAW, "", "", "", reason);
   write_submit (write);
   save_state (self);
 }
@@ -465,7 +452,11 @@ freeze_cb (gpointer user_data)
 
   unit->freeze_id = 0;
   if (!unit->foreground && !unit->audio && freeze_delay (self, unit) > 0 && !unit->frozen_by_us)
-    set_frozen (self, unit, TRUE);
+    {
+      g_autofree char *reason = g_strdup_printf ("inactive for %u s", freeze_delay (self, unit));
+
+      set_frozen (self, unit, TRUE, reason);
+    }
   return G_SOURCE_REMOVE;
 }
 
@@ -493,12 +484,13 @@ set_unit_foreground (RcPolicy *self,
   if (unit->foreground == foreground)
     return;
   unit->foreground = foreground;
+  unit->boost_moved = TRUE;
   if (foreground)
     {
       unit->inactive = FALSE;
       g_clear_handle_id (&unit->freeze_id, g_source_remove);
       if (unit->frozen_by_us)
-        set_frozen (self, unit, FALSE);
+        set_frozen (self, unit, FALSE, self->focus_reason);
     }
   else
     {
@@ -509,13 +501,16 @@ set_unit_foreground (RcPolicy *self,
 }
 
 void
-rc_policy_set_foreground (RcPolicy  *self,
-                          GPtrArray *apps)
+rc_policy_set_foreground (RcPolicy   *self,
+                          GPtrArray  *apps,
+                          const char *source)
 {
   g_autoptr(GHashTable) wanted = g_hash_table_new (g_str_hash, g_str_equal);
   GHashTableIter iter;
   Unit *unit;
 
+  g_free (self->focus_reason);
+  self->focus_reason = g_strconcat ("focus from ", source, NULL);
   for (guint i = 0; i < apps->len; i++)
     g_hash_table_add (wanted, ((RcApp *) g_ptr_array_index (apps, i))->unit);
   /* Take the boost away first, then give it. */
@@ -547,11 +542,15 @@ focus_changed_cb (RcFocusWatch *watch,
   if (focused)
     {
       g_ptr_array_add (apps, unit->app);
-      rc_policy_set_foreground (self, apps);
+      rc_policy_set_foreground (self, apps, "gnome");
       return;
     }
   if (unit->foreground)
-    set_unit_foreground (self, unit, FALSE);
+    {
+      g_free (self->focus_reason);
+      self->focus_reason = g_strdup ("focus from gnome");
+      set_unit_foreground (self, unit, FALSE);
+    }
   else
     {
       unit->inactive = TRUE;
@@ -591,6 +590,10 @@ set_unit_audio (RcPolicy *self,
   g_debug ("Policy: %s %s", unit->app->unit, audio ? "plays or records: held" : "is silent");
   unit->audio = audio;
   unit->app->audio = audio;
+  unit->audio_moved = TRUE;
+  rc_action_log_add (self->actions, unit->app->unit, unit->app->app_id, RC_ACTION_KIND_AUDIO_HOLD,
+                     RC_KEY_AUDIO, audio ? "no" : "yes", audio ? "yes" : "no",
+                     audio ? "playing audio" : "no longer playing audio");
   g_variant_builder_add (&changes, "{sv}", RC_KEY_AUDIO, g_variant_new_boolean (audio));
   if (notify)
     {
@@ -602,7 +605,7 @@ set_unit_audio (RcPolicy *self,
     {
       g_clear_handle_id (&unit->freeze_id, g_source_remove);
       if (unit->frozen_by_us)
-        set_frozen (self, unit, FALSE);
+        set_frozen (self, unit, FALSE, "playing audio");
     }
   else if (unit->inactive && !unit->foreground)
     start_freeze_timer (self, unit);
@@ -650,7 +653,9 @@ power_changed_cb (RcPowerWatch *watch,
     conditions |= RC_CONDITION_POWER_SAVER;
   if (rc_power_watch_get_on_battery (watch))
     conditions |= RC_CONDITION_BATTERY;
+  self->power_changing = TRUE;
   rc_rules_set_conditions (self->rules, conditions);
+  self->power_changing = FALSE;
 }
 
 /* ---- events ------------------------------------------------------------ */
@@ -670,10 +675,16 @@ app_added_cb (RcRegistry *registry,
   unit->app = rc_app_ref (app);
   g_hash_table_replace (self->units, app->unit, unit);
 
-  /* Started by Launch or Adopt: systemd has its limits already. */
+  /* Started by Launch or Adopt: systemd has its limits already, the
+   * rule's among them from its first moment. */
   start = g_hash_table_lookup (self->starting, app->unit);
   if (start != NULL)
     {
+      const RcRule *rule = rc_rules_lookup (self->rules, app->app_id);
+      RcLimits ruled = start->applied;
+
+      ruled.set &= ~start->api.set & (rule != NULL ? rule->limits.set : 0);
+      record_diff (self, unit, &ruled);
       unit->api = start->api;
       unit->applied = start->applied;
       g_hash_table_remove (self->starting, app->unit);
@@ -683,6 +694,7 @@ app_added_cb (RcRegistry *registry,
   if (g_hash_table_remove (self->restored_boosted, app->unit))
     {
       restored = TRUE;
+      unit->boost_moved = TRUE;
       for (RcLimit limit = 0; limit < RC_N_LIMITS; limit++)
         if (rc_limits_has (&boost->limits, limit))
           rc_limits_set (&unit->applied, limit, boost->limits.values[limit]);
@@ -699,7 +711,7 @@ app_added_cb (RcRegistry *registry,
       g_autoptr(GPtrArray) apps = g_ptr_array_new ();
 
       g_ptr_array_add (apps, app);
-      rc_policy_set_foreground (self, apps);
+      rc_policy_set_foreground (self, apps, "gnome");
     }
   else
     {
@@ -749,8 +761,10 @@ rules_changed_cb (RcRules  *rules,
   g_hash_table_iter_init (&iter, self->units);
   while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &unit))
     {
+      unit->power_changed = self->power_changing;
       if (unit->frozen_by_us && freeze_delay (self, unit) == 0)
-        set_frozen (self, unit, FALSE);
+        set_frozen (self, unit, FALSE, self->power_changing ? "power state changed" :
+                    "the rule no longer freezes it");
       else if (unit->inactive)
         start_freeze_timer (self, unit);
       sync_unit (self, unit);
@@ -800,7 +814,8 @@ rc_policy_new (RcRegistry     *registry,
   self->audio_watch = g_object_ref (audio_watch);
   self->power_watch = g_object_ref (power_watch);
   self->state_file = g_strdup (state_file);
-  load_state (self);
+  self->actions = rc_action_log_new (0);
+  rc_policy_state_load (self->state_file, &self->restored_boosted, &self->restored_frozen);
   g_signal_connect_object (registry, "app-added", G_CALLBACK (app_added_cb), self, 0);
   g_signal_connect_object (registry, "app-removed", G_CALLBACK (app_removed_cb), self, 0);
   g_signal_connect_object (rules, "changed", G_CALLBACK (rules_changed_cb), self, 0);
@@ -827,6 +842,7 @@ rc_policy_dispose (GObject *object)
   g_clear_object (&self->focus_watch);
   g_clear_object (&self->audio_watch);
   g_clear_object (&self->power_watch);
+  g_clear_object (&self->actions);
   G_OBJECT_CLASS (rc_policy_parent_class)->dispose (object);
 }
 
@@ -843,6 +859,7 @@ rc_policy_finalize (GObject *object)
   g_clear_pointer (&self->starting, g_hash_table_unref);
   g_free (self->state_file);
   g_free (self->state_written);
+  g_free (self->focus_reason);
   G_OBJECT_CLASS (rc_policy_parent_class)->finalize (object);
 }
 
@@ -867,4 +884,12 @@ rc_policy_init (RcPolicy *self)
   self->units = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
                                        (GDestroyNotify) unit_free);
   self->default_tasks_max = G_MAXUINT64;
+  /* until a focus change: only a restored boost is taken back */
+  self->focus_reason = g_strdup ("a boost left by an earlier run");
+}
+
+RcActionLog *
+rc_policy_get_action_log (RcPolicy *self)
+{
+  return self->actions;
 }

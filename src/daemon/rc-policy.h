@@ -3,6 +3,7 @@
 
 #include <gio/gio.h>
 
+#include "rc-action-log.h"
 #include "rc-audio-watch.h"
 #include "rc-focus-watch.h"
 #include "rc-limits.h"
@@ -83,8 +84,12 @@ void      rc_policy_forget_start (RcPolicy   *self,
 /* The API froze or thawed @app: the policy will not thaw it on focus. */
 void      rc_policy_note_freezer (RcPolicy *self,
                                   RcApp    *app);
-/* @apps (RcApp) are now the foreground app; empty for none. */
-void      rc_policy_set_foreground (RcPolicy  *self,
-                                    GPtrArray *apps);
+/* @apps (RcApp) are now the foreground app; empty for none. @source says
+ * who said so ("sway", "a SetForeground call"), for the action record. */
+void      rc_policy_set_foreground (RcPolicy   *self,
+                                    GPtrArray  *apps,
+                                    const char *source);
+/* The action record of the policy's changes. */
+RcActionLog *rc_policy_get_action_log (RcPolicy *self);
 
 G_END_DECLS

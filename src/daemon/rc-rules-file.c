@@ -162,6 +162,31 @@ read_notify_group (GPtrArray     *problems,
     }
 }
 
+/* "~/.config/resource-control/rules.d/20-x.conf [org.x]": D-Bus and
+ * journal text, so valid UTF-8 whatever bytes the file name has, and cut
+ * at a character below RC_RULE_ORIGIN_MAX bytes. */
+static char *
+origin_text (const char *path,
+             const char *group)
+{
+  const char *home = g_get_home_dir ();
+  gsize home_len = strlen (home);
+  g_autofree char *text = NULL;
+  g_autofree char *valid = NULL;
+  const char *end;
+
+  if (home_len > 1 && g_str_has_prefix (path, home) && path[home_len] == '/')
+    text = g_strdup_printf ("~%s [%s]", path + home_len, group);
+  else
+    text = g_strdup_printf ("%s [%s]", path, group);
+  valid = g_utf8_make_valid (text, -1);
+  if (strlen (valid) >= RC_RULE_ORIGIN_MAX)
+    valid[RC_RULE_ORIGIN_MAX - 1] = '\0';
+  if (!g_utf8_validate (valid, -1, &end))
+    *(char *) end = '\0';
+  return g_steal_pointer (&valid);
+}
+
 static RcRule *
 read_rule_group (GPtrArray  *problems,
                  GKeyFile   *file,
@@ -169,7 +194,11 @@ read_rule_group (GPtrArray  *problems,
                  const char *group)
 {
   g_auto(GStrv) keys = g_key_file_get_keys (file, group, NULL, NULL);
-  RcRule *rule = g_new0 (RcRule, 1);
+  g_autofree char *origin = origin_text (path, group);
+  gsize origin_size = strlen (origin) + 1;
+  RcRule *rule = g_malloc0 (sizeof (RcRule) + origin_size);
+
+  rule->origin = memcpy (rule + 1, origin, origin_size);
 
   for (guint i = 0; keys != NULL && keys[i] != NULL; i++)
     {

@@ -130,6 +130,8 @@ merge_layers (RcRules *self)
           RcRule *merged = lookup_or_add (rules, name, sizeof (RcRule));
 
           overlay_limits (&merged->limits, &rule->limits);
+          if (rule->limits.set != 0 || rule->has_freeze)
+            merged->origin = rule->origin;   /* file_rules outlive the merge */
           if (rule->has_freeze)
             {
               merged->has_freeze = TRUE;

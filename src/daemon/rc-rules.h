@@ -23,10 +23,18 @@ G_DECLARE_FINAL_TYPE (RcRules, rc_rules, RC, RULES, GObject);
 #define RC_FREEZE_INACTIVE_MAX_SEC 86400
 #define RC_BOOST_WEIGHT_DEFAULT 300
 
+#define RC_RULE_ORIGIN_MAX 256
+
 typedef struct {
   RcLimits limits;
   guint    freeze_when_inactive_sec;   /* 0: never */
   gboolean has_freeze;                 /* the group gave FreezeWhenInactiveSec */
+  /* where it was read, for the action record: "~/.config/…/20-x.conf
+   * [org.x]" (the last group that gave a key; shorter than
+   * RC_RULE_ORIGIN_MAX), or NULL. A file's rule keeps the text in its
+   * own block, right after it (one g_free frees both); a merged rule
+   * points into the file's rule. */
+  const char *origin;
 } RcRule;
 
 /* The power conditions a rule group may be for: its name ends in

@@ -382,6 +382,57 @@ test_condition_precedence (void)
   rc_test_remove_tree (root);
 }
 
+/* Where a rule was read, for the action record: the file (~ for the home
+ * folder) and group, as UTF-8 text however the file is named, cut at a
+ * character when long. */
+static void
+test_origin (void)
+{
+  g_autofree char *home_file = g_build_filename (g_get_home_dir (), ".config", "r.d", "20-x.conf",
+                                                 NULL);
+  g_autofree char *a_lot = g_strnfill (RC_RULE_ORIGIN_MAX - 8, 'a');
+  g_autofree char *long_name = g_strconcat ("/etc/", a_lot, "\xc3\xa9\xc3\xa9.conf", NULL);
+  struct {
+    const char *path;
+    const char *origin;     /* NULL: only checked for UTF-8 and length */
+  } cases[] = {
+    { home_file, "~/.config/r.d/20-x.conf [org.example.A]" },
+    { "/etc/resource-control/rules.d/1.conf", "/etc/resource-control/rules.d/1.conf [org.example.A]" },
+    { "/etc/r/\xff\xfe.conf", NULL },
+    { long_name, NULL },
+  };
+  const char *text = "[org.example.A]\nCPUWeight=50\n";
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      GHashTable *rules[RC_RULES_N_LAYERS], *slices[RC_RULES_N_LAYERS];
+      g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func (g_free);
+      RcNotifyRules notify = RC_NOTIFY_RULES_DEFAULT;
+      RcBoost boost = { 0, };
+      const RcRule *rule;
+
+      for (guint l = 0; l < RC_RULES_N_LAYERS; l++)
+        {
+          rules[l] = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+          slices[l] = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+        }
+      rc_rules_parse_data (text, strlen (text), cases[i].path, rules, slices, &boost, &notify,
+                           problems);
+      rule = g_hash_table_lookup (rules[RC_RULES_LAYER_BASE], "org.example.A");
+      g_assert_nonnull (rule);
+      g_assert_nonnull (rule->origin);
+      g_assert_true (g_utf8_validate (rule->origin, -1, NULL));
+      g_assert_cmpuint (strlen (rule->origin), <, RC_RULE_ORIGIN_MAX);
+      if (cases[i].origin != NULL)
+        g_assert_cmpstr (rule->origin, ==, cases[i].origin);
+      for (guint l = 0; l < RC_RULES_N_LAYERS; l++)
+        {
+          g_hash_table_unref (rules[l]);
+          g_hash_table_unref (slices[l]);
+        }
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -395,5 +446,6 @@ main (int   argc,
   g_test_add_func ("/rules/notify-group", test_notify_group);
   g_test_add_func ("/rules/split-group", test_split_group);
   g_test_add_func ("/rules/condition-precedence", test_condition_precedence);
+  g_test_add_func ("/rules/origin", test_origin);
   return g_test_run ();
 }

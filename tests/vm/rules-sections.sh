@@ -45,6 +45,17 @@ rule_gap () {
   echo none
 }
 
+# rule_journal_entry UNIT [all]: the journal's action record (kind "rule", MESSAGE_ID fixed in
+# rc-action-log.c) of the rule giving UNIT CPUWeight 40, as JSON; fails while there is none
+# (with "all": every such entry, one a line); fields as "NAME":"value", whatever journalctl's spacing
+rule_journal_entry () {
+  local out
+  out=$(journalctl --no-pager -o json --output-fields=RC_UNIT,RC_APP,RC_KIND,RC_KEY,RC_OLD,RC_NEW,RC_REASON \
+    MESSAGE_ID=1691aaf63e32497b89d6bbb391c49a20 RC_UNIT="$1" RC_NEW=40 2>/dev/null | sed 's/" *: *"/":"/g')
+  [ "${2:-}" = all ] || out=$(tail -n 1 <<<"$out")
+  [ -n "$out" ] && echo "$out"
+}
+
 sec_rules () {
   login_session
   local f
@@ -69,6 +80,17 @@ sec_rules () {
   check "new instance: memory.max from the rule" 536870912 "$(cat "$(cg "$I1")/memory.max")"
   check "new instance: cpu.max (the system group's quota is replaced)" "max 100000" "$(cat "$(cg "$I1")/cpu.max")"
   check "another app untouched" 100 "$(cat "$(cg "$G")/cpu.weight" 2>&1)"
+
+  # the action record: the rule reaching the new instance is one structured journal entry
+  wait_for 10 rule_journal_entry "$I1"
+  local entry field
+  entry=$(rule_journal_entry "$I1")
+  for field in '"RC_KIND":"rule"' '"RC_APP":"org.example.Indexer"' '"RC_KEY":"CPUWeight"' \
+               '"RC_OLD":"100"' '"RC_NEW":"40"' \
+               '"RC_REASON":"rule ~/.config/resource-control/rules.d/50-resource-control.conf [org.example.Indexer]"'; do
+    check_has "journal: the rule's record has $field" "$field" "$entry"
+  done
+  check "journal: one record of the rule for the instance" 1 "$(rule_journal_entry "$I1" all | wc -l)"
 
   # a hand edit reaches the running instance without a restart
   printf '[org.example.Indexer]\nCPUWeight=60\nMemoryMax=512M\n' | as_user_write "$USR_RULES/50-resource-control.conf"
