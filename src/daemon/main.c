@@ -123,21 +123,10 @@ signal_cb (gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
-/* The system's rules folder; the tests point it elsewhere. */
-static char *
-system_rules_dir (void)
-{
-  const char *dir = rc_test_hook ("RESOURCE_CONTROL_SYSTEM_RULES_DIR");
-
-  if (dir != NULL)
-    return g_strdup (dir);
-  return g_build_filename (RC_SYSCONFDIR, RC_RULES_SUBDIR, NULL);
-}
-
 static void
 start_policy (Daemon *daemon)
 {
-  g_autofree char *system_dir = system_rules_dir ();
+  g_autofree char *system_dir = rc_rules_system_dir ();
   g_autofree char *user_dir = g_build_filename (g_get_user_config_dir (), RC_RULES_SUBDIR, NULL);
   g_autofree char *state_file = g_build_filename (g_get_user_runtime_dir (), "resource-control",
                                                   "state", NULL);
@@ -169,7 +158,8 @@ start (Daemon  *daemon,
   daemon->queue = rc_request_queue_new ();
   start_policy (daemon);
   daemon->notifier = rc_notifier_new (daemon->connection, daemon->registry, daemon->memory_watch,
-                                      daemon->cpu_watch, daemon->rules, rc_policy_get_action_log (daemon->policy));
+                                      daemon->cpu_watch, daemon->rules,
+                                      rc_policy_get_action_log (daemon->policy));
   daemon->slices = rc_slices_new (daemon->systemd, daemon->queue, daemon->rules);
   daemon->manager = rc_manager_new (daemon->registry, daemon->systemd, daemon->authority,
                                     daemon->rules, daemon->policy, daemon->queue,

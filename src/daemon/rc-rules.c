@@ -2,6 +2,7 @@
 #include "rc-rules.h"
 #include "rc-rules-reader.h"
 #include "rc-safe-file.h"
+#include "rc-test-hooks.h"
 #include "rc-api-keys.h"
 #include "rc-error.h"
 #include "rc-names.h"
@@ -688,6 +689,16 @@ watch_folder (RcRules    *self,
     }
   g_signal_connect_object (monitor, "changed", G_CALLBACK (folder_changed_cb), self, 0);
   return monitor;
+}
+
+char *
+rc_rules_system_dir (void)
+{
+  const char *dir = rc_test_hook ("RESOURCE_CONTROL_SYSTEM_RULES_DIR");
+
+  if (dir != NULL)
+    return g_strdup (dir);
+  return g_build_filename (RC_SYSCONFDIR, RC_RULES_SUBDIR, NULL);
 }
 
 RcRules *

@@ -93,6 +93,8 @@ void           rc_rules_write_group (GKeyFile     *file,
                                      const char   *app_id,
                                      const RcRule *rule);
 
+/* The system's rules.d folder (the tests' own with --test-hooks). */
+char          *rc_rules_system_dir (void);
 /* @system_dir and @user_dir are rules.d folders; the user's is created when
  * missing, so that it can be watched without polling. */
 RcRules       *rc_rules_new (const char *system_dir,
