@@ -226,12 +226,14 @@ sec_install () {
 sec_apps () {
   client_up
   check "client scope for the test's D-Bus calls" yes "$([ -d "$CLIENT_CG" ] && echo yes || echo no)"
-  start_scope "$C1" sleep 1000
-  start_scope "$C2" sleep 1000
-  start_scope "$G" sleep 1000
-  start_scope "$NA" sleep 1000
-  start_scope "$SS" --slice=session.slice -- sleep 1000
-  timeout 90 "$AU" systemd-run --user --quiet -u "$K" sleep 1000
+  # They live as long as the run: later sections (oomd, oom, polkit_down) check them, and a
+  # slow host can stretch the run past any fixed lifetime.
+  start_scope "$C1" sleep infinity
+  start_scope "$C2" sleep infinity
+  start_scope "$G" sleep infinity
+  start_scope "$NA" sleep infinity
+  start_scope "$SS" --slice=session.slice -- sleep infinity
+  timeout 90 "$AU" systemd-run --user --quiet -u "$K" sleep infinity
   check "service app started" 0 $?
   wait_for 30 all_active "$C1" "$C2" "$G" "$NA" "$SS" "$K"
   check "all apps active" "active active active active active active" \
