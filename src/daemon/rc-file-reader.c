@@ -1,12 +1,20 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-file-reader.h"
 
+/* Reads wait in @waiting, not in the pool's queue, and a read's deadline
+ * starts when it is handed to a worker: at 1,000 apps the start-up's reads
+ * waited in the pool each with its own timeout source on the main loop
+ * (a thousand sources the loop walks at every turn) and ran out of time
+ * while queued, which listed an app under its AppID. Now at most
+ * @max_workers deadlines exist at once. */
 struct _RcFileReader {
   GObject      parent_instance;
   GThreadPool *pool;
   guint        max_workers;
   guint        deadline_ms;
+  guint        running;  /* handed to the pool, not back yet (stuck ones too) */
   guint        stuck;    /* workers past their deadline, not back yet */
+  GQueue       waiting;  /* Job, not yet handed to the pool */
 };
 
 G_DEFINE_TYPE (RcFileReader, rc_file_reader, G_TYPE_OBJECT)
@@ -33,6 +41,8 @@ typedef struct {
   gboolean counted_stuck;
   gint64   since;
 } Job;
+
+static void pump (RcFileReader *self);
 
 static Job *
 job_ref (Job *job)
@@ -69,24 +79,25 @@ job_back_cb (gpointer user_data)
 {
   Job *job = user_data;
   g_autoptr(GTask) task = g_steal_pointer (&job->task);
+  g_autoptr(RcFileReader) reader = g_object_ref (job->reader);
 
   if (job->deadline != NULL)
     {
       g_source_destroy (job->deadline);
       g_clear_pointer (&job->deadline, g_source_unref);
     }
+  job->reader->running--;
   if (job->counted_stuck)
     {
       job->reader->stuck--;
       g_message ("Reading %s came back after %" G_GINT64_FORMAT " ms, long after it was given "
                  "up", job->what, (g_get_monotonic_time () - job->since) / 1000);
     }
-  if (task == NULL)
-    return G_SOURCE_REMOVE;
-  if (job->error != NULL)
+  if (task != NULL && job->error != NULL)
     g_task_return_error (task, g_steal_pointer (&job->error));
-  else
+  else if (task != NULL)
     g_task_return_pointer (task, g_steal_pointer (&job->result), job->result_free);
+  pump (reader);
   return G_SOURCE_REMOVE;
 }
 
@@ -124,7 +135,55 @@ deadline_cb (gpointer user_data)
   g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_TIMED_OUT,
                            "Reading %s took over %u ms: given up", job->what,
                            job->reader->deadline_ms);
+  pump (job->reader);
   return G_SOURCE_REMOVE;
+}
+
+static void
+answer_busy (Job *job)
+{
+  g_autoptr(GTask) task = g_steal_pointer (&job->task);
+
+  g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_BUSY,
+                           "%s is not read: all %u file readers are stuck on files that "
+                           "do not answer", job->what, job->reader->max_workers);
+  job_unref (job);
+}
+
+/* Hands waiting reads to free workers, each with its deadline from now.
+ * With every worker stuck, the waiting reads fail at once: none would
+ * begin before a stuck one comes back. */
+static void
+pump (RcFileReader *self)
+{
+  g_autoptr(RcFileReader) keep = g_object_ref (self);
+
+  while (!g_queue_is_empty (&self->waiting) && self->stuck >= self->max_workers)
+    answer_busy (g_queue_pop_head (&self->waiting));
+  while (!g_queue_is_empty (&self->waiting) && self->running < self->max_workers)
+    {
+      Job *job = g_queue_pop_head (&self->waiting);
+      g_autoptr(GError) error = NULL;
+
+      job->since = g_get_monotonic_time ();
+      job->deadline = g_timeout_source_new (self->deadline_ms);
+      g_source_set_callback (job->deadline, deadline_cb, job_ref (job), (GDestroyNotify) job_unref);
+      g_source_attach (job->deadline, job->context);
+      /* the pool's reference, handed to job_back_cb */
+      if (!g_thread_pool_push (self->pool, job, &error))
+        {
+          g_autoptr(GTask) failed = g_steal_pointer (&job->task);
+
+          g_task_return_new_error (failed, G_IO_ERROR, G_IO_ERROR_FAILED,
+                                   "%s is not read: no reader thread (%s)", job->what,
+                                   error->message);
+          g_source_destroy (job->deadline);
+          g_clear_pointer (&job->deadline, g_source_unref);
+          job_unref (job);
+          continue;
+        }
+      self->running++;
+    }
 }
 
 void
@@ -139,7 +198,6 @@ rc_file_reader_run_async (RcFileReader       *self,
                           gpointer            user_data)
 {
   g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
-  g_autoptr(GError) error = NULL;
   Job *job;
 
   g_task_set_source_tag (task, rc_file_reader_run_async);
@@ -162,21 +220,8 @@ rc_file_reader_run_async (RcFileReader       *self,
   job->input_free = input_free;
   job->result_free = result_free;
   job->task = g_steal_pointer (&task);
-  job->since = g_get_monotonic_time ();
-  job->deadline = g_timeout_source_new (self->deadline_ms);
-  g_source_set_callback (job->deadline, deadline_cb, job_ref (job), (GDestroyNotify) job_unref);
-  g_source_attach (job->deadline, job->context);
-  /* the pool's reference, handed to job_back_cb */
-  if (!g_thread_pool_push (self->pool, job, &error))
-    {
-      g_autoptr(GTask) failed = g_steal_pointer (&job->task);
-
-      g_task_return_new_error (failed, G_IO_ERROR, G_IO_ERROR_FAILED,
-                               "%s is not read: no reader thread (%s)", what, error->message);
-      g_source_destroy (job->deadline);
-      g_clear_pointer (&job->deadline, g_source_unref);
-      job_unref (job);
-    }
+  g_queue_push_tail (&self->waiting, job);
+  pump (self);
 }
 
 gpointer
@@ -236,4 +281,5 @@ rc_file_reader_class_init (RcFileReaderClass *klass)
 static void
 rc_file_reader_init (RcFileReader *self)
 {
+  g_queue_init (&self->waiting);
 }

@@ -2,7 +2,8 @@
 /* RcFileReader: a read that never answers (a FIFO opened blocking stands in
  * for a hung FUSE mount) completes with a timeout on the main loop; when
  * every worker is stuck a read fails at once; a worker that comes back
- * frees its place. */
+ * frees its place; a read's deadline counts from when a worker takes it,
+ * not from when it was asked for behind many others. */
 #include "rc-file-reader.h"
 #include "rc-safe-file.h"
 #include "rc-test-util.h"
@@ -127,6 +128,40 @@ test_deadline_and_stuck_workers (void)
   rc_test_remove_tree (dir);
 }
 
+/* A read that takes a fifth of the deadline. */
+static gpointer
+slow_read (gpointer input,
+           GError **error)
+{
+  g_usleep (DEADLINE_MS * 1000 / 5);
+  return input;
+}
+
+/* Start-up asks for a thousand reads at once: those that wait for a free
+ * worker longer than the deadline are still read, not given up. */
+static void
+test_waiting_reads_keep_their_deadline (void)
+{
+  g_autoptr(RcFileReader) reader = rc_file_reader_new (1, DEADLINE_MS);
+  Outcome outcomes[8] = { { 0, }, };
+
+  for (guint i = 0; i < G_N_ELEMENTS (outcomes); i++)
+    {
+      outcomes[i].since = g_get_monotonic_time ();
+      rc_file_reader_run_async (reader, "a slow file", slow_read, GUINT_TO_POINTER (i + 1), NULL,
+                                NULL, NULL, read_cb, &outcomes[i]);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (outcomes); i++)
+    {
+      wait_for (&outcomes[i]);
+      g_assert_no_error (outcomes[i].error);
+      g_assert_cmpuint (GPOINTER_TO_UINT (outcomes[i].result), ==, i + 1);
+    }
+  /* the last waited for the seven before it, well past one deadline */
+  g_assert_cmpint (outcomes[7].took_us, >, DEADLINE_MS * 1000);
+  g_assert_cmpuint (rc_file_reader_get_stuck (reader), ==, 0);
+}
+
 static void
 test_file_read_errors_pass_through (void)
 {
@@ -147,5 +182,7 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/file-reader/deadline-and-stuck-workers", test_deadline_and_stuck_workers);
   g_test_add_func ("/file-reader/file-read-errors-pass-through", test_file_read_errors_pass_through);
+  g_test_add_func ("/file-reader/waiting-reads-keep-their-deadline",
+                   test_waiting_reads_keep_their_deadline);
   return g_test_run ();
 }
