@@ -295,6 +295,25 @@ locate (RcUnitTracker *self,
   return g_variant_ref_sink (g_variant_new_array (G_VARIANT_TYPE ("{sv}"), entries, n));
 }
 
+/* @located plus SourcePath, made from its parts as locate () makes it: a
+ * GVariantDict here was a third of the main loop's work per app at start. */
+static GVariant *
+with_source_path (GVariant   *located,
+                  const char *source_path)
+{
+  gsize n = g_variant_n_children (located);
+  g_autofree GVariant * *entries = g_new (GVariant *, n + 1);
+  GVariant *props;
+
+  for (gsize i = 0; i < n; i++)
+    entries[i] = g_variant_get_child_value (located, i);
+  entries[n] = string_entry ("SourcePath", source_path);
+  props = g_variant_ref_sink (g_variant_new_array (G_VARIANT_TYPE ("{sv}"), entries, n + 1));
+  for (gsize i = 0; i < n; i++)
+    g_variant_unref (entries[i]);
+  return props;
+}
+
 /* Any process of the user can put a FIFO, a link to /dev/zero or a path on
  * a mount that never answers where systemd keeps transient unit files: the
  * file is read in the file reader's worker (bounded in size and time). */
@@ -341,11 +360,8 @@ transient_read_cb (GObject      *source,
       return;
     }
   {
-    g_auto(GVariantDict) dict = G_VARIANT_DICT_INIT (data->located);
-    g_autoptr(GVariant) props = NULL;
+    g_autoptr(GVariant) props = with_source_path (data->located, source_path);
 
-    g_variant_dict_insert (&dict, "SourcePath", "s", source_path);
-    props = g_variant_ref_sink (g_variant_dict_end (&dict));
     self->loads_in_flight--;
     tracked->retries = 0;
     apply_event (tracked, RC_UNIT_EVENT_READ_ACTIVE, props);
