@@ -12,6 +12,8 @@ ListApps calls (default 10), and stops. Prints one JSON line:
 - RssAnon etc. after the start and after the calls (meaningless under valgrind);
 - with RC_PROFILE_STRACE=1: strace -c -f attached to the daemon during the calls
   only, and its syscalls per ListApps per app;
+- with RC_PROFILE_FIRST=1: name_to_first_list_ms, from the name owned to the first
+  ListApps answered (it waits for every app to be read);
 - with RC_PROFILE_STEPS=1 (no wrapper): the daemon starts at N = 0 and the
   memory is taken at 0, 100 and RC_PROFILE_APPS apps, each after one ListApps.
 
@@ -139,6 +141,11 @@ class Profile(harness.RcTestCase):
         with open(tmp, 'w', encoding='utf-8') as f:
             f.write(tail)
         out['startup_systemd_calls'] = mock_call_counts(tmp)
+        if os.environ.get('RC_PROFILE_FIRST') == '1':
+            # the first ListApps is answered once every app is read: start-up's cost
+            t0 = time.perf_counter()
+            self.assertEqual(len(self._list()), apps)
+            out['name_to_first_list_ms'] = round((time.perf_counter() - t0) * 1000, 1)
         time.sleep(0.5)
         out['memory_before_first_list'] = rb.memory(d.pid)
         if os.environ.get('RC_PROFILE_SMAPS'):
