@@ -103,6 +103,7 @@ rc_focus_watch_add (RcFocusWatch *self,
                     const char   *unit,
                     const char   *control_group)
 {
+  g_autofree char *built = NULL;
   Watched *watched;
 
   if (!rc_watch_set_available (self->files) || control_group == NULL ||
@@ -110,7 +111,10 @@ rc_focus_watch_add (RcFocusWatch *self,
     return RC_FOCUS_UNKNOWN;
   watched = g_new0 (Watched, 1);
   watched->unit = g_strdup (unit);
-  watched->path = g_build_filename (rc_cgroup_root (), control_group, NULL);
+  built = g_build_filename (rc_cgroup_root (), control_group, NULL);
+  /* kept for every app: a copy of the exact size, not g_build_filename's
+   * GString (256 bytes for a path of some 110) */
+  watched->path = g_strdup (built);
   rc_watch_set_add (self->files, unit, watched->path);
   watched->focus = read_focus (watched->path);
   g_hash_table_insert (self->by_unit, watched->unit, watched);
