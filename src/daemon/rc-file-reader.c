@@ -2,17 +2,21 @@
 #include "rc-file-reader.h"
 
 /* Reads wait in @waiting, not in the pool's queue, and a read's deadline
- * starts when it is handed to a worker: at 1,000 apps the start-up's reads
+ * starts when it is handed to the pool: at 1,000 apps the start-up's reads
  * waited in the pool each with its own timeout source on the main loop
  * (a thousand sources the loop walks at every turn) and ran out of time
- * while queued, which listed an app under its AppID. Now at most
- * @max_workers deadlines exist at once. */
+ * while queued, which listed an app under its AppID. The pool holds
+ * HANDED_PER_WORKER reads per worker, so that a worker goes on to the next
+ * read without waiting for the main loop to hand it one, and a handed read
+ * waits for a few others at most. */
+#define HANDED_PER_WORKER 4
+
 struct _RcFileReader {
   GObject      parent_instance;
   GThreadPool *pool;
   guint        max_workers;
   guint        deadline_ms;
-  guint        running;  /* handed to the pool, not back yet (stuck ones too) */
+  guint        handed;   /* to the pool, not back yet (stuck ones too) */
   guint        stuck;    /* workers past their deadline, not back yet */
   GQueue       waiting;  /* Job, not yet handed to the pool */
 };
@@ -86,7 +90,7 @@ job_back_cb (gpointer user_data)
       g_source_destroy (job->deadline);
       g_clear_pointer (&job->deadline, g_source_unref);
     }
-  job->reader->running--;
+  job->reader->handed--;
   if (job->counted_stuck)
     {
       job->reader->stuck--;
@@ -150,7 +154,7 @@ answer_busy (Job *job)
   job_unref (job);
 }
 
-/* Hands waiting reads to free workers, each with its deadline from now.
+/* Hands waiting reads to the pool, each with its deadline from now.
  * With every worker stuck, the waiting reads fail at once: none would
  * begin before a stuck one comes back. */
 static void
@@ -160,7 +164,8 @@ pump (RcFileReader *self)
 
   while (!g_queue_is_empty (&self->waiting) && self->stuck >= self->max_workers)
     answer_busy (g_queue_pop_head (&self->waiting));
-  while (!g_queue_is_empty (&self->waiting) && self->running < self->max_workers)
+  while (!g_queue_is_empty (&self->waiting) &&
+         self->handed < self->max_workers * HANDED_PER_WORKER)
     {
       Job *job = g_queue_pop_head (&self->waiting);
       g_autoptr(GError) error = NULL;
@@ -182,7 +187,7 @@ pump (RcFileReader *self)
           job_unref (job);
           continue;
         }
-      self->running++;
+      self->handed++;
     }
 }
 

@@ -128,12 +128,12 @@ test_deadline_and_stuck_workers (void)
   rc_test_remove_tree (dir);
 }
 
-/* A read that takes a fifth of the deadline. */
+/* A read that takes a tenth of the deadline. */
 static gpointer
 slow_read (gpointer input,
            GError **error)
 {
-  g_usleep (DEADLINE_MS * 1000 / 5);
+  g_usleep (DEADLINE_MS * 1000 / 10);
   return input;
 }
 
@@ -143,7 +143,7 @@ static void
 test_waiting_reads_keep_their_deadline (void)
 {
   g_autoptr(RcFileReader) reader = rc_file_reader_new (1, DEADLINE_MS);
-  Outcome outcomes[8] = { { 0, }, };
+  Outcome outcomes[20] = { { 0, }, };
 
   for (guint i = 0; i < G_N_ELEMENTS (outcomes); i++)
     {
@@ -157,8 +157,8 @@ test_waiting_reads_keep_their_deadline (void)
       g_assert_no_error (outcomes[i].error);
       g_assert_cmpuint (GPOINTER_TO_UINT (outcomes[i].result), ==, i + 1);
     }
-  /* the last waited for the seven before it, well past one deadline */
-  g_assert_cmpint (outcomes[7].took_us, >, DEADLINE_MS * 1000);
+  /* the last waited for the nineteen before it, well past one deadline */
+  g_assert_cmpint (outcomes[19].took_us, >, DEADLINE_MS * 1000);
   g_assert_cmpuint (rc_file_reader_get_stuck (reader), ==, 0);
 }
 
