@@ -11,6 +11,7 @@
 struct _RcCgroupLocator {
   char       *manager_cgroup;
   GHashTable *slices;          /* slice name -> its ControlGroup */
+  char       *last_slice;      /* where the last unit was found: looked in first */
   gboolean    present;         /* the manager's folder is in cgroupfs */
 };
 
@@ -73,10 +74,29 @@ rc_cgroup_locator_free (RcCgroupLocator *self)
   if (self == NULL)
     return;
   g_hash_table_unref (self->slices);
+  g_free (self->last_slice);
   g_free (self->manager_cgroup);
   g_free (self);
 }
 
+static gboolean
+in_slice (const char *slice_cgroup,
+          const char *unit,
+          char      **out_control_group)
+{
+  g_autofree char *control_group = g_strconcat (slice_cgroup, "/", unit, NULL);
+  g_autofree char *path = g_build_filename (rc_cgroup_root (), control_group, NULL);
+
+  if (!g_file_test (path, G_FILE_TEST_IS_DIR))
+    return FALSE;
+  *out_control_group = g_steal_pointer (&control_group);
+  return TRUE;
+}
+
+/* Each look is a stat of a path some ten folders deep, and at start-up
+ * every app is looked for: the slice of the last one found comes first,
+ * as most apps share it (app.slice), so that most looks are one stat
+ * rather than one per slice. */
 static gboolean
 find_known (RcCgroupLocator *self,
             const char      *unit,
@@ -86,19 +106,24 @@ find_known (RcCgroupLocator *self,
   GHashTableIter iter;
   const char *slice, *slice_cgroup;
 
+  if (self->last_slice != NULL &&
+      g_hash_table_lookup_extended (self->slices, self->last_slice, (gpointer *) &slice,
+                                    (gpointer *) &slice_cgroup) &&
+      in_slice (slice_cgroup, unit, out_control_group))
+    {
+      *out_slice = slice;
+      return TRUE;
+    }
   g_hash_table_iter_init (&iter, self->slices);
   while (g_hash_table_iter_next (&iter, (gpointer *) &slice, (gpointer *) &slice_cgroup))
-    {
-      g_autofree char *control_group = g_strconcat (slice_cgroup, "/", unit, NULL);
-      g_autofree char *path = g_build_filename (rc_cgroup_root (), control_group, NULL);
-
-      if (g_file_test (path, G_FILE_TEST_IS_DIR))
-        {
-          *out_control_group = g_steal_pointer (&control_group);
-          *out_slice = slice;
-          return TRUE;
-        }
-    }
+    if (g_strcmp0 (slice, self->last_slice) != 0 &&
+        in_slice (slice_cgroup, unit, out_control_group))
+      {
+        g_free (self->last_slice);
+        self->last_slice = g_strdup (slice);
+        *out_slice = slice;
+        return TRUE;
+      }
   return FALSE;
 }
 
