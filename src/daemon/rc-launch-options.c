@@ -183,7 +183,10 @@ parse_launch_option (RcLaunchOptions *options,
       if (!g_variant_is_of_type (value, G_VARIANT_TYPE_STRING))
         return option_type_error (key, value, "s", error);
       s = g_variant_get_string (value, NULL);
-      if (!g_path_is_absolute (s) || !g_file_test (s, G_FILE_TEST_IS_DIR))
+      /* Only the form here: whether the folder exists is asked in the file
+       * reader (rc-launch-read.c), as a path on a mount that never answers
+       * would block any stat. */
+      if (!g_path_is_absolute (s))
         {
           g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
                        "Option WorkingDirectory is \"%s\": it must be an existing folder, "

@@ -43,6 +43,7 @@ shared_exe_index (void)
 typedef struct {
   char      *app_id;    /* Launch's; Adopt's option AppId, or NULL: detect it */
   char     **uris;
+  char      *working_directory; /* Launch's option, or NULL */
   GArray    *pids;      /* Adopt: the processes named */
   GPtrArray *comms;     /* their comm, for messages */
 } FileRead;
@@ -52,6 +53,7 @@ file_read_free (FileRead *read)
 {
   g_free (read->app_id);
   g_strfreev (read->uris);
+  g_free (read->working_directory);
   g_clear_pointer (&read->pids, g_array_unref);
   g_clear_pointer (&read->comms, g_ptr_array_unref);
   g_free (read);
@@ -108,6 +110,14 @@ read_for_launch (gpointer data,
   FileRead *read = data;
   g_autoptr(RcLaunchRead) result = g_new0 (RcLaunchRead, 1);
 
+  if (read->working_directory != NULL &&
+      !g_file_test (read->working_directory, G_FILE_TEST_IS_DIR))
+    {
+      g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+                   "Option WorkingDirectory is \"%s\": it must be an existing folder, "
+                   "given as an absolute path", read->working_directory);
+      return NULL;
+    }
   if (!rc_exec_for_app (read->app_id, (const char * const *) read->uris, &result->name,
                         &result->desktop_file, &result->argv, error))
     return NULL;
@@ -161,6 +171,7 @@ run_read (RcFileReadFunc      worker,
 void
 rc_launch_read_async (const char         *app_id,
                       const char * const *uris,
+                      const char         *working_directory,
                       GCancellable       *cancellable,
                       GAsyncReadyCallback callback,
                       gpointer            user_data)
@@ -170,6 +181,7 @@ rc_launch_read_async (const char         *app_id,
 
   read->app_id = g_strdup (app_id);
   read->uris = g_strdupv ((char **) uris);
+  read->working_directory = g_strdup (working_directory);
   run_read (read_for_launch, read, what, cancellable, callback, user_data);
 }
 

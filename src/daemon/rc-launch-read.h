@@ -19,9 +19,11 @@ typedef struct {
 void          rc_launch_read_free (RcLaunchRead *read);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RcLaunchRead, rc_launch_read_free);
 
-/* Launch: rc_exec_for_app (@app_id, @uris). */
+/* Launch: that @working_directory (NULL: none) is a folder, then
+ * rc_exec_for_app (@app_id, @uris). */
 void          rc_launch_read_async (const char         *app_id,
                                     const char * const *uris,
+                                    const char         *working_directory,
                                     GCancellable       *cancellable,
                                     GAsyncReadyCallback callback,
                                     gpointer            user_data);

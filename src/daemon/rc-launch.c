@@ -228,5 +228,6 @@ rc_launch_submit (const RcChangeServices *svc,
     }
   g_free (base->app_id);
   base->app_id = g_strdup (app_id);
-  rc_launch_read_async (base->app_id, uris, svc->cancellable, launch_read_cb, base);
+  rc_launch_read_async (base->app_id, uris, base->working_directory, svc->cancellable,
+                        launch_read_cb, base);
 }
