@@ -82,7 +82,7 @@ journal_write (const char * const *fields,
                gpointer            user_data)
 {
   guint n = g_strv_length ((char **) fields);
-  g_autofree struct iovec *iov = g_new0 (struct iovec, n);
+  struct iovec *iov = g_new0 (struct iovec, n);
 
   for (guint i = 0; i < n; i++)
     {
@@ -90,6 +90,7 @@ journal_write (const char * const *fields,
       iov[i].iov_len = strlen (fields[i]);
     }
   sd_journal_sendv (iov, n);
+  g_free (iov);
 }
 
 /* @value of @limit in resourcectl's words (300, 1.5G, max). */
