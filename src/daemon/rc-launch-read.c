@@ -108,7 +108,7 @@ read_for_launch (gpointer data,
                  GError **error)
 {
   FileRead *read = data;
-  g_autoptr(RcLaunchRead) result = g_new0 (RcLaunchRead, 1);
+  g_autoptr(RcLaunchRead) result = NULL;
 
   if (read->working_directory != NULL &&
       !g_file_test (read->working_directory, G_FILE_TEST_IS_DIR))
@@ -118,6 +118,7 @@ read_for_launch (gpointer data,
                    "given as an absolute path", read->working_directory);
       return NULL;
     }
+  result = g_new0 (RcLaunchRead, 1);
   if (!rc_exec_for_app (read->app_id, (const char * const *) read->uris, &result->name,
                         &result->desktop_file, &result->argv, error))
     return NULL;
