@@ -401,11 +401,36 @@ class SlowHyprlandRequests(FakeHyprlandRequests):
     def _answer(self, conn):
         time.sleep(self.delay)     # Hyprland being slow, not a wait for a condition
         try:
-            super().handle(conn)
+            super().handle(_CountedConnection(conn, self))
         except OSError:
             pass
+
+    def closing(self):
         with self.lock:
             self.open_now -= 1
+
+
+class _CountedConnection:
+    '''A request's connection, counted as ended just before it closes: the daemon may open
+    its next request as soon as it reads this one's end of file, so counting it after the close
+    would see two at once where the daemon had one.'''
+
+    def __init__(self, conn, server):
+        self.conn = conn
+        self.server = server
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.server.closing()
+        self.conn.close()
+
+    def recv(self, size):
+        return self.conn.recv(size)
+
+    def sendall(self, data):
+        return self.conn.sendall(data)
 
 
 if __name__ == '__main__':
