@@ -188,9 +188,7 @@ parse_launch_option (RcLaunchOptions *options,
        * would block any stat. */
       if (!g_path_is_absolute (s))
         {
-          g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
-                       "Option WorkingDirectory is \"%s\": it must be an existing folder, "
-                       "given as an absolute path", s);
+          rc_launch_refuse_working_directory (s, error);
           return FALSE;
         }
       g_free (options->working_directory);
@@ -275,6 +273,15 @@ parse_adopt_option (RcLaunchOptions *options,
   g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
                "Unknown option %s: Adopt takes AppId and Launcher", key);
   return FALSE;
+}
+
+void
+rc_launch_refuse_working_directory (const char *dir,
+                                    GError    **error)
+{
+  g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
+               "Option WorkingDirectory is \"%s\": it must be an existing folder, "
+               "given as an absolute path", dir);
 }
 
 gboolean

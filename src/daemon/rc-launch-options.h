@@ -53,6 +53,11 @@ gboolean rc_launch_options_parse (RcLaunchOptions *options,
                                   GVariant        *dict,
                                   GError         **error);
 
+/* The one refusal of a WorkingDirectory: not an absolute path (checked
+ * here, before polkit) or not a folder (checked in the file reader). */
+void     rc_launch_refuse_working_directory (const char *dir,
+                                             GError    **error);
+
 /* Launch's arguments, in the order they are checked: the AppID, the
  * options (into @options, initialized for Launch), the URIs. */
 gboolean rc_launch_check_args (const char         *app_id,

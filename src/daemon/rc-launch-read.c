@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-launch-read.h"
+#include "rc-launch-options.h"
 #include "rc-desktop-lookup.h"
 #include "rc-error.h"
 #include "rc-exec-line.h"
@@ -113,9 +114,7 @@ read_for_launch (gpointer data,
   if (read->working_directory != NULL &&
       !g_file_test (read->working_directory, G_FILE_TEST_IS_DIR))
     {
-      g_set_error (error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
-                   "Option WorkingDirectory is \"%s\": it must be an existing folder, "
-                   "given as an absolute path", read->working_directory);
+      rc_launch_refuse_working_directory (read->working_directory, error);
       return NULL;
     }
   result = g_new0 (RcLaunchRead, 1);
