@@ -11,7 +11,7 @@ ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
 
 if ! command -v groff >/dev/null; then
-  not_ok "groff is not installed (Debian: groff-base; tests/install-deps.sh installs it)"
+  not_ok "groff is not installed (Debian: groff-base; tools/install-deps.sh installs it)"
   echo "1..$n"; exit 1
 fi
 

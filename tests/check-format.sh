@@ -9,7 +9,7 @@
 #
 # Every C file git tracks (without a git checkout: those under src, tests,
 # bench and panel), minus generated code, which keeps its generator's layout.
-# uncrustify.cfg is written for uncrustify 0.72 (Debian 12; tests/install-deps.sh
+# uncrustify.cfg is written for uncrustify 0.72 (Debian 12; tools/install-deps.sh
 # installs it): another version may lay out a few constructs differently.
 set -uo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,7 +28,7 @@ for arg in "$@"; do
   esac
 done
 
-command -v uncrustify >/dev/null || { echo "1..0 # uncrustify is not installed (tests/install-deps.sh)"; exit 1; }
+command -v uncrustify >/dev/null || { echo "1..0 # uncrustify is not installed (tools/install-deps.sh)"; exit 1; }
 version=$(uncrustify --version 2>&1)
 case $version in
   *-0.72.*) ;;

@@ -15,12 +15,12 @@ set -uo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 cd "$src"
 T_DEPS=$SECONDS
-bash tests/install-deps.sh || exit 1
+bash tools/install-deps.sh || exit 1
 T_DEPS=$((SECONDS - T_DEPS))
 
 results=()   # "stage:build dir" pairs whose meson test logs are counted
 status=0
-times=("$T_DEPS	dependencies (tests/install-deps.sh)")   # "seconds<TAB>stage", for the table at the end
+times=("$T_DEPS	dependencies (tools/install-deps.sh)")   # "seconds<TAB>stage", for the table at the end
 
 stage() {  # stage NAME COMMAND...
   local name=$1 t0=$SECONDS; shift

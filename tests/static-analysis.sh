@@ -7,7 +7,7 @@
 #   bash tests/static-analysis.sh              both
 #   STATIC_ANALYSIS=cppcheck bash tests/static-analysis.sh   one of them
 #
-# Needs cppcheck and clang-tools (scan-build); tests/install-deps.sh has both.
+# Needs cppcheck and clang-tools (scan-build); tools/install-deps.sh has both.
 set -uo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 cd "$src"

@@ -30,7 +30,7 @@ finish() {
 }
 
 if ! command -v clang >/dev/null; then
-  echo "run-fuzzers: clang is not installed (tests/install-deps.sh installs it)"
+  echo "run-fuzzers: clang is not installed (tools/install-deps.sh installs it)"
   failed=${#targets[@]}; finish
 fi
 

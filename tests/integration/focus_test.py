@@ -376,7 +376,7 @@ class X11FocusTest(FocusBase):
     def setUp(self):
         super().setUp()
         if shutil.which('Xvfb') is None:
-            self.fail('Xvfb is not installed (tests/install-deps.sh installs it)')
+            self.fail('Xvfb is not installed (tools/install-deps.sh installs it)')
         # pylint: disable=import-outside-toplevel
         from Xlib import Xatom, display as xdisplay
         self.xatom = Xatom

@@ -12,7 +12,7 @@
 # A demo is a test a person watches: every step and figure is checked (PASS/FAIL lines), and the exit
 # status is 1, with the list of what did not happen, when anything is off.
 #
-# usage: demo-guest.sh --stage DIR         install DIR first (tests/demo.sh, through run-system-tests.sh)
+# usage: demo-guest.sh --stage DIR         install DIR first (tools/demo.sh, through run-system-tests.sh)
 #        demo-guest.sh --in-system-test    installed already, daemon maybe running (system-test.sh's
 #                                          section 'demo', so CI runs the README's main job too)
 set -u

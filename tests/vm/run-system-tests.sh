@@ -20,7 +20,7 @@
 #   --delegate LIST   controllers user@.service delegates in the VM (default: Debian's stock cpu memory pids,
 #                     which the NotSupported checks rely on; the io section adds io itself later on)
 #   --console         stream the guest's serial console to stderr
-#   --payload SCRIPT  run SCRIPT --stage DIR in the guest instead of system-test.sh (tests/demo.sh uses
+#   --payload SCRIPT  run SCRIPT --stage DIR in the guest instead of system-test.sh (tools/demo.sh uses
 #                     tests/vm/demo-guest.sh)
 #   --with FILE       copy FILE into the guest's /mnt/vmshare beside the payload (a file it sources); repeatable
 #   -- ARGS           passed to system-test.sh (--only "SECTIONS", --skip "SECTIONS")

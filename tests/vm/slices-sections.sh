@@ -279,7 +279,7 @@ sec_oomd () {
     "{'ManagedOOMMemoryPressure': <'kill'>}" '@a{sv} {}'
   check_has "the error says why" systemd-oomd "$(last_message)"
   if [ ! -x /lib/systemd/systemd-oomd ]; then
-    check "systemd-oomd installed on the host (tests/install-deps.sh)" yes no
+    check "systemd-oomd installed on the host (tools/install-deps.sh)" yes no
     return
   fi
   systemctl start systemd-oomd.socket systemd-oomd.service

@@ -504,14 +504,14 @@ sec_freeze_effect () {
   usc stop -- "$P" "$D"
 }
 
-# The README's main job (tests/demo.sh runs the same script in a VM of its own), with its own checks of
+# The README's main job (tools/demo.sh runs the same script in a VM of its own), with its own checks of
 # what it shows: the fair split, set-weight ~3:1, a freeze that stops the app and a thaw that resumes it
 sec_demo () {
   local log=$OUT/demo.log rcode
   bash "$(dirname "$0")/demo-guest.sh" --in-system-test > "$log" 2>&1
   rcode=$?
   sed 's/^/  | /' "$log"
-  check "demo (tests/demo.sh's payload) exits 0" 0 "$rcode"
+  check "demo (tools/demo.sh's payload) exits 0" 0 "$rcode"
   check_has "demo: every check passed" "demo: all " "$(tail -1 "$log")"
 }
 

@@ -8,7 +8,7 @@
 #    let the daemon be D-Bus activated, show `resourcectl list` and the measured fairness demo.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
-bash "$src/tests/install-deps.sh"
+bash "$src/tools/install-deps.sh"
 
 user=${RC_DEMO_USER:-${SUDO_USER:-}}
 uid=$([ -n "$user" ] && id -u "$user" 2>/dev/null || true)
