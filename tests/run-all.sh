@@ -76,6 +76,8 @@ stage "load test (50 clients, mock systemd, real polkitd; and its leak check cat
   mtest build testlog-load --suite load
 stage "benchmark smoke (mock systemd; figures only, no timing goals)" \
   bash bench/run.sh --quick --host-only --build-dir "$src/build"
+stage "focus-bench smoke (the frame app beside two busy processes for 2 s, the report and its plot)" \
+  bash bench/focus-bench.sh --host-smoke --out "$src/build/focus-bench-smoke"
 stage "fuzzing (libFuzzer, ASan+UBSan; a smoke of 10 s a target)" env FUZZ_SECONDS=10 bash tests/fuzz/run-fuzzers.sh
 stage "static analysis (cppcheck, scan-build)" bash tests/static-analysis.sh
 if [ "${RC_SKIP_VM:-0}" = 1 ]; then

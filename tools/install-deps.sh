@@ -22,6 +22,8 @@ packages=(
   bash-completion shellcheck
   # focus_test.py plays an X11 window manager on Xvfb
   python3-xlib
+  # focus-bench's plot (bench/focus-bench-report.py)
+  python3-matplotlib
   # the VM focus sections: the real compositors (sway with Debian's config.d, i3 on Xvfb, KWin 5.27,
   # which pulls in Xwayland), xprop, and foot, the cheapest Wayland window to start under emulation
   sway i3-wm kwin-wayland x11-utils foot

@@ -14,6 +14,7 @@
 # options:
 #   --build-dir DIR   build to install from; used only if configured with prefix /usr, else (default) the
 #                     script configures and compiles its own build dir $RC_VMDIR/build from this source tree
+#   --out DIR         keep the VM run folder as DIR (implies --keep)
 #   --keep            keep the VM run folder ($RC_VMDIR/runs/run.*: out/output.log, out/journal.txt,
 #                     out/daemon.log, out/monitor.log, out/calls.log, console.log)
 #   --timeout SEC     wall-clock limit for the VM (default 2400)
@@ -42,13 +43,14 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir) BUILD=$2; shift ;;
     --keep) VMARGS+=(--keep) ;;
+    --out) VMARGS+=(--out "$2"); shift ;;
     --console) VMARGS+=(--console) ;;
     --payload) PAYLOAD=$2; shift ;;
     --with) VMARGS+=(--with "$2"); shift ;;
     --timeout) TIMEOUT=$2; shift ;;
     --delegate) VMARGS+=(--delegate "$2"); shift ;;
     --) shift; break ;;
-    -h|--help) sed -n '3,34p' "$0"; exit 0 ;;
+    -h|--help) sed -n '3,35p' "$0"; exit 0 ;;
     *) echo "run-system-tests: unknown option $1" >&2; exit 2 ;;
   esac
   shift
