@@ -9,6 +9,7 @@ the entries are the daemon's own, made by a rule and the boost, as actions_test.
 '''
 
 import os
+import re
 import sys
 
 import rctest_harness as h
@@ -29,14 +30,17 @@ class PanelActionsTest(PanelTestCase):
     def actions(self, app):
         return self.rc_call('GetActions', (app, 0), '(st)')[0]
 
+    def write_rule(self, name, text):
+        os.makedirs(self.user_rules_dir, exist_ok=True)
+        path = os.path.join(self.user_rules_dir, name)
+        h._write(path + '.tmp', text)
+        os.rename(path + '.tmp', path)
+
     def add_writer_with_rule(self):
         '''Writer starts after its rule is loaded: the daemon applies and records it.'''
         h._write(os.path.join(self.applications_dir, WRITER_ID + '.desktop'),
                  f'[Desktop Entry]\nType=Application\nExec=/bin/true\nName={WRITER_NAME}\n')
-        os.makedirs(self.user_rules_dir, exist_ok=True)
-        path = os.path.join(self.user_rules_dir, RULE_FILE)
-        h._write(path + '.tmp', f'[{WRITER_ID}]\nCPUWeight=50\n')
-        os.rename(path + '.tmp', path)
+        self.write_rule(RULE_FILE, f'[{WRITER_ID}]\nCPUWeight=50\n')
         self.wait_until(lambda: WRITER_ID in self.rc_call('ListRules')[0], message='the rule loaded')
         self.add_app(WRITER, controllers='cpu io memory pids', pids=[4343])
         self.wait_until(lambda: self.actions(WRITER_ID), message="the rule's entry in GetActions")
@@ -95,6 +99,13 @@ class PanelActionsTest(PanelTestCase):
         self.wait_shown('CPUWeight 50 → 300', 'LABEL')
         self.xdotool('windowsize', self.xid(), '720', '1000')
         self.screenshot('panel-recent-changes.png')
+
+        # a rules file saved while the page is open: its entry comes in too, and its name is
+        # shown as it is, as text and not as markup ("&amp;" stays "&amp;")
+        late = '30-tweaks &amp; more.conf'
+        self.write_rule(late, f'[{WRITER_ID}]\nTasksMax=500\n')
+        self.wait_shown(re.compile(r'^TasksMax \S+ → 500$'), 'LABEL')
+        self.wait_shown(f'rule ~/.config/resource-control/rules.d/{late} [{WRITER_ID}]', 'LABEL')
 
     def descriptions(self):
         out = []
