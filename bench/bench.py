@@ -244,6 +244,56 @@ def measure_throughput(env, prof, pid):
     return out
 
 
+def action_count(conn):
+    return len(rb.rc_call(conn, 'GetActions', ('', 0), '(st)')[0])
+
+
+def move_boost(conn, units, state, moves):
+    '''Moves the boost between two apps `moves` times, one call at a time: each move is an
+    entry or two of the action record (the boost taken back, the boost given).'''
+    for _ in range(moves):
+        state['i'] += 1
+        rb.rc_call(conn, 'SetForegroundApp', (units[state['i'] % 2],), '(s)')
+
+
+def fill_action_ring(conn, units, state):
+    '''Moves the boost until the record stops growing: full. Returns its number of entries.'''
+    count = action_count(conn)
+    while True:
+        move_boost(conn, units, state, 128)
+        was, count = count, action_count(conn)
+        if count == was:
+            return count
+
+
+def measure_action_ring(env, prof, pid):
+    '''RssAnon the action record adds when full, at this many apps. Its entries are the
+    daemon's own (the boost moving, as a focus source moves it), not made up by a hook. A
+    second round through the whole ring (not with --quick: a move costs a polkit check,
+    some 18 ms on the host) shows the figure once old entries are freed and new ones take
+    their place.'''
+    conn = env.conn
+    before = rb.memory(pid)
+    state = {'i': 0}
+    t0 = time.monotonic()
+    entries = fill_action_ring(conn, env.units, state)
+    full = rb.memory(pid)
+    again = None
+    if not prof.quick:
+        move_boost(conn, env.units, state, entries)
+        again = rb.memory(pid)
+    rb.rc_call(conn, 'SetForegroundApp', ('',), '(s)')
+    added = max(full['RssAnon_kib'], again['RssAnon_kib'] if again else 0) - before['RssAnon_kib']
+    out = {'apps': len(env.units), 'entries': entries, 'moves': state['i'],
+           'fill_s': round(time.monotonic() - t0, 1),
+           'rss_anon_kib_before': before['RssAnon_kib'], 'rss_anon_kib_full': full['RssAnon_kib'],
+           'rss_anon_kib_full_again': again['RssAnon_kib'] if again else None, 'rss_anon_kib_added': added,
+           'bytes_per_entry': round(added * 1024 / entries) if entries else None}
+    if len(env.units) == 1000:
+        out['rss_anon_kib_at_1000'] = added
+    return out
+
+
 def measure_app_added(env, count):
     conn = env.conn
     added, active = {}, {}
@@ -347,6 +397,12 @@ def run_all(env, quick=False, sizes=SIZES, meta=None, checkpoint=None):
                 fig['throughput'] = measure_throughput(env, prof, d1.pid)
                 fig['memory'][f'{n}_after_throughput'] = rb.memory(d1.pid)
                 save()
+        if len(env.units) >= 2:
+            rb.log('the action record filled')
+            fig['action_record'] = measure_action_ring(env, prof, d1.pid)
+            ring = fig['action_record']
+            rb.log(f'  {ring["entries"]} entries at {ring["apps"]} apps: RssAnon +{ring["rss_anon_kib_added"]} KiB')
+            save()
         rb.log('AppAdded latency')
         fig['app_added'] = measure_app_added(env, prof.app_added)
         save()
@@ -427,6 +483,18 @@ def print_table(res, out=sys.stdout):
     for k, v in rows:
         p(f'  {k:>22} {v["RssAnon_kib"]:>8} {v["heap_rss_kib"] if v["heap_rss_kib"] is not None else "-":>8} '
           f'{v["VmRSS_kib"]:>8} {v["threads"]:>7}')
+    ring = f.get('action_record')
+    if ring:
+        budget = budgets.capability('action_record')['rss_anon_kib_at_1000']
+        judged = ''
+        if 'rss_anon_kib_at_1000' in ring:
+            judged = f', budget {budget} KiB at 1,000 apps: ' + ('met' if ring['rss_anon_kib_added'] <= budget
+                                                                 else 'MISSED')
+        again = ring['rss_anon_kib_full_again']
+        p(f'  the action record full ({ring["entries"]} entries, {ring["apps"]} apps): RssAnon '
+          f'{ring["rss_anon_kib_before"]} -> {ring["rss_anon_kib_full"]}, a second round through it '
+          f'{again if again is not None else "not run (quick)"}: +{ring["rss_anon_kib_added"]} KiB, '
+          f'{ring["bytes_per_entry"]} bytes an entry{judged}')
     if 'throughput' in f:
         p()
         p('Throughput (closed loop, one call in flight per client)')

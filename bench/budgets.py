@@ -40,6 +40,11 @@ BUDGET_COLUMNS = (
 )
 
 
+def capability(key):
+    '''The budgets of one capability, by its key.'''
+    return next(cap for cap in CAPABILITIES if cap['key'] == key)
+
+
 def _goal(name, target, value, met, unit=''):
     if value is None:
         return {'goal': name, 'target': target, 'value': 'not measured in this run', 'unit': '',
@@ -88,7 +93,9 @@ def budget_rows(fig):
         for key, label, unit, within in BUDGET_COLUMNS:
             budget = cap[key]
             if measured is None or key not in measured:
-                rows.append((cap['name'], label, f'{budget:g}{unit}', 'not built', ''))
+                # built, but this run did not measure that figure (or not at 1,000 apps)
+                rows.append((cap['name'], label, f'{budget:g}{unit}',
+                             'not built' if measured is None else 'not measured', ''))
                 continue
             value = measured[key]
             rows.append((cap['name'], label, f'{budget:g}{unit}', f'{value:g}{unit}',

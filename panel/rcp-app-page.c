@@ -7,6 +7,7 @@
 #include "rcp-format.h"
 #include "rcp-limit-effects.h"
 #include "rcp-priority.h"
+#include "rcp-recent-changes.h"
 
 struct _RcpAppPage
 {
@@ -24,6 +25,7 @@ struct _RcpAppPage
   guint64 shown_memory_max;
   guint32 shown_quota;
 
+  AdwPreferencesPage  *preferences_page;
   AdwPreferencesGroup *status_group;
   GtkWidget           *error_label;
   AdwActionRow        *usage_row;
@@ -40,6 +42,7 @@ struct _RcpAppPage
   GtkWidget           *would_kill_label;
   guint64              would_kill_bytes;
   GtkWidget           *quota_spin;
+  RcpRecentChanges    *recent_changes;
 };
 
 G_DEFINE_TYPE (RcpAppPage, rcp_app_page, ADW_TYPE_BIN)
@@ -308,6 +311,7 @@ rcp_app_page_set_app (RcpAppPage *self,
   g_set_object (&self->app, app);
   gtk_widget_set_visible (self->would_kill_box, FALSE);
   gtk_widget_set_visible (self->error_label, FALSE);
+  rcp_recent_changes_set_app (self->recent_changes, app);
   if (app == NULL)
     return;
   self->shown_weight = 0;
@@ -483,6 +487,7 @@ build (RcpAppPage *self)
                                                 "Reset to defaults", G_CALLBACK (reset_cb)));
   adw_preferences_page_add (page, group);
 
+  self->preferences_page = page;
   adw_bin_set_child (ADW_BIN (self), GTK_WIDGET (page));
 }
 
@@ -520,5 +525,8 @@ rcp_app_page_new (RcpClient *client)
   RcpAppPage *self = g_object_new (RCP_TYPE_APP_PAGE, NULL);
 
   self->client = g_object_ref (client);
+  /* last: a history below the controls it explains */
+  self->recent_changes = RCP_RECENT_CHANGES (rcp_recent_changes_new (client));
+  adw_preferences_page_add (self->preferences_page, ADW_PREFERENCES_GROUP (self->recent_changes));
   return GTK_WIDGET (self);
 }

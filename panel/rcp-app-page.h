@@ -16,7 +16,8 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (RcpAppPage, rcp_app_page, RCP, APP_PAGE, AdwBin);
 
 GtkWidget *rcp_app_page_new (RcpClient *client);
-/* Shows @app (NULL: none); cancels what the page still waited for. */
+/* Shows @app (NULL: none) and its recent changes; cancels what the page
+ * still waited for. */
 void       rcp_app_page_set_app (RcpAppPage *self,
                                  RcpApp     *app);
 RcpApp    *rcp_app_page_get_app (RcpAppPage *self);

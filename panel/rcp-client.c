@@ -30,7 +30,7 @@ G_DEFINE_TYPE (RcpClient, rcp_client, G_TYPE_OBJECT)
 enum { PROP_0, PROP_AVAILABLE, N_PROPS };
 static GParamSpec *properties[N_PROPS];
 
-enum { SIGNAL_REFRESHED, SIGNAL_STATUS_CHANGED, N_SIGNALS };
+enum { SIGNAL_REFRESHED, SIGNAL_STATUS_CHANGED, SIGNAL_ACTION_TAKEN, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 static gint
@@ -219,6 +219,25 @@ app_changed_cb (RcDBusResourceControl *proxy,
 }
 
 static void
+action_taken_cb (RcDBusResourceControl *proxy,
+                 guint64                time_usec,
+                 const char            *unit,
+                 const char            *app_id,
+                 const char            *kind,
+                 const char            *key,
+                 const char            *old_value,
+                 const char            *new_value,
+                 const char            *reason,
+                 RcpClient             *self)
+{
+  g_autoptr(GVariant) action = g_variant_ref_sink (g_variant_new ("(tsssssss)", time_usec, unit,
+                                                                  app_id, kind, key, old_value,
+                                                                  new_value, reason));
+
+  g_signal_emit (self, signals[SIGNAL_ACTION_TAKEN], 0, action);
+}
+
+static void
 properties_changed_cb (RcpClient *self)
 {
   g_signal_emit (self, signals[SIGNAL_STATUS_CHANGED], 0);
@@ -245,6 +264,7 @@ proxy_ready_cb (GObject      *source,
   g_signal_connect_object (proxy, "app-added", G_CALLBACK (app_added_cb), self, 0);
   g_signal_connect_object (proxy, "app-removed", G_CALLBACK (app_removed_cb), self, 0);
   g_signal_connect_object (proxy, "app-changed", G_CALLBACK (app_changed_cb), self, 0);
+  g_signal_connect_object (proxy, "action-taken", G_CALLBACK (action_taken_cb), self, 0);
   g_signal_connect_object (proxy, "g-properties-changed", G_CALLBACK (properties_changed_cb), self,
                            G_CONNECT_SWAPPED);
   rcp_client_refresh (self);
@@ -479,6 +499,9 @@ rcp_client_class_init (RcpClientClass *klass)
   signals[SIGNAL_STATUS_CHANGED] = g_signal_new ("status-changed", G_TYPE_FROM_CLASS (klass),
                                                  G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                                  G_TYPE_NONE, 0);
+  signals[SIGNAL_ACTION_TAKEN] = g_signal_new ("action-taken", G_TYPE_FROM_CLASS (klass),
+                                               G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                               G_TYPE_NONE, 1, G_TYPE_VARIANT);
 }
 
 static void

@@ -12,7 +12,9 @@ G_BEGIN_DECLS
  * AppAdded, AppRemoved and AppChanged signals, and makes the calls.
  * Property "available": the daemon owns its name and answered ListApps.
  * Signal "refreshed": a refresh (ListApps) was applied.
- * Signal "status-changed": what rcp_client_dup_status says may differ. */
+ * Signal "status-changed": what rcp_client_dup_status says may differ.
+ * Signal "action-taken" (GVariant* (tsssssss)): the daemon's ActionTaken,
+ * one entry of its action record (GetActions gives the earlier ones). */
 #define RCP_TYPE_CLIENT (rcp_client_get_type ())
 G_DECLARE_FINAL_TYPE (RcpClient, rcp_client, RCP, CLIENT, GObject);
 

@@ -68,3 +68,38 @@ rcp_format_held (guint held)
   joined = g_strjoinv (", ", (char **) why->pdata);
   return g_strdup_printf ("Held back by its limits: %s", joined);
 }
+
+char *
+rcp_format_action (const char *kind,
+                   const char *key,
+                   const char *old_value,
+                   const char *new_value)
+{
+  if (*key != '\0')
+    return g_strdup_printf ("%s %s → %s", key, old_value, new_value);
+  if (g_str_equal (kind, "freeze"))
+    return g_strdup ("Frozen");
+  if (g_str_equal (kind, "thaw"))
+    return g_strdup ("Resumed");
+  if (g_str_equal (kind, "notification"))
+    return g_strdup ("Notified");
+  return g_strdup (kind);
+}
+
+char *
+rcp_format_ago (guint64 time_usec,
+                gint64  now_usec)
+{
+  /* a clock set back makes an entry "from the future": just now */
+  guint64 seconds = (guint64) now_usec > time_usec ? ((guint64) now_usec - time_usec) / G_USEC_PER_SEC : 0;
+  g_autoptr(GDateTime) when = NULL;
+
+  if (seconds < 60)
+    return g_strdup ("just now");
+  if (seconds < 60 * 60)
+    return g_strdup_printf ("%" G_GUINT64_FORMAT " min ago", seconds / 60);
+  if (seconds < 24 * 60 * 60)
+    return g_strdup_printf ("%" G_GUINT64_FORMAT " h ago", seconds / (60 * 60));
+  when = g_date_time_new_from_unix_local ((gint64) MIN (time_usec / G_USEC_PER_SEC, (guint64) G_MAXINT32));
+  return when != NULL ? g_date_time_format (when, "%e %b %H:%M") : g_strdup ("long ago");
+}

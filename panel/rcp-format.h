@@ -25,4 +25,16 @@ char *rcp_format_oom_kills (guint64 oom_kills);
  * back by its limits" and why. */
 char *rcp_format_held (guint held);
 
+/* What an entry of the daemon's action record did, as a row's title:
+ * "CPUWeight 100 → 50" for a key, else "Frozen", "Resumed", "Notified"
+ * or the kind itself. */
+char *rcp_format_action (const char *kind,
+                         const char *key,
+                         const char *old_value,
+                         const char *new_value);
+/* When @time_usec was, seen from @now_usec (both g_get_real_time ()):
+ * "just now", "5 min ago", "3 h ago", then the local date and time. */
+char *rcp_format_ago (guint64 time_usec,
+                      gint64  now_usec);
+
 G_END_DECLS

@@ -290,6 +290,56 @@ test_texts (void)
   g_assert_cmpstr (held, ==, "Held back by its limits: its memory limit, its CPU limit");
 }
 
+/* The rows of "Recent changes": what an action did, and when. */
+static void
+test_action_texts (void)
+{
+  static const struct
+  {
+    const char *kind, *key, *old_value, *new_value, *text;
+  } actions[] = {
+    { "rule", "CPUWeight", "100", "50", "CPUWeight 100 → 50" },
+    { "boost", "CPUWeight", "50", "300", "CPUWeight 50 → 300" },
+    { "freeze", "", "", "", "Frozen" },
+    { "thaw", "", "", "", "Resumed" },
+    { "notification", "", "", "", "Notified" },
+    { "some-later-kind", "", "", "", "some-later-kind" },
+  };
+  static const struct
+  {
+    gint64      seconds_ago;
+    const char *text;
+  } ages[] = {
+    { -30, "just now" },   /* the clock went back */
+    { 0, "just now" },
+    { 59, "just now" },
+    { 60, "1 min ago" },
+    { 59 * 60 + 59, "59 min ago" },
+    { 60 * 60, "1 h ago" },
+    { 23 * 60 * 60, "23 h ago" },
+  };
+  gint64 now = G_GINT64_CONSTANT (1800000000) * G_USEC_PER_SEC;
+  g_autoptr(GDateTime) old = g_date_time_new_from_unix_local (now / G_USEC_PER_SEC - 2 * 24 * 60 * 60);
+  g_autofree char *expected_old = g_date_time_format (old, "%e %b %H:%M");
+  g_autofree char *two_days = rcp_format_ago ((guint64) (now - (gint64) 2 * 24 * 60 * 60 * G_USEC_PER_SEC), now);
+
+  for (guint i = 0; i < G_N_ELEMENTS (actions); i++)
+    {
+      g_autofree char *text = rcp_format_action (actions[i].kind, actions[i].key,
+                                                 actions[i].old_value, actions[i].new_value);
+
+      g_assert_cmpstr (text, ==, actions[i].text);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (ages); i++)
+    {
+      g_autofree char *text = rcp_format_ago ((guint64) (now - ages[i].seconds_ago * G_USEC_PER_SEC), now);
+
+      g_assert_cmpstr (text, ==, ages[i].text);
+    }
+  /* older than a day: the date */
+  g_assert_cmpstr (two_days, ==, expected_old);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -301,5 +351,6 @@ main (int   argc,
   g_test_add_func ("/panel/app/limit-figures-of-instances", test_limit_figures_of_instances);
   g_test_add_func ("/panel/app/held-back-without-figures", test_held_back_without_figures);
   g_test_add_func ("/panel/texts", test_texts);
+  g_test_add_func ("/panel/action-texts", test_action_texts);
   return g_test_run ();
 }
