@@ -25,10 +25,12 @@ WARMUP=${FB_WARMUP:-5}
 MEASURE=${FB_SECONDS:-30}
 # shellcheck source=bench/guest-preamble.sh
 . "$(dirname "$0")/guest-preamble.sh"
-U=$VM_TEST_UID
+export U=$VM_TEST_UID   # lib.sh's
 OUT=$VM_OUT
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=bench/focus-bench-load.sh
+. "$(dirname "$0")/focus-bench-load.sh"
 SESSION_OK=0
 RC_DBUS=(--dest org.example.ResourceControl --object-path /org/example/ResourceControl)
 
@@ -60,44 +62,41 @@ SOCK=$(usc show-environment | sed -n 's/^SWAYSOCK=//p')
 focused_pid () { "$AU" env SWAYSOCK="$SOCK" swaymsg -t get_tree | jq -r '.. | objects | select(.focused == true) | .pid // empty'; }
 focus_source () { "$AU" busctl --user get-property org.example.ResourceControl /org/example/ResourceControl \
   org.example.ResourceControl FocusSource 2>/dev/null | sed 's/^s "\(.*\)"$/\1/'; }
-weight_of () { local w=-; read -r w < "$(cg "$1")/cpu.weight" 2>/dev/null; echo "$w"; }
+# a unit's cpu.weight, or "-" where the cpu controller is not enabled for it (stock)
+weight_of () { local w=-; { read -r w < "$(cg "$1")/cpu.weight"; } 2>/dev/null; echo "$w"; }
+frames_focused () { local pid; pid=$(focused_pid); [ -n "$pid" ] && grep -qx "$pid" "$(cg "$1")/cgroup.procs"; }
 
 FAILED_STEPS=()
 step_failed () { echo "focus-bench: FAILED: $*"; FAILED_STEPS+=("$*"); }
 
 run_config () { # run_config NAME N: the load and the frame app, from a clean start
-  local name=$1 n=$2 dir=$DATA/$1 u frames pid
+  local name=$1 n=$2 dir=$DATA/$1
   mkdir -p "$dir" && chown "$TUSER:" "$dir"
-  local build=app-org.example.Build-$n.scope indexer=app-org.example.Indexer-$n.scope
-  frames=app-sway-org.example.Frames-$n.scope
-  local others=(app-org.example.Browser-$n.scope app-org.example.Chat-$n.scope app-org.example.Player-$n.scope)
-  start_scope "$build" sh -c "for i in \$(seq $BUILD_PROCS); do rc-frame-app busy --out $dir/build-\$i & done; wait"
-  for u in "${others[@]}"; do
-    start_scope "$u" rc-frame-app busy --out "$dir/${u#app-org.example.}"
-  done
-  start_scope "$indexer" --slice=background.slice -- rc-frame-app busy --out "$dir/indexer"
-  wait_for 30 all_active "$build" "$indexer" "${others[@]}" || step_failed "$name: background apps did not start"
-  start_scope "$frames" -- env WAYLAND_DISPLAY="$WL" foot -T Frames -- rc-frame-app frames --iterations "$ITERATIONS" \
-    --warmup "$WARMUP" --seconds "$MEASURE" --out "$dir/frames.json"
-  wait_for 60 all_active "$frames" || step_failed "$name: the frame app did not start"
-  # the frame app's window is sway's focused one (a new window takes the focus)
-  wait_for 30 sh -c "[ \"\$(cat $(cg "$frames")/cgroup.procs | tr '\n' ' ')\" != '' ]"
-  pid=$(focused_pid)
-  if grep -qx "$pid" "$(cg "$frames")/cgroup.procs" 2>/dev/null; then :; else
-    step_failed "$name: sway's focused window ($pid) is not the frame app's"
+  fb_units "$n"
+  # the frame app first, alone: sway maps its window and focuses it (and the daemon, when it runs,
+  # boosts it) before the load starts; it measures from when the load runs, after the warm-up
+  start_scope "$FB_FRAMES" -- env WAYLAND_DISPLAY="$WL" foot -T Frames -- rc-frame-app frames \
+    --iterations "$ITERATIONS" --warmup "$WARMUP" --start-file "$dir/load-running" --seconds "$MEASURE" \
+    --out "$dir/frames.json"
+  wait_for 60 all_active "$FB_FRAMES" || step_failed "$name: the frame app did not start"
+  if ! wait_for 60 frames_focused "$FB_FRAMES"; then
+    step_failed "$name: sway's focused window ($(focused_pid)) is not the frame app's"
   fi
   if [ "$name" = boost ]; then
-    wait_for 30 sh -c "[ \"\$(cat $(cg "$frames")/cpu.weight)\" != 100 ]" \
+    wait_for 30 sh -c "[ \"\$(cat $(cg "$FB_FRAMES")/cpu.weight)\" != 100 ]" \
       || step_failed "boost: the daemon did not boost the focused frame app"
   fi
+  fb_start_load start_scope "$dir" rc-frame-app "$BUILD_PROCS"
+  wait_for 30 all_active "$FB_BUILD" "$FB_INDEXER" "${FB_OTHERS[@]}" || step_failed "$name: background apps did not start"
+  touch "$dir/load-running"
   # mid-run: what the kernel was told
   nap "$WARMUP"
-  printf 'frames %s\nbuild %s\nindexer %s\n' "$(weight_of "$frames")" "$(weight_of "$build")" \
-    "$(weight_of "$indexer")" > "$dir/weights"
+  printf 'frames %s\nbuild %s\nindexer %s\n' "$(weight_of "$FB_FRAMES")" "$(weight_of "$FB_BUILD")" \
+    "$(weight_of "$FB_INDEXER")" > "$dir/weights"
   wait_for $((MEASURE + 60)) test -s "$dir/frames.json" || step_failed "$name: the frame app wrote no figures"
-  usc stop -- "$build" "$indexer" "${others[@]}" "$frames"
-  wait_for 30 sh -c "[ \$(ls $dir | grep -vc 'frames.json\|weights') -ge $((BUILD_PROCS + 4)) ]" \
-    || step_failed "$name: not every background process wrote its work"
+  # the frame app's scope has ended with its program (foot exits with it)
+  usc stop -- "$FB_BUILD" "$FB_INDEXER" "${FB_OTHERS[@]}" "$FB_FRAMES" 2>/dev/null
+  wait_for 30 fb_load_done "$dir" "$BUILD_PROCS" || step_failed "$name: not every background process wrote its work"
   echo "focus-bench: $name done: cpu.weight $(paste -sd' ' "$dir/weights")"
 }
 

@@ -46,7 +46,7 @@ def config_figures(path):
     work = 0.0
     processes = 0
     for name in os.listdir(path):
-        if name in ('frames.json', 'weights'):
+        if name in ('frames.json', 'weights', 'load-running'):
             continue
         with open(os.path.join(path, name)) as f:
             iterations, seconds = f.read().split()

@@ -7,6 +7,7 @@
 # configuration (stock, fair by default, + the focus boost), in one VM boot with sway.
 #
 #   bench/focus-bench.sh [--out DIR] [--seconds S] [--configs "stock fair boost"]
+#   bench/focus-bench.sh --desktop [--out DIR] [--seconds S]
 #   bench/focus-bench.sh --host-smoke [--out DIR]
 #
 # Default: boots the test VM (real systemd 252 on cgroup v2; tests/vm/run-system-tests.sh --payload
@@ -15,12 +16,17 @@
 # 30 s under emulation. Figures are never asserted; a goal not met is printed as missed.
 # --host-smoke: no VM, no systemd: the frame app beside two busy processes on this machine for 2 s,
 # through the same report (what CI runs, to keep the programs and the report working).
-# On a real desktop: see bench/README.md, "focus-bench on your own machine".
+# --desktop: on your own desktop, as yourself (not root), with resource-control installed: the same
+# load in your session, the frame app in a new terminal window (x-terminal-emulator, or $FB_TERMINAL)
+# that must keep the focus (do not touch anything for the run's two minutes); configurations: your
+# setup without the daemon (stopped and masked for the run) and with it. DIR defaults to
+# ~/.cache/resource-control/focus-bench. See bench/README.md, "focus-bench on your own desktop".
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SRC=$(cd "$HERE/.." && pwd)
 export RC_VMDIR=${RC_VMDIR:-/var/tmp/resource-control-vm}
-OUT= SMOKE=0
+OUT=
+SMOKE=0
 export FB_SECONDS=${FB_SECONDS:-30} FB_CONFIGS=${FB_CONFIGS:-stock fair boost}
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -28,7 +34,8 @@ while [ $# -gt 0 ]; do
     --seconds) FB_SECONDS=$2; shift ;;
     --configs) FB_CONFIGS=$2; shift ;;
     --host-smoke) SMOKE=1 ;;
-    -h|--help) sed -n '3,19p' "$0"; exit 0 ;;
+    --desktop) SMOKE=desktop ;;
+    -h|--help) sed -n '3,24p' "$0"; exit 0 ;;
     *) echo "focus-bench: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -52,6 +59,10 @@ if [ "$SMOKE" = 1 ]; then
   exec "$PY" "$HERE/focus-bench-report.py" "$run" --json "$OUT/focus-bench.json" --png "$OUT/focus-bench.png"
 fi
 
+if [ "$SMOKE" = desktop ]; then
+  exec bash "$HERE/focus-bench-desktop.sh" "${OUT:-${XDG_CACHE_HOME:-$HOME/.cache}/resource-control/focus-bench}"
+fi
+
 if [ "$(id -u)" != 0 ]; then
   echo "focus-bench: needs root (boots the VM)" >&2
   exit 77
@@ -61,7 +72,7 @@ rm -rf "$OUT/vm"
 mkdir -p "$OUT"
 set +e
 bash "$SRC/tests/vm/run-system-tests.sh" --out "$OUT/vm" --timeout 2400 --payload "$HERE/focus-bench-guest.sh" \
-  --with "$HERE/guest-preamble.sh" --with "$HERE/frame-app.c"
+  --with "$HERE/guest-preamble.sh" --with "$HERE/frame-app.c" --with "$HERE/focus-bench-load.sh"
 rc=$?
 set -e
 [ -f "$OUT/vm/out/focus-bench/run.json" ] || { echo "focus-bench: the VM run left no figures (exit status $rc)" >&2; exit 1; }

@@ -5,14 +5,15 @@
  *   frame-app calibrate
  *       prints how many spin iterations this CPU does in a millisecond, alone (the best of
  *       several runs, so that a busy moment does not shrink the work later asked for)
- *   frame-app frames --iterations N [--hz 60] [--warmup S] [--seconds S] --out FILE
+ *   frame-app frames --iterations N [--hz 60] [--warmup S] [--start-file F] [--seconds S] --out FILE
  *       a frame loop: at each of HZ ticks a second (absolute deadlines on CLOCK_MONOTONIC) it
  *       does N iterations of work, as an app draws a frame, and records when the frame was done.
  *       A frame done after the next tick missed that tick (and any others it overran): the loop
  *       then waits for the first tick after it, as an app driven by a compositor's frame
  *       callbacks does. Beside it a thread stands in for input: it asks to be woken at a time
  *       (every 50 ms, plus 0-9 ms so as not to beat with the frames) and records how late it ran.
- *       After the warm-up it writes FILE as JSON: the frames' times and intervals, missed ticks,
+ *       It measures from the warm-up's end, or, with --start-file, from when F exists (its load is
+ *       running), for S seconds, and then writes FILE as JSON: the frames' times and intervals, missed ticks,
  *       and the input probe's delays, all in ms.
  *   frame-app busy --out FILE
  *       spins until SIGTERM or SIGINT, then writes "ITERATIONS SECONDS" to FILE: the work a
@@ -29,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define NSEC_PER_SEC 1000000000LL
 #define PROBE_PERIOD_NS (50 * 1000000LL)
@@ -91,7 +93,7 @@ calibrate (void)
 }
 
 typedef struct {
-  int64_t  start_ns;   /* measuring starts (after the warm-up) */
+  int64_t  start_ns;   /* measuring starts (after the warm-up); written by the frame loop */
   int64_t  end_ns;
   double  *delays_ms;  /* the probe's */
   size_t   n_delays;
@@ -105,13 +107,13 @@ probe_thread (void *data)
   int64_t target = now_ns () + PROBE_PERIOD_NS;
   unsigned seed = 12345;
 
-  while (target < p->end_ns)
+  while (target < __atomic_load_n (&p->end_ns, __ATOMIC_ACQUIRE))
     {
       int64_t ran;
 
       sleep_until (target);
       ran = now_ns ();
-      if (target >= p->start_ns && p->n_delays < p->cap_delays)
+      if (target >= __atomic_load_n (&p->start_ns, __ATOMIC_ACQUIRE) && p->n_delays < p->cap_delays)
         p->delays_ms[p->n_delays++] = (ran - target) / 1e6;
       target = ran + PROBE_PERIOD_NS + (rand_r (&seed) % 10) * 1000000LL;
     }
@@ -127,8 +129,19 @@ write_numbers (FILE *f, const char *name, const double *values, size_t n, const 
   fprintf (f, "]%s\n", after);
 }
 
+/* Sets when measuring starts and ends, once: @from_ns plus the warm-up. */
+static void
+set_window (Probe *probe, int64_t from_ns, double warmup_s, double seconds)
+{
+  int64_t start = from_ns + (int64_t) (warmup_s * NSEC_PER_SEC);
+
+  __atomic_store_n (&probe->start_ns, start, __ATOMIC_RELEASE);
+  __atomic_store_n (&probe->end_ns, start + (int64_t) (seconds * NSEC_PER_SEC), __ATOMIC_RELEASE);
+}
+
 static int
-frames (uint64_t iterations, int hz, double warmup_s, double seconds, const char *out)
+frames (uint64_t iterations, int hz, double warmup_s, const char *start_file, double seconds,
+        const char *out)
 {
   const int64_t period = NSEC_PER_SEC / hz;
   int64_t start = now_ns () + period;
@@ -142,8 +155,16 @@ frames (uint64_t iterations, int hz, double warmup_s, double seconds, const char
   pthread_t thread;
   FILE *f;
 
-  probe.start_ns = start + (int64_t) (warmup_s * NSEC_PER_SEC);
-  probe.end_ns = probe.start_ns + (int64_t) (seconds * NSEC_PER_SEC);
+  /* until the start file exists, a window that never comes */
+  if (start_file)
+    {
+      probe.start_ns = INT64_MAX;
+      probe.end_ns = INT64_MAX;
+    }
+  else
+    {
+      set_window (&probe, start, warmup_s, seconds);
+    }
   probe.cap_delays = (size_t) (seconds * NSEC_PER_SEC / PROBE_PERIOD_NS) + 16;
   probe.delays_ms = calloc (probe.cap_delays, sizeof *probe.delays_ms);
   if (!times || !intervals || !probe.delays_ms)
@@ -158,6 +179,8 @@ frames (uint64_t iterations, int hz, double warmup_s, double seconds, const char
       sleep_until (tick);
       spin (iterations);
       done = now_ns ();
+      if (start_file && probe.start_ns == INT64_MAX && access (start_file, F_OK) == 0)
+        set_window (&probe, done, warmup_s, seconds);
       if (tick >= probe.start_ns && last_done && n < cap)
         {
           times[n] = (done - probe.start_ns) / 1e6;
@@ -235,7 +258,8 @@ static int
 usage (void)
 {
   fprintf (stderr, "usage: frame-app calibrate\n"
-           "       frame-app frames --iterations N [--hz 60] [--warmup S] [--seconds S] --out FILE\n"
+           "       frame-app frames --iterations N [--hz 60] [--warmup S] [--start-file F] [--seconds S]\n"
+           "                        --out FILE\n"
            "       frame-app busy --out FILE\n");
   return 2;
 }
@@ -246,7 +270,7 @@ main (int argc, char **argv)
   uint64_t iterations = 0;
   int hz = 60;
   double warmup = 3, seconds = 20;
-  const char *out = NULL;
+  const char *out = NULL, *start_file = NULL;
 
   if (argc < 2)
     return usage ();
@@ -260,6 +284,8 @@ main (int argc, char **argv)
         warmup = atof (argv[i + 1]);
       else if (strcmp (argv[i], "--seconds") == 0)
         seconds = atof (argv[i + 1]);
+      else if (strcmp (argv[i], "--start-file") == 0)
+        start_file = argv[i + 1];
       else if (strcmp (argv[i], "--out") == 0)
         out = argv[i + 1];
       else
@@ -268,7 +294,7 @@ main (int argc, char **argv)
   if (strcmp (argv[1], "calibrate") == 0)
     return calibrate ();
   if (strcmp (argv[1], "frames") == 0 && out && iterations > 0 && hz > 0 && hz <= 1000 && seconds > 0)
-    return frames (iterations, hz, warmup, seconds, out);
+    return frames (iterations, hz, warmup, start_file, seconds, out);
   if (strcmp (argv[1], "busy") == 0 && out)
     return busy (out);
   return usage ();
