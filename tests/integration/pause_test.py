@@ -117,7 +117,10 @@ class PauseTest(Base):
         self.wait_source(A, 'FreezerState', ('running', 'default', 'running'))
         (thaw,) = self.pause_entries('thaw')
         self.assertEqual(thaw['unit'], A)
-        # its FreezeWhenInactiveSec has passed twice over: still running
+        # focused and left again while paused, and its FreezeWhenInactiveSec passed twice over:
+        # still running
+        self.rc_call('SetForegroundApp', (A,), '(s)')
+        self.rc_call('SetForegroundApp', (B,), '(s)')
         self.iterate(2.2)
         self.assertEqual(self.systemd_calls('FreezeUnit'), [[A]])
         self.resume()
