@@ -127,7 +127,7 @@ static const Command commands[] = {
     "SetLimits", TRUE, rcctl_parse_set, NULL, NULL },
   { "reset", "APP", "Reset every limit to the default", NULL, NULL, 1, 1,
     "ResetLimits", TRUE, rcctl_parse_app, NULL, NULL },
-  { "freeze", "APP", "Freeze (pause) an app", NULL, NULL, 1, 1,
+  { "freeze", "APP", "Freeze an app (stop its processes until thawed)", NULL, NULL, 1, 1,
     "Freeze", TRUE, rcctl_parse_app, NULL, NULL },
   { "thaw", "APP", "Thaw a frozen app", NULL, NULL, 1, 1,
     "Thaw", TRUE, rcctl_parse_app, NULL, NULL },
@@ -160,11 +160,12 @@ static const Command commands[] = {
     "rules file). polkit asks for your password by default.\n\n"
     LIMIT_KEYS_HELP, force_options, 2, G_MAXUINT,
     "SetSliceLimits", TRUE, rcctl_parse_set, NULL, NULL },
-  { "status", "", "Show the focus source, the power state and the apps held for audio",
+  { "status", "", "Show the focus source, the power state, a pause and the apps held for audio",
     "What the daemon follows: its version, whether freezing works here, where it\n"
     "learns which app has the focus, power-profiles-daemon's profile and UPower's\n"
-    "battery state (which pick the \" @power-saver\" and \" @battery\" rules), and the\n"
-    "apps that play or record sound, which are never frozen in the background.",
+    "battery state (which pick the \" @power-saver\" and \" @battery\" rules), whether\n"
+    "its automation is paused (resourcectl pause) and until when, and the apps that\n"
+    "play or record sound, which are never frozen in the background.",
     NULL, 0, 0, NULL, FALSE, rcctl_parse_nothing, NULL, rcctl_run_status },
   { "monitor", "", "Print app events until interrupted", NULL, NULL, 0, 0,
     NULL, FALSE, rcctl_parse_nothing, NULL, rcctl_run_monitor },
