@@ -18,7 +18,7 @@ import xml.etree.ElementTree as ET
 
 # methods that change nothing: no polkit action (the docs say so too)
 READS = {'ListApps', 'GetApp', 'ListRules', 'GetAppByPid', 'ListProcesses', 'ListSlices',
-         'GetActions'}
+         'GetActions', 'GetLimitSources'}
 
 
 def read(root, path):

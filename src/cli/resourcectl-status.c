@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* resourcectl status: what the daemon follows (focus, power) and which apps
- * it holds for audio, as it says. */
+/* resourcectl status: what the daemon follows (focus, power), whether its
+ * automation is paused, and which apps it holds for audio, as it says. */
 #include "resourcectl.h"
 #include "rc-api-keys.h"
 
@@ -43,6 +43,32 @@ cached_boolean (RcDBusResourceControl *proxy,
   return g_variant_get_boolean (value) ? yes : no;
 }
 
+/* "yes, until 2026-12-06 10:00:00", "yes, until resumed", "no". */
+static void
+print_paused (RcDBusResourceControl *proxy)
+{
+  g_autoptr(GVariant) paused = cached (proxy, "Paused", G_VARIANT_TYPE_BOOLEAN);
+  g_autoptr(GVariant) until = cached (proxy, "PausedUntil", G_VARIANT_TYPE_UINT64);
+  g_autoptr(GDateTime) when = NULL;
+  g_autofree char *text = NULL;
+  guint64 until_usec = until != NULL ? g_variant_get_uint64 (until) : 0;
+
+  if (paused == NULL)
+    text = g_strdup ("unknown");
+  else if (!g_variant_get_boolean (paused))
+    text = g_strdup ("no");
+  else if (until_usec == 0)
+    text = g_strdup ("yes, until resumed (resourcectl resume)");
+  else
+    {
+      when = g_date_time_new_from_unix_local ((gint64) MIN (until_usec / G_USEC_PER_SEC,
+                                                            (guint64) G_MAXINT32));
+      text = when != NULL ? g_date_time_format (when, "yes, until %Y-%m-%d %H:%M:%S") :
+             g_strdup ("yes");
+    }
+  g_print ("Paused:           %s\n", text);
+}
+
 int
 rcctl_run_status (RcDBusResourceControl *proxy)
 {
@@ -77,6 +103,7 @@ rcctl_run_status (RcDBusResourceControl *proxy)
            profile == NULL ? "unknown"
            : *profile != '\0' ? profile : "none (power-profiles-daemon does not run)");
   g_print ("On battery:       %s\n", cached_boolean (proxy, "OnBattery", "yes", "no"));
+  print_paused (proxy);
 
   sorted = rcctl_sorted_apps (apps);
   for (guint i = 0; i < sorted->len; i++)

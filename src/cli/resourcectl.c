@@ -29,6 +29,12 @@ static const GOptionEntry json_options[] = {
   G_OPTION_ENTRY_NULL
 };
 
+static const GOptionEntry why_options[] = {
+  { "json", 0, 0, G_OPTION_ARG_NONE, &rcctl_opt_json,
+    "Print a JSON array of objects: Unit, Key, Value, Source, Detail", NULL },
+  G_OPTION_ENTRY_NULL
+};
+
 static const GOptionEntry ps_options[] = {
   { "json", 0, 0, G_OPTION_ARG_NONE, &rcctl_opt_json, "Print a JSON array of process objects", NULL },
   G_OPTION_ENTRY_NULL
@@ -121,7 +127,7 @@ static const Command commands[] = {
     "SetLimits", TRUE, rcctl_parse_set, NULL, NULL },
   { "reset", "APP", "Reset every limit to the default", NULL, NULL, 1, 1,
     "ResetLimits", TRUE, rcctl_parse_app, NULL, NULL },
-  { "freeze", "APP", "Freeze (pause) an app", NULL, NULL, 1, 1,
+  { "freeze", "APP", "Freeze an app (stop its processes until thawed)", NULL, NULL, 1, 1,
     "Freeze", TRUE, rcctl_parse_app, NULL, NULL },
   { "thaw", "APP", "Thaw a frozen app", NULL, NULL, 1, 1,
     "Thaw", TRUE, rcctl_parse_app, NULL, NULL },
@@ -154,11 +160,12 @@ static const Command commands[] = {
     "rules file). polkit asks for your password by default.\n\n"
     LIMIT_KEYS_HELP, force_options, 2, G_MAXUINT,
     "SetSliceLimits", TRUE, rcctl_parse_set, NULL, NULL },
-  { "status", "", "Show the focus source, the power state and the apps held for audio",
+  { "status", "", "Show the focus source, the power state, a pause and the apps held for audio",
     "What the daemon follows: its version, whether freezing works here, where it\n"
     "learns which app has the focus, power-profiles-daemon's profile and UPower's\n"
-    "battery state (which pick the \" @power-saver\" and \" @battery\" rules), and the\n"
-    "apps that play or record sound, which are never frozen in the background.",
+    "battery state (which pick the \" @power-saver\" and \" @battery\" rules), whether\n"
+    "its automation is paused (resourcectl pause) and until when, and the apps that\n"
+    "play or record sound, which are never frozen in the background.",
     NULL, 0, 0, NULL, FALSE, rcctl_parse_nothing, NULL, rcctl_run_status },
   { "monitor", "", "Print app events until interrupted", NULL, NULL, 0, 0,
     NULL, FALSE, rcctl_parse_nothing, NULL, rcctl_run_monitor },
@@ -179,6 +186,25 @@ static const Command commands[] = {
     "and new value, and the reason. Values set with resourcectl or another client\n"
     "are not listed. The daemon keeps the last 1024 changes; the journal has them all.",
     rcctl_log_options, 0, 1, NULL, FALSE, rcctl_parse_log, NULL, rcctl_run_log },
+  { "why", "APP", "Show each limit of an app now and where its value comes from",
+    "One line per limit of each instance, KEY=VALUE as systemctl show prints it,\n"
+    "then the source: boost (and who moved the focus), api (set with resourcectl or\n"
+    "another client), rule (the rules file and group), power (a \" @battery\" or\n"
+    "\" @power-saver\" group in force), audio-hold (kept up while it plays sound),\n"
+    "freeze (frozen in the background by its rule), default (the fair-by-default\n"
+    "drop-in or systemd's default), outside (set by someone else, e.g. systemctl).\n"
+    "The boost wins over a value set through the API, which wins over the rule.",
+    why_options, 1, 1,
+    "GetLimitSources", FALSE, rcctl_parse_app, rcctl_finish_why, NULL },
+  { "pause", "", "Pause the automatic changes and take them back",
+    "No rule, boost, power group, freezing in the background or audio hold while\n"
+    "paused; each one in force is taken back (the log lists them). Limits set with\n"
+    "resourcectl stay. Without --for the pause lasts until \"resourcectl resume\";\n"
+    "with it, it ends by itself, also if the daemon restarts meanwhile (30 days at most).",
+    rcctl_pause_options, 0, 0,
+    "Pause", TRUE, rcctl_parse_pause, NULL, NULL },
+  { "resume", "", "End a pause: rules, boost and power groups apply again", NULL, NULL, 0, 0,
+    "Resume", TRUE, rcctl_parse_nothing, NULL, NULL },
   { "rule list", "", "List the rules (limits kept for an AppID)",
     "Rules come from /etc/resource-control/rules.d/ and then\n"
     "$XDG_CONFIG_HOME/resource-control/rules.d/; a later rule for an AppID wins.",

@@ -2,7 +2,7 @@
 /* resourcectl's commands: what the command files share with the table and
  * dispatch in resourcectl.c. Each command family lives in a file of its own
  * (resourcectl-list.c, -limits.c, -rules.c, -foreground.c, -launch.c, -processes.c, -status.c,
- * -top.c, -log.c); how values are shown is in resourcectl-output.c. */
+ * -top.c, -log.c, -why.c); how values are shown is in resourcectl-output.c. */
 #pragma once
 
 #include <gio/gio.h>
@@ -29,6 +29,8 @@ extern gboolean rcctl_opt_yes;
 extern const GOptionEntry rcctl_top_options[];
 /* log's options (resourcectl-log.c). */
 extern const GOptionEntry rcctl_log_options[];
+/* pause's options (resourcectl-why.c). */
+extern const GOptionEntry rcctl_pause_options[];
 
 /* What one command sends: the method and its parameters (a sunk reference). */
 typedef struct {
@@ -106,6 +108,7 @@ gboolean rcctl_parse_pid (char **args, RcctlRequest *req, GError **error);
 gboolean rcctl_parse_adopt (char **args, RcctlRequest *req, GError **error);
 gboolean rcctl_parse_top (char **args, RcctlRequest *req, GError **error);
 gboolean rcctl_parse_log (char **args, RcctlRequest *req, GError **error);
+gboolean rcctl_parse_pause (char **args, RcctlRequest *req, GError **error);
 
 int      rcctl_finish_list (GVariant *apps);
 int      rcctl_finish_show (GVariant *apps);
@@ -113,6 +116,7 @@ int      rcctl_finish_rule_list (GVariant *rules);
 int      rcctl_finish_which (GVariant *apps);
 int      rcctl_finish_ps (GVariant *procs);
 int      rcctl_finish_slices (GVariant *slices);
+int      rcctl_finish_why (GVariant *sources);
 int      rcctl_run_monitor (RcDBusResourceControl *proxy);
 int      rcctl_run_adopt (RcDBusResourceControl *proxy);
 int      rcctl_run_status (RcDBusResourceControl *proxy);

@@ -34,6 +34,7 @@ static const struct {
   { RC_ACTION_KIND_THAW, "9333234612d242c6a8459046329627fb" },
   { RC_ACTION_KIND_AUDIO_HOLD, "2b7bd73320394621b4b209ff694ddf5d" },
   { RC_ACTION_KIND_NOTIFICATION, "596bb82e473f41c585a2586cb8126c67" },
+  { RC_ACTION_KIND_PAUSE, "a32e2db4ece84ae78a42c71456ff1ffd" },
 };
 
 const char *
@@ -93,10 +94,9 @@ journal_write (const char * const *fields,
   g_free (iov);
 }
 
-/* @value of @limit in resourcectl's words (300, 1.5G, max). */
-static char *
-format_limit (RcLimit limit,
-              guint64 value)
+char *
+rc_action_format_limit (RcLimit limit,
+                        guint64 value)
 {
   RcLimits one = { 0, };
   g_autoptr(GVariant) changes = NULL;
@@ -167,8 +167,8 @@ rc_action_log_add_limit (RcActionLog *self,
                          guint64      new_value,
                          const char  *reason)
 {
-  g_autofree char *old_text = format_limit (limit, old_value);
-  g_autofree char *new_text = format_limit (limit, new_value);
+  g_autofree char *old_text = rc_action_format_limit (limit, old_value);
+  g_autofree char *new_text = rc_action_format_limit (limit, new_value);
 
   rc_action_log_add (self, app->unit, app->app_id, kind, rc_limit_key (limit), old_text, new_text,
                      reason);

@@ -11,7 +11,8 @@ G_BEGIN_DECLS
 
 /* The action record: one entry for every change the daemon makes by itself
  * (a rule applied, the boost moved, a power group taken or given back, a
- * freeze or thaw by policy, an audio hold, a notification), never for a
+ * freeze or thaw by policy, an audio hold, a notification, a value taken
+ * back by a pause or given back when it ends), never for a
  * value set through the API. Each entry goes to the journal (structured,
  * a MESSAGE_ID per kind) and into a bounded ring, oldest dropped, that
  * GetActions reads and ActionTaken announces.
@@ -32,6 +33,7 @@ G_DECLARE_FINAL_TYPE (RcActionLog, rc_action_log, RC, ACTION_LOG, GObject);
 #define RC_ACTION_KIND_THAW         "thaw"
 #define RC_ACTION_KIND_AUDIO_HOLD   "audio-hold"
 #define RC_ACTION_KIND_NOTIFICATION "notification"
+#define RC_ACTION_KIND_PAUSE        "pause"   /* a pause took a value back, or its end gave it */
 
 /* Sends one journal entry, @fields as "NAME=value" strings. */
 typedef void (*RcJournalWriter) (const char * const *fields,
@@ -84,6 +86,9 @@ void         rc_action_log_add_diff (RcActionLog            *self,
                                      const RcLimits         *defaults,
                                      const RcLimits         *diff,
                                      const RcActionTriggers *why);
+/* @value of @limit in resourcectl's words (300, 1.5G, max). */
+char        *rc_action_format_limit (RcLimit limit,
+                                     guint64 value);
 /* The reason of a power change: "power profile power-saver", "on battery",
  * or, when neither holds, "power profile balanced, on AC power". */
 char        *rc_action_power_reason (const char *profile,

@@ -55,6 +55,8 @@ static const struct {
   { "SetSliceLimits", RC_ACTION_SET_SLICE_LIMITS },
   { "GetAppByPid", NULL },
   { "ListProcesses", NULL },
+  { "Pause", RC_ACTION_PAUSE },
+  { "Resume", RC_ACTION_PAUSE },
 };
 
 struct _RcAuthority {

@@ -816,7 +816,7 @@ rc_manager_new (RcRegistry     *registry,
   g_signal_connect_object (registry, "app-removed", G_CALLBACK (app_removed_cb), self, 0);
   g_signal_connect_object (registry, "app-changed", G_CALLBACK (app_changed_cb), self, 0);
   self->gate = rc_call_gate_new (registry);
-  rc_action_log_serve (rc_policy_get_action_log (policy), RC_DBUS_RESOURCE_CONTROL (self));
+  rc_policy_serve (policy, RC_DBUS_RESOURCE_CONTROL (self), authority);
 
   rc_dbus_resource_control_set_version (RC_DBUS_RESOURCE_CONTROL (self), RC_VERSION);
   rc_dbus_resource_control_set_freeze_supported (RC_DBUS_RESOURCE_CONTROL (self),

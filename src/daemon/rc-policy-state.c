@@ -11,7 +11,9 @@ void
 rc_policy_state_save (const char *path,
                       char      **written,
                       GPtrArray  *boosted,
-                      GPtrArray  *frozen)
+                      GPtrArray  *frozen,
+                      gboolean    paused,
+                      guint64     paused_until)
 {
   g_autoptr(GKeyFile) file = g_key_file_new ();
   g_autoptr(GError) error = NULL;
@@ -22,6 +24,8 @@ rc_policy_state_save (const char *path,
                               (const char * const *) boosted->pdata, boosted->len);
   g_key_file_set_string_list (file, STATE_GROUP, "Frozen",
                               (const char * const *) frozen->pdata, frozen->len);
+  if (paused)
+    g_key_file_set_uint64 (file, STATE_GROUP, "PausedUntil", paused_until);
   data = g_key_file_to_data (file, NULL, NULL);
   if (g_strcmp0 (data, *written) == 0)
     return;
@@ -52,7 +56,9 @@ load_state_list (GKeyFile   *file,
 void
 rc_policy_state_load (const char  *path,
                       GHashTable **out_boosted,
-                      GHashTable **out_frozen)
+                      GHashTable **out_frozen,
+                      gboolean    *out_paused,
+                      guint64     *out_paused_until)
 {
   g_autoptr(GKeyFile) file = g_key_file_new ();
   g_autoptr(GError) error = NULL;
@@ -62,4 +68,7 @@ rc_policy_state_load (const char  *path,
     g_message ("State file not read: %s", error->message);
   *out_boosted = load_state_list (file, "Boosted");
   *out_frozen = load_state_list (file, "Frozen");
+  *out_paused = g_key_file_has_key (file, STATE_GROUP, "PausedUntil", NULL);
+  *out_paused_until = *out_paused ?
+                      g_key_file_get_uint64 (file, STATE_GROUP, "PausedUntil", NULL) : 0;
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "rc-policy.h"
+#include "rc-policy-private.h"
 #include "rc-action-log.h"
 #include "rc-policy-state.h"
 #include "rc-cgroup.h"
@@ -7,51 +7,9 @@
 #include "rc-error.h"
 #include "rc-request-queue.h"
 
-/* The policy's caller name in the request queue: not a bus name, so it
- * never shares a D-Bus caller's order. */
-#define POLICY_CALLER "resource-controld policy"
-
-/* What the policy knows of one running instance. */
-typedef struct {
-  RcPolicy *policy;
-  RcApp    *app;
-  RcLimits  api;           /* values set through the API */
-  RcLimits  applied;       /* what systemd was last told, by us or the API */
-  gboolean  foreground;
-  gboolean  inactive;      /* lost the focus and has not had it back */
-  gboolean  frozen_by_us;  /* FreezeWhenInactiveSec froze it */
-  gboolean  audio;         /* plays or records: held */
-  gboolean  write_queued;  /* a limits write waits for its turn */
-  /* why the next write happens, for the action record */
-  gboolean boost_moved, audio_moved, power_changed;
-  guint    freeze_id;
-} Unit;
-
-struct _RcPolicy {
-  GObject         parent_instance;
-  RcRegistry     *registry;
-  RcSystemd      *systemd;
-  RcRequestQueue *queue;
-  RcRules        *rules;
-  RcFocusWatch   *focus_watch;
-  RcAudioWatch   *audio_watch;
-  RcPowerWatch   *power_watch;
-  RcActionLog    *actions;
-  char           *focus_reason;    /* "focus from sway": who moved the boost last */
-  gboolean        power_changing;  /* the rules change for the power state */
-  char           *state_file;
-  char           *state_written;
-  GHashTable     *units;           /* unit name -> Unit */
-  GHashTable     *restored_boosted; /* unit names, from the state file */
-  GHashTable     *restored_frozen;
-  GHashTable     *starting;        /* unit name -> Start: limits it was started with */
-  guint64         default_tasks_max;
-  GCancellable   *cancellable;
-};
-
 G_DEFINE_TYPE (RcPolicy, rc_policy, G_TYPE_OBJECT);
 
-enum { SIGNAL_LIMITS_APPLIED, N_SIGNALS };
+enum { SIGNAL_LIMITS_APPLIED, SIGNAL_PAUSED_CHANGED, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 /* An instance being started with its limits (rc_policy_prepare_start). */
@@ -65,13 +23,14 @@ unit_free (Unit *unit)
 {
   g_clear_handle_id (&unit->freeze_id, g_source_remove);
   rc_app_unref (unit->app);
+  g_free (unit->pause_reason);
   g_free (unit);
 }
 
 /* ---- the state file ---------------------------------------------------- */
 
-static void
-save_state (RcPolicy *self)
+void
+rc_policy_save_state (RcPolicy *self)
 {
   g_autoptr(GPtrArray) boosted = g_ptr_array_new ();
   g_autoptr(GPtrArray) frozen = g_ptr_array_new ();
@@ -81,12 +40,14 @@ save_state (RcPolicy *self)
   g_hash_table_iter_init (&iter, self->units);
   while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &unit))
     {
-      if (unit->foreground)
+      /* a paused policy boosts no one: nothing to undo after a restart */
+      if (unit->foreground && !self->paused)
         g_ptr_array_add (boosted, unit->app->unit);
       if (unit->frozen_by_us)
         g_ptr_array_add (frozen, unit->app->unit);
     }
-  rc_policy_state_save (self->state_file, &self->state_written, boosted, frozen);
+  rc_policy_state_save (self->state_file, &self->state_written, boosted, frozen, self->paused,
+                        self->paused_until);
 }
 
 /* ---- limits ------------------------------------------------------------ */
@@ -98,45 +59,24 @@ boost_holds (RcPolicy *self,
 {
   const RcBoost *boost = rc_rules_get_boost (self->rules);
 
-  return unit->foreground && boost->enabled && rc_limits_has (&boost->limits, limit);
+  return !self->paused && unit->foreground && boost->enabled &&
+         rc_limits_has (&boost->limits, limit);
 }
 
 void
-rc_policy_resolve_limits (const RcLimits *boost,
-                          const RcLimits *api,
-                          const RcLimits *rule,
-                          const RcLimits *applied,
-                          const RcLimits *defaults,
-                          RcLimits       *out_limits)
+rc_policy_effective_limits (RcPolicy *self,
+                            Unit     *unit,
+                            RcLimits *out)
 {
-  RcLimits out = { 0, };
-
-  for (RcLimit limit = 0; limit < RC_N_LIMITS; limit++)
-    {
-      if (boost != NULL && rc_limits_has (boost, limit))
-        rc_limits_set (&out, limit, boost->values[limit]);
-      else if (rc_limits_has (api, limit))
-        rc_limits_set (&out, limit, api->values[limit]);
-      else if (rule != NULL && rc_limits_has (rule, limit))
-        rc_limits_set (&out, limit, rule->values[limit]);
-      else if (rc_limits_has (applied, limit))
-        rc_limits_set (&out, limit, defaults->values[limit]);
-    }
-  *out_limits = out;
-}
-
-/* What @unit should have now. */
-static void
-effective_limits (RcPolicy *self,
-                  Unit     *unit,
-                  RcLimits *out)
-{
-  const RcRule *rule = rc_rules_lookup (self->rules, unit->app->app_id);
+  /* Paused: only the API's values, and the defaults where an automatic
+   * value was in force, so that each of those is taken back. */
+  const RcRule *rule = self->paused ? NULL : rc_rules_lookup (self->rules, unit->app->app_id);
   const RcBoost *boost = rc_rules_get_boost (self->rules);
+  gboolean boosted = !self->paused && unit->foreground && boost->enabled;
   RcLimits defaults;
 
   rc_limits_init_reset (&defaults, self->default_tasks_max);
-  rc_policy_resolve_limits (unit->foreground && boost->enabled ? &boost->limits : NULL,
+  rc_policy_resolve_limits (boosted ? &boost->limits : NULL,
                             &unit->api, rule != NULL ? &rule->limits : NULL, &unit->applied,
                             &defaults, out);
   /* Sound keeps at least its normal share: a rule (a power-saver one,
@@ -299,11 +239,14 @@ record_diff (RcPolicy       *self,
     .kind = unit->power_changed ? RC_ACTION_KIND_POWER : RC_ACTION_KIND_RULE,
     .reason = unit->power_changed ? power : rule,
   };
+  RcActionTriggers paused = { .kind = RC_ACTION_KIND_PAUSE, .reason = unit->pause_reason };
   RcLimits old;
 
   rc_limits_init_reset (&old, self->default_tasks_max);
-  rc_action_log_add_diff (self->actions, unit->app, &unit->applied, &old, diff, &why);
+  rc_action_log_add_diff (self->actions, unit->app, &unit->applied, &old, diff,
+                          unit->pause_reason != NULL ? &paused : &why);
   unit->boost_moved = unit->audio_moved = unit->power_changed = FALSE;
+  g_clear_pointer (&unit->pause_reason, g_free);
 }
 
 /* What differs between what @unit should have and what systemd was last
@@ -317,7 +260,7 @@ take_diff (RcPolicy *self,
   RcLimits wanted, diff;
   guint skip;
 
-  effective_limits (self, unit, &wanted);
+  rc_policy_effective_limits (self, unit, &wanted);
   rc_limits_diff (&wanted, &unit->applied, &diff);
   /* What systemd cannot do for a unit that runs: its ManagedOOMPreference
    * (written only when a unit starts: Launch gives it), and any ManagedOOM
@@ -350,9 +293,9 @@ take_diff (RcPolicy *self,
 /* Has systemd apply whatever differs between what @unit should have and
 * what it was last given, in a write that waits for its turn in the queue
 * (one at a time per instance: a later change joins the waiting one). */
-static void
-sync_unit (RcPolicy *self,
-           Unit     *unit)
+void
+rc_policy_sync_unit (RcPolicy *self,
+                     Unit     *unit)
 {
   if (!is_controllable (unit) || unit->write_queued)
     return;
@@ -388,7 +331,7 @@ rc_policy_prepare_start (RcPolicy       *self,
                          const RcLimits *requested,
                          RcLimits       *out_limits)
 {
-  const RcRule *rule = rc_rules_lookup (self->rules, app_id);
+  const RcRule *rule = self->paused ? NULL : rc_rules_lookup (self->rules, app_id);
   RcLimits none = { 0, };
   Start *start;
 
@@ -426,11 +369,11 @@ freeze_delay (RcPolicy *self,
   return rule != NULL ? rule->freeze_when_inactive_sec : 0;
 }
 
-static void
-set_frozen (RcPolicy   *self,
-            Unit       *unit,
-            gboolean    frozen,
-            const char *reason)
+void
+rc_policy_set_frozen (RcPolicy   *self,
+                      Unit       *unit,
+                      gboolean    frozen,
+                      const char *reason)
 {
   Write *write = write_new (self, unit);
 
@@ -441,7 +384,7 @@ set_frozen (RcPolicy   *self,
   rc_action_log_add (self->actions, unit->app->unit, unit->app->app_id,
                      frozen ? RC_ACTION_KIND_FREEZE : RC_ACTION_KIND_THAW, "", "", "", reason);
   write_submit (write);
-  save_state (self);
+  rc_policy_save_state (self);
 }
 
 static gboolean
@@ -451,22 +394,23 @@ freeze_cb (gpointer user_data)
   RcPolicy *self = unit->policy;
 
   unit->freeze_id = 0;
-  if (!unit->foreground && !unit->audio && freeze_delay (self, unit) > 0 && !unit->frozen_by_us)
+  if (!self->paused && !unit->foreground && !unit->audio && freeze_delay (self, unit) > 0 &&
+      !unit->frozen_by_us)
     {
       g_autofree char *reason = g_strdup_printf ("inactive for %u s", freeze_delay (self, unit));
 
-      set_frozen (self, unit, TRUE, reason);
+      rc_policy_set_frozen (self, unit, TRUE, reason);
     }
   return G_SOURCE_REMOVE;
 }
 
-static void
-start_freeze_timer (RcPolicy *self,
-                    Unit     *unit)
+void
+rc_policy_start_freeze_timer (RcPolicy *self,
+                              Unit     *unit)
 {
   guint delay = freeze_delay (self, unit);
 
-  if (delay == 0 || unit->freeze_id != 0 || unit->frozen_by_us || unit->audio ||
+  if (delay == 0 || self->paused || unit->freeze_id != 0 || unit->frozen_by_us || unit->audio ||
       !is_controllable (unit) ||
       g_strcmp0 (unit->app->freezer_state, "frozen") == 0 ||
       !rc_cgroup_freeze_supported ())
@@ -490,14 +434,14 @@ set_unit_foreground (RcPolicy *self,
       unit->inactive = FALSE;
       g_clear_handle_id (&unit->freeze_id, g_source_remove);
       if (unit->frozen_by_us)
-        set_frozen (self, unit, FALSE, self->focus_reason);
+        rc_policy_set_frozen (self, unit, FALSE, self->focus_reason);
     }
   else
     {
       unit->inactive = TRUE;
-      start_freeze_timer (self, unit);
+      rc_policy_start_freeze_timer (self, unit);
     }
-  sync_unit (self, unit);
+  rc_policy_sync_unit (self, unit);
 }
 
 void
@@ -525,7 +469,7 @@ rc_policy_set_foreground (RcPolicy   *self,
             set_unit_foreground (self, unit, foreground);
         }
     }
-  save_state (self);
+  rc_policy_save_state (self);
 }
 
 static void
@@ -554,9 +498,9 @@ focus_changed_cb (RcFocusWatch *watch,
   else
     {
       unit->inactive = TRUE;
-      start_freeze_timer (self, unit);
+      rc_policy_start_freeze_timer (self, unit);
     }
-  save_state (self);
+  rc_policy_save_state (self);
 }
 
 void
@@ -570,46 +514,58 @@ rc_policy_note_freezer (RcPolicy *self,
   /* The user froze or thawed it by hand: that stands. */
   g_clear_handle_id (&unit->freeze_id, g_source_remove);
   unit->frozen_by_us = FALSE;
-  save_state (self);
+  rc_policy_save_state (self);
 }
 
 /* ---- audio and power --------------------------------------------------- */
 
-/* @notify: FALSE for an instance just added, whose record (AppAdded,
- * sent after this) says it already. */
-static void
-set_unit_audio (RcPolicy *self,
-                Unit     *unit,
-                gboolean  audio,
-                gboolean  notify)
+void
+rc_policy_show_audio (RcPolicy   *self,
+                      Unit       *unit,
+                      gboolean    notify,
+                      const char *reason)
 {
+  gboolean held = unit->audio && !self->paused;
   g_auto(GVariantBuilder) changes = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE_VARDICT);
 
-  if (unit->audio == audio)
+  if (unit->app->audio == held)
     return;
-  g_debug ("Policy: %s %s", unit->app->unit, audio ? "plays or records: held" : "is silent");
-  unit->audio = audio;
-  unit->app->audio = audio;
-  unit->audio_moved = TRUE;
+  unit->app->audio = held;
   rc_action_log_add (self->actions, unit->app->unit, unit->app->app_id, RC_ACTION_KIND_AUDIO_HOLD,
-                     RC_KEY_AUDIO, audio ? "no" : "yes", audio ? "yes" : "no",
-                     audio ? "playing audio" : "no longer playing audio");
-  g_variant_builder_add (&changes, "{sv}", RC_KEY_AUDIO, g_variant_new_boolean (audio));
+                     RC_KEY_AUDIO, held ? "no" : "yes", held ? "yes" : "no", reason);
+  g_variant_builder_add (&changes, "{sv}", RC_KEY_AUDIO, g_variant_new_boolean (held));
   if (notify)
     {
       g_autoptr(GVariant) changed = g_variant_ref_sink (g_variant_builder_end (&changes));
 
       g_signal_emit (self, signals[SIGNAL_LIMITS_APPLIED], 0, unit->app, changed);
     }
+}
+
+/* @notify: FALSE for an instance just added, whose record (AppAdded,
+ * sent after this) says it already. While paused the sound is followed
+ * but holds nothing. */
+static void
+set_unit_audio (RcPolicy *self,
+                Unit     *unit,
+                gboolean  audio,
+                gboolean  notify)
+{
+  if (unit->audio == audio)
+    return;
+  g_debug ("Policy: %s %s", unit->app->unit, audio ? "plays or records: held" : "is silent");
+  unit->audio = audio;
+  unit->audio_moved = TRUE;
+  rc_policy_show_audio (self, unit, notify, audio ? "playing audio" : "no longer playing audio");
   if (audio)
     {
       g_clear_handle_id (&unit->freeze_id, g_source_remove);
       if (unit->frozen_by_us)
-        set_frozen (self, unit, FALSE, "playing audio");
+        rc_policy_set_frozen (self, unit, FALSE, "playing audio");
     }
   else if (unit->inactive && !unit->foreground)
-    start_freeze_timer (self, unit);
-  sync_unit (self, unit);
+    rc_policy_start_freeze_timer (self, unit);
+  rc_policy_sync_unit (self, unit);
 }
 
 /* Which instances hold a process that plays or records: the process's
@@ -680,7 +636,7 @@ app_added_cb (RcRegistry *registry,
   start = g_hash_table_lookup (self->starting, app->unit);
   if (start != NULL)
     {
-      const RcRule *rule = rc_rules_lookup (self->rules, app->app_id);
+      const RcRule *rule = self->paused ? NULL : rc_rules_lookup (self->rules, app->app_id);
       RcLimits ruled = start->applied;
 
       ruled.set &= ~start->api.set & (rule != NULL ? rule->limits.set : 0);
@@ -703,6 +659,8 @@ app_added_cb (RcRegistry *registry,
     {
       restored = TRUE;
       unit->frozen_by_us = g_strcmp0 (app->freezer_state, "frozen") == 0;
+      if (unit->frozen_by_us && self->paused)
+        rc_policy_set_frozen (self, unit, FALSE, "paused");
     }
 
   focus = rc_focus_watch_add (self->focus_watch, app->unit, app->control_group);
@@ -718,9 +676,9 @@ app_added_cb (RcRegistry *registry,
       if (focus == RC_FOCUS_INACTIVE)
         {
           unit->inactive = TRUE;
-          start_freeze_timer (self, unit);
+          rc_policy_start_freeze_timer (self, unit);
         }
-      sync_unit (self, unit);
+      rc_policy_sync_unit (self, unit);
     }
   {
     g_autoptr(GArray) pids = rc_audio_watch_get_pids (self->audio_watch);
@@ -731,7 +689,7 @@ app_added_cb (RcRegistry *registry,
   /* A new instance is neither boosted nor frozen by us unless it was
    * focused (rc_policy_set_foreground saved that) or restored. */
   if (restored)
-    save_state (self);
+    rc_policy_save_state (self);
 }
 
 static void
@@ -748,7 +706,7 @@ app_removed_cb (RcRegistry *registry,
   in_state = unit->foreground || unit->frozen_by_us;
   g_hash_table_remove (self->units, app->unit);
   if (in_state)
-    save_state (self);
+    rc_policy_save_state (self);
 }
 
 static void
@@ -763,11 +721,11 @@ rules_changed_cb (RcRules  *rules,
     {
       unit->power_changed = self->power_changing;
       if (unit->frozen_by_us && freeze_delay (self, unit) == 0)
-        set_frozen (self, unit, FALSE, self->power_changing ? "power state changed" :
-                    "the rule no longer freezes it");
+        rc_policy_set_frozen (self, unit, FALSE, self->power_changing ? "power state changed" :
+                              "the rule no longer freezes it");
       else if (unit->inactive)
-        start_freeze_timer (self, unit);
-      sync_unit (self, unit);
+        rc_policy_start_freeze_timer (self, unit);
+      rc_policy_sync_unit (self, unit);
     }
 }
 
@@ -815,7 +773,14 @@ rc_policy_new (RcRegistry     *registry,
   self->power_watch = g_object_ref (power_watch);
   self->state_file = g_strdup (state_file);
   self->actions = rc_action_log_new (0);
-  rc_policy_state_load (self->state_file, &self->restored_boosted, &self->restored_frozen);
+  {
+    gboolean paused;
+    guint64 paused_until;
+
+    rc_policy_state_load (self->state_file, &self->restored_boosted, &self->restored_frozen,
+                          &paused, &paused_until);
+    rc_policy_restore_pause (self, paused, paused_until);
+  }
   g_signal_connect_object (registry, "app-added", G_CALLBACK (app_added_cb), self, 0);
   g_signal_connect_object (registry, "app-removed", G_CALLBACK (app_removed_cb), self, 0);
   g_signal_connect_object (rules, "changed", G_CALLBACK (rules_changed_cb), self, 0);
@@ -835,6 +800,7 @@ rc_policy_dispose (GObject *object)
   RcPolicy *self = RC_POLICY (object);
 
   g_cancellable_cancel (self->cancellable);
+  g_clear_handle_id (&self->pause_end_id, g_source_remove);
   g_clear_pointer (&self->units, g_hash_table_unref);
   g_clear_object (&self->registry);
   g_clear_object (&self->systemd);
@@ -874,6 +840,15 @@ rc_policy_class_init (RcPolicyClass *klass)
                                                  G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                                  G_TYPE_NONE, 2, G_TYPE_POINTER,
                                                  G_TYPE_VARIANT);
+  signals[SIGNAL_PAUSED_CHANGED] = g_signal_new ("paused-changed", G_TYPE_FROM_CLASS (klass),
+                                                 G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                                 G_TYPE_NONE, 0);
+}
+
+void
+rc_policy_emit_paused_changed (RcPolicy *self)
+{
+  g_signal_emit (self, signals[SIGNAL_PAUSED_CHANGED], 0);
 }
 
 static void

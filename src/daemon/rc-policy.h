@@ -5,6 +5,7 @@
 
 #include "rc-action-log.h"
 #include "rc-audio-watch.h"
+#include "rc-authority.h"
 #include "rc-focus-watch.h"
 #include "rc-limits.h"
 #include "rc-power-watch.h"
@@ -37,7 +38,9 @@ G_BEGIN_DECLS
  * Signals:
  *   "limits-applied" (RcApp*, GVariant* a{sv})   the daemon changed these
  *                                                limits of the app, or
- *                                                its Audio key */
+ *                                                its Audio key
+ *   "paused-changed" ()                          it was paused or resumed,
+ *                                                or a pause's end moved */
 #define RC_TYPE_POLICY (rc_policy_get_type ())
 G_DECLARE_FINAL_TYPE (RcPolicy, rc_policy, RC, POLICY, GObject);
 
@@ -91,5 +94,36 @@ void      rc_policy_set_foreground (RcPolicy   *self,
                                     const char *source);
 /* The action record of the policy's changes. */
 RcActionLog *rc_policy_get_action_log (RcPolicy *self);
+
+/* The longest timed pause, in seconds (30 days). */
+#define RC_PAUSE_MAX_SEC (30 * 24 * 3600)
+
+/* Stops the automation (rules, the boost, power groups, freezing in the
+ * background, audio holds) and takes back every automatic change in force;
+ * values set through the API stay. @seconds 0: until rc_policy_resume,
+ * else it ends by itself then (also across a restart). @reason ("paused
+ * by resourcectl") goes into the action record of each change. Pausing
+ * again only moves the end. */
+void      rc_policy_pause (RcPolicy   *self,
+                           guint64     seconds,
+                           const char *reason);
+/* Applies the rules, the boost and the power groups again; nothing if not
+ * paused. */
+void      rc_policy_resume (RcPolicy   *self,
+                            const char *reason);
+/* Whether paused, and until when (CLOCK_REALTIME usec; 0: until resumed). */
+gboolean  rc_policy_is_paused (RcPolicy *self,
+                               guint64  *out_until_usec);
+/* a(sssss): for each instance of @apps (RcApp), each limit now as
+ * (unit, key, value, source kind, detail): where its value comes from by
+ * the policy's precedence (rc-policy-sources.c lists the kinds). */
+GVariant *rc_policy_get_limit_sources (RcPolicy  *self,
+                                       GPtrArray *apps);
+/* Serves GetLimitSources, Pause and Resume on @object (asking @authority
+ * for the last two), keeps its Paused and PausedUntil properties, and
+ * serves the action record (rc_action_log_serve). */
+void      rc_policy_serve (RcPolicy              *self,
+                           RcDBusResourceControl *object,
+                           RcAuthority           *authority);
 
 G_END_DECLS

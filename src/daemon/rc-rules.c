@@ -322,6 +322,29 @@ rc_rules_lookup (RcRules    *self,
   return g_hash_table_lookup (self->rules, app_id);
 }
 
+const char *
+rc_rules_lookup_origin (RcRules      *self,
+                        const char   *app_id,
+                        RcLimit       limit,
+                        RcRulesLayer *out_layer)
+{
+  /* the layers apply in order: the last that holds and gives the key wins */
+  for (int i = N_LAYERS - 1; i >= 0; i--)
+    {
+      const RcRule *rule;
+
+      if ((self->conditions & rc_rules_layer_condition (i)) != rc_rules_layer_condition (i))
+        continue;
+      rule = g_hash_table_lookup (self->file_rules[i], app_id);
+      if (rule != NULL && rc_limits_has (&rule->limits, limit))
+        {
+          *out_layer = i;
+          return rule->origin;
+        }
+    }
+  return NULL;
+}
+
 const RcLimits *
 rc_rules_lookup_slice (RcRules    *self,
                        const char *slice)

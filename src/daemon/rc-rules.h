@@ -102,6 +102,13 @@ RcRules       *rc_rules_new (const char *system_dir,
 /* The rule of @app_id as it is under the conditions that hold now. */
 const RcRule  *rc_rules_lookup (RcRules    *self,
                                 const char *app_id);
+/* Where @limit of @app_id's rule in force comes from: the origin of the
+ * group that gives it ("~/.config/…/20-x.conf [org.x @battery]") and that
+ * group's layer; NULL when no group does. */
+const char    *rc_rules_lookup_origin (RcRules      *self,
+                                       const char   *app_id,
+                                       RcLimit       limit,
+                                       RcRulesLayer *out_layer);
 /* The conditions that hold now; "changed" is emitted when that changes
  * what a rule says. */
 void           rc_rules_set_conditions (RcRules     *self,

@@ -158,7 +158,7 @@ test_message_ids_differ (void)
 {
   const char *kinds[] = {
     RC_ACTION_KIND_RULE, RC_ACTION_KIND_BOOST, RC_ACTION_KIND_POWER, RC_ACTION_KIND_FREEZE,
-    RC_ACTION_KIND_THAW, RC_ACTION_KIND_AUDIO_HOLD, RC_ACTION_KIND_NOTIFICATION,
+    RC_ACTION_KIND_THAW, RC_ACTION_KIND_AUDIO_HOLD, RC_ACTION_KIND_NOTIFICATION, RC_ACTION_KIND_PAUSE,
   };
   g_autoptr(GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
 

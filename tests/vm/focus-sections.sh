@@ -277,6 +277,8 @@ sec_focus_sway () {
   "$AU" env SWAYSOCK="$sock" swaymsg "[pid=$pa] focus" > /dev/null
   wait_for 10 weights_are "300 100" "$FW_A" "$FW_B"
   check "sway: focus moved to A with swaymsg" "300 100" "$(weights "$FW_A" "$FW_B")"
+  check_has "resourcectl why: A's CPUWeight is sway's focus" "# boost: focus from sway" \
+    "$(cl resourcectl why "$FW_A" 2>&1 | grep '^CPUWeight=300 ')"
   if [ "$FOCUS_FIGURES" = 1 ]; then
     focus_figures_sway "$sock" "$pa" "$pb"
   else

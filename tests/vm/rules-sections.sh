@@ -96,6 +96,13 @@ sec_rules () {
   printf '[org.example.Indexer]\nCPUWeight=60\nMemoryMax=512M\n' | as_user_write "$USR_RULES/50-resource-control.conf"
   wait_for 15 file_is "$(cg "$I1")/cpu.weight" 60
   check "hand edit: cpu.weight of the running instance" 60 "$(cat "$(cg "$I1")/cpu.weight")"
+  # resourcectl why names the user's real file and group as the source of the kernel's value
+  local why
+  why=$(cl resourcectl why "$I1" 2>&1)
+  check_has "resourcectl why: CPUWeight from the user's rules file" \
+    "# rule: ~/.config/resource-control/rules.d/50-resource-control.conf [org.example.Indexer]" \
+    "$(printf '%s\n' "$why" | grep '^CPUWeight=60 ')"
+  check_has "resourcectl why: MemoryMax from the same group" "MemoryMax=512M " "$why"
 
   # SetRule: written to the user's file, applied at once, and to a later instance
   call "SetRule" OK SetRule org.example.Indexer "{'CPUWeight': <uint64 70>, 'MemoryMax': <uint64 1073741824>}"
@@ -122,6 +129,9 @@ sec_rules () {
   wait_for 10 file_is "$(cg "$I1")/cpu.weight" 20
   check "RemoveRule: back to the system rule (cpu.weight, cpu.max)" "20 10000 100000" \
     "$(cat "$(cg "$I1")/cpu.weight") $(cat "$(cg "$I1")/cpu.max")"
+  check_has "resourcectl why: CPUWeight from the system's rules file" \
+    "# rule: $SYS_RULES/50-systemtest.conf [org.example.Indexer]" \
+    "$(cl resourcectl why "$I1" 2>&1 | grep '^CPUWeight=20 ')"
   call "RemoveRule of a system-only rule" Protected RemoveRule org.example.Indexer
   call "SetRule with a unit name" InvalidArgument SetRule "$I1" "{'CPUWeight': <uint64 70>}"
   call "SetRule with a bad value" InvalidArgument SetRule org.example.Indexer "{'CPUWeight': <uint64 0>}"
@@ -166,6 +176,24 @@ sec_boost () {
   wait_for 15 frozen_is "$FA" 1
   check "FreezeWhenInactiveSec: A frozen in the background" 1 "$(frozen_of "$FA")"
   check "B and C never frozen" "0 0" "$(frozen_of "$FB") $(frozen_of "$FC")"
+  check_has "resourcectl why: A frozen by its rule" "FreezerState=frozen" "$(cl resourcectl why "$FA" 2>&1 | grep '# freeze: inactive for 3 s')"
+
+  # a pause takes back what the automation did, in the kernel's files (B's rule, A's freeze),
+  # and resuming gives it again
+  local rcode
+  cl resourcectl pause --for 1h > "$OUT/pause.txt" 2>&1; rcode=$?
+  check "resourcectl pause --for 1h" 0 "$rcode"
+  wait_for 10 frozen_is "$FA" 0
+  check "paused: A thawed (cgroup.events frozen)" 0 "$(frozen_of "$FA")"
+  wait_for 10 weights_are "100 100 100" "$FA" "$FB" "$FC"
+  check "paused: B's rule taken back (cpu.weight A B C)" "100 100 100" "$(weights "$FA" "$FB" "$FC")"
+  check_has "resourcectl status: paused until a time" "Paused:           yes, until " "$(cl resourcectl status 2>&1)"
+  cl resourcectl resume > "$OUT/resume.txt" 2>&1; rcode=$?
+  check "resourcectl resume" 0 "$rcode"
+  wait_for 10 weights_are "100 50 100" "$FA" "$FB" "$FC"
+  check "resumed: B's rule again (cpu.weight A B C)" "100 50 100" "$(weights "$FA" "$FB" "$FC")"
+  wait_for 15 frozen_is "$FA" 1
+  check "resumed: A frozen again in the background" 1 "$(frozen_of "$FA")"
 
   # Mutter's marks: A focused (thawed at once, boosted), then B, as Mutter writes them
   mark_focus "$FC" 1000000
