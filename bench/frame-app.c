@@ -93,11 +93,11 @@ calibrate (void)
 }
 
 typedef struct {
-  int64_t  start_ns;   /* measuring starts (after the warm-up); written by the frame loop */
-  int64_t  end_ns;
-  double  *delays_ms;  /* the probe's */
-  size_t   n_delays;
-  size_t   cap_delays;
+  int64_t start_ns;    /* measuring starts (after the warm-up); written by the frame loop */
+  int64_t end_ns;
+  double *delays_ms;   /* the probe's */
+  size_t  n_delays;
+  size_t  cap_delays;
 } Probe;
 
 static void *
@@ -121,7 +121,11 @@ probe_thread (void *data)
 }
 
 static void
-write_numbers (FILE *f, const char *name, const double *values, size_t n, const char *after)
+write_numbers (FILE         *f,
+               const char   *name,
+               const double *values,
+               size_t        n,
+               const char   *after)
 {
   fprintf (f, "  \"%s\": [", name);
   for (size_t i = 0; i < n; i++)
@@ -131,7 +135,10 @@ write_numbers (FILE *f, const char *name, const double *values, size_t n, const 
 
 /* Sets when measuring starts and ends, once: @from_ns plus the warm-up. */
 static void
-set_window (Probe *probe, int64_t from_ns, double warmup_s, double seconds)
+set_window (Probe  *probe,
+            int64_t from_ns,
+            double  warmup_s,
+            double  seconds)
 {
   int64_t start = from_ns + (int64_t) (warmup_s * NSEC_PER_SEC);
 
@@ -140,7 +147,11 @@ set_window (Probe *probe, int64_t from_ns, double warmup_s, double seconds)
 }
 
 static int
-frames (uint64_t iterations, int hz, double warmup_s, const char *start_file, double seconds,
+frames (uint64_t    iterations,
+        int         hz,
+        double      warmup_s,
+        const char *start_file,
+        double      seconds,
         const char *out)
 {
   const int64_t period = NSEC_PER_SEC / hz;
@@ -265,7 +276,8 @@ usage (void)
 }
 
 int
-main (int argc, char **argv)
+main (int    argc,
+      char **argv)
 {
   uint64_t iterations = 0;
   int hz = 60;
