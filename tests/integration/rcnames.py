@@ -20,7 +20,7 @@ ERRORS = ('InvalidArgument', 'Protected', 'NoSuchApp', 'NotAuthorized', 'NotSupp
           'Failed')
 # the polkit actions, after ACTION_PREFIX; thaw is the one allowed to everyone
 ACTIONS = ('set-weight', 'set-memory-limit', 'set-limits', 'reset-limits', 'freeze', 'manage-rules',
-           'set-foreground', 'launch', 'adopt', 'set-slice-limits', 'thaw')
+           'set-foreground', 'launch', 'adopt', 'set-slice-limits', 'reset-energy', 'thaw')
 # Launch's and Adopt's options, with their D-Bus types
 LAUNCH_OPTIONS = {
     'Kind': 's', 'Launcher': 's', 'Slice': 's', 'Environment': 'as', 'WorkingDirectory': 's',

@@ -1,0 +1,410 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "rc-energy-history.h"
+#include "rc-safe-file.h"
+
+#define HOURS        RC_ENERGY_HISTORY_HOURS
+#define MAGIC        "RCENERGY"
+#define HEADER_SIZE  16
+#define FILE_TYPE    "(ta(sssauau))"
+#define MAX_TEXT     255
+#define SYSTEM_ID    ""
+
+typedef struct {
+  char   *app_id;
+  char   *name;
+  char   *icon;
+  guint32 foreground_mj[HOURS];
+  guint32 background_mj[HOURS];
+  /* what is below a millijoule, carried to the next add, never saved */
+  guint32 foreground_rest_uj;
+  guint32 background_rest_uj;
+} AppHours;
+
+struct _RcEnergyHistory {
+  GHashTable *apps;          /* app_id -> AppHours */
+  guint64     newest_hour;   /* 0: nothing yet */
+};
+
+static void
+app_hours_free (AppHours *app)
+{
+  g_free (app->app_id);
+  g_free (app->name);
+  g_free (app->icon);
+  g_free (app);
+}
+
+RcEnergyHistory *
+rc_energy_history_new (void)
+{
+  RcEnergyHistory *self = g_new0 (RcEnergyHistory, 1);
+
+  self->apps = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
+                                      (GDestroyNotify) app_hours_free);
+  return self;
+}
+
+void
+rc_energy_history_free (RcEnergyHistory *self)
+{
+  if (self == NULL)
+    return;
+  g_hash_table_unref (self->apps);
+  g_free (self);
+}
+
+/* Text kept from a record: valid UTF-8 of at most MAX_TEXT bytes. */
+static char *
+bounded_text (const char *text)
+{
+  const char *end;
+
+  if (text == NULL || !g_utf8_validate (text, -1, &end))
+    return g_strdup ("");
+  if (strlen (text) <= MAX_TEXT)
+    return g_strdup (text);
+  end = g_utf8_find_prev_char (text, text + MAX_TEXT + 1);
+  return g_strndup (text, end - text);
+}
+
+static AppHours *
+app_hours_new (const char *app_id)
+{
+  AppHours *app = g_new0 (AppHours, 1);
+
+  app->app_id = g_strdup (app_id);
+  app->name = g_strdup ("");
+  app->icon = g_strdup ("");
+  return app;
+}
+
+static gboolean
+app_is_empty (gpointer key,
+              gpointer value,
+              gpointer user_data)
+{
+  const AppHours *app = value;
+
+  for (guint i = 0; i < HOURS; i++)
+    if (app->foreground_mj[i] != 0 || app->background_mj[i] != 0)
+      return FALSE;
+  return TRUE;
+}
+
+void
+rc_energy_history_advance (RcEnergyHistory *self,
+                           guint64          hour)
+{
+  GHashTableIter iter;
+  AppHours *app;
+  guint64 steps;
+
+  if (hour <= self->newest_hour)
+    return;
+  steps = self->newest_hour == 0 ? HOURS : MIN (hour - self->newest_hour, HOURS);
+  g_hash_table_iter_init (&iter, self->apps);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &app))
+    for (guint64 step = 0; step < steps; step++)
+      {
+        guint slot = (hour - step) % HOURS;
+
+        app->foreground_mj[slot] = 0;
+        app->background_mj[slot] = 0;
+      }
+  self->newest_hour = hour;
+  g_hash_table_foreach_remove (self->apps, app_is_empty, NULL);
+}
+
+static void
+add_to_slot (guint32 *slot_mj,
+             guint32 *rest_uj,
+             guint64  energy_uj)
+{
+  guint64 total_uj = energy_uj + *rest_uj;
+  guint64 mj = total_uj / 1000;
+
+  *rest_uj = total_uj % 1000;
+  *slot_mj = mj > G_MAXUINT32 - *slot_mj ? G_MAXUINT32 : *slot_mj + (guint32) mj;
+}
+
+void
+rc_energy_history_add (RcEnergyHistory *self,
+                       const char      *app_id,
+                       const char      *name,
+                       const char      *icon,
+                       guint64          hour,
+                       guint64          energy_uj,
+                       gboolean         foreground)
+{
+  AppHours *app;
+  guint slot;
+
+  if (app_id == NULL)
+    app_id = SYSTEM_ID;
+  if (energy_uj > G_MAXUINT64 / 2)
+    energy_uj = G_MAXUINT64 / 2;
+  rc_energy_history_advance (self, hour);
+  if (hour + HOURS <= self->newest_hour)
+    return;
+  app = g_hash_table_lookup (self->apps, app_id);
+  if (app == NULL)
+    {
+      /* beyond the bound, a new AppID's part is the system's */
+      if (g_hash_table_size (self->apps) >= RC_ENERGY_HISTORY_MAX_APPS || strlen (app_id) > MAX_TEXT)
+        app_id = SYSTEM_ID, foreground = FALSE;
+      app = g_hash_table_lookup (self->apps, app_id);
+      if (app == NULL)
+        {
+          app = app_hours_new (app_id);
+          g_hash_table_insert (self->apps, app->app_id, app);
+        }
+    }
+  if (name != NULL && *app_id != '\0' && g_strcmp0 (name, app->name) != 0)
+    {
+      g_free (app->name);
+      app->name = bounded_text (name);
+    }
+  if (icon != NULL && *app_id != '\0' && g_strcmp0 (icon, app->icon) != 0)
+    {
+      g_free (app->icon);
+      app->icon = bounded_text (icon);
+    }
+  slot = hour % HOURS;
+  if (foreground)
+    add_to_slot (&app->foreground_mj[slot], &app->foreground_rest_uj, energy_uj);
+  else
+    add_to_slot (&app->background_mj[slot], &app->background_rest_uj, energy_uj);
+}
+
+void
+rc_energy_history_reset (RcEnergyHistory *self)
+{
+  g_hash_table_remove_all (self->apps);
+}
+
+guint
+rc_energy_history_n_apps (RcEnergyHistory *self)
+{
+  return g_hash_table_size (self->apps);
+}
+
+GArray *
+rc_energy_history_usage (RcEnergyHistory *self,
+                         guint64          since_hour,
+                         guint64         *out_system_uj)
+{
+  GArray *usage = g_array_new (FALSE, TRUE, sizeof (RcEnergyUsage));
+  GHashTableIter iter;
+  AppHours *app;
+  guint64 first;
+
+  *out_system_uj = 0;
+  if (self->newest_hour == 0)
+    return usage;
+  first = self->newest_hour >= HOURS - 1 ? self->newest_hour - (HOURS - 1) : 0;
+  first = MAX (first, since_hour);
+  g_hash_table_iter_init (&iter, self->apps);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &app))
+    {
+      RcEnergyUsage one = { app->app_id, app->name, app->icon, 0, 0 };
+
+      for (guint64 hour = first; hour <= self->newest_hour; hour++)
+        {
+          one.foreground_uj += (guint64) app->foreground_mj[hour % HOURS] * 1000;
+          one.background_uj += (guint64) app->background_mj[hour % HOURS] * 1000;
+        }
+      if (*app->app_id == '\0')
+        *out_system_uj += one.foreground_uj + one.background_uj;
+      else if (one.foreground_uj + one.background_uj > 0)
+        g_array_append_val (usage, one);
+    }
+  return usage;
+}
+
+GBytes *
+rc_energy_history_serialize (RcEnergyHistory *self)
+{
+  g_auto(GVariantBuilder) apps = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(sssauau)"));
+  g_autoptr(GVariant) body = NULL;
+  GHashTableIter iter;
+  AppHours *app;
+  guint8 header[HEADER_SIZE] = MAGIC;
+  guint32 version = GUINT32_TO_LE (RC_ENERGY_HISTORY_VERSION);
+  GByteArray *bytes;
+
+  g_hash_table_iter_init (&iter, self->apps);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &app))
+    g_variant_builder_add_value (&apps, g_variant_new (
+                                   "(sss@au@au)", app->app_id, app->name, app->icon,
+                                   g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32,
+                                                              app->foreground_mj, HOURS,
+                                                              sizeof (guint32)),
+                                   g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32,
+                                                              app->background_mj, HOURS,
+                                                              sizeof (guint32))));
+  body = g_variant_ref_sink (g_variant_new ("(t@a(sssauau))", self->newest_hour,
+                                            g_variant_builder_end (&apps)));
+  /* the file is little-endian whatever the machine */
+  if (G_BYTE_ORDER == G_BIG_ENDIAN)
+    {
+      GVariant *swapped = g_variant_byteswap (body);
+
+      g_variant_unref (body);
+      body = swapped;
+    }
+  memcpy (header + 8, &version, sizeof version);
+  bytes = g_byte_array_sized_new (HEADER_SIZE + g_variant_get_size (body));
+  g_byte_array_append (bytes, header, HEADER_SIZE);
+  g_byte_array_append (bytes, g_variant_get_data (body), g_variant_get_size (body));
+  return g_byte_array_free_to_bytes (bytes);
+}
+
+static gboolean
+fail (GError    **error,
+      const char *why)
+{
+  g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, why);
+  return FALSE;
+}
+
+/* The AppID entries of a parsed body into @self: sizes and names checked. */
+static gboolean
+parse_apps (RcEnergyHistory *self,
+            GVariant        *apps,
+            GError         **error)
+{
+  gsize n = g_variant_n_children (apps);
+
+  if (n > RC_ENERGY_HISTORY_MAX_APPS + 1)
+    return fail (error, "too many apps");
+  for (gsize i = 0; i < n; i++)
+    {
+      g_autoptr(GVariant) entry = g_variant_get_child_value (apps, i);
+      g_autoptr(GVariant) foreground = NULL;
+      g_autoptr(GVariant) background = NULL;
+      const char *app_id, *name, *icon;
+      const guint32 *fg, *bg;
+      gsize n_fg, n_bg;
+      AppHours *app;
+
+      g_variant_get (entry, "(&s&s&s@au@au)", &app_id, &name, &icon, &foreground, &background);
+      fg = g_variant_get_fixed_array (foreground, &n_fg, sizeof (guint32));
+      bg = g_variant_get_fixed_array (background, &n_bg, sizeof (guint32));
+      if (n_fg != HOURS || n_bg != HOURS)
+        return fail (error, "corrupt (an app without 168 hours)");
+      if (strlen (app_id) > MAX_TEXT || strlen (name) > MAX_TEXT || strlen (icon) > MAX_TEXT)
+        return fail (error, "corrupt (a name too long)");
+      if (g_hash_table_contains (self->apps, app_id))
+        return fail (error, "corrupt (an app twice)");
+      app = app_hours_new (app_id);
+      g_free (app->name);
+      g_free (app->icon);
+      app->name = g_strdup (name);
+      app->icon = g_strdup (icon);
+      for (guint h = 0; h < HOURS; h++)
+        {
+          app->foreground_mj[h] = GUINT32_FROM_LE (fg[h]);
+          app->background_mj[h] = GUINT32_FROM_LE (bg[h]);
+        }
+      g_hash_table_insert (self->apps, app->app_id, app);
+    }
+  return TRUE;
+}
+
+RcEnergyHistory *
+rc_energy_history_parse (GBytes  *bytes,
+                         GError **error)
+{
+  g_autoptr(RcEnergyHistory) self = rc_energy_history_new ();
+  g_autoptr(GBytes) body_bytes = NULL;
+  g_autoptr(GVariant) body = NULL;
+  g_autoptr(GVariant) apps = NULL;
+  gsize size;
+  const guint8 *data = g_bytes_get_data (bytes, &size);
+  guint32 version;
+
+  if (size < 8 || memcmp (data, MAGIC, 8) != 0)
+    return fail (error, "not an energy history"), NULL;
+  if (size < HEADER_SIZE)
+    return fail (error, "cut short"), NULL;
+  memcpy (&version, data + 8, sizeof version);
+  version = GUINT32_FROM_LE (version);
+  if (version != RC_ENERGY_HISTORY_VERSION)
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "format version %u, not %u", version,
+                   RC_ENERGY_HISTORY_VERSION);
+      return NULL;
+    }
+  body_bytes = g_bytes_new_from_bytes (bytes, HEADER_SIZE, size - HEADER_SIZE);
+  body = g_variant_ref_sink (g_variant_new_from_bytes (G_VARIANT_TYPE (FILE_TYPE), body_bytes,
+                                                       FALSE));
+  /* a file cut short or scribbled on is not in normal form */
+  if (!g_variant_is_normal_form (body))
+    return fail (error, "cut short or corrupt"), NULL;
+  if (G_BYTE_ORDER == G_BIG_ENDIAN)
+    {
+      GVariant *swapped = g_variant_byteswap (body);
+
+      g_variant_unref (body);
+      body = swapped;
+    }
+  g_variant_get (body, "(t@a(sssauau))", &self->newest_hour, &apps);
+  if (!parse_apps (self, apps, error))
+    return NULL;
+  return g_steal_pointer (&self);
+}
+
+RcEnergyHistory *
+rc_energy_history_load (const char *path)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  g_autofree char *aside = NULL;
+  RcEnergyHistory *history;
+  char *contents;
+  gsize length;
+
+  if (rc_safe_file_read (path, RC_ENERGY_HISTORY_MAX_FILE, &contents, &length, &error))
+    {
+      bytes = g_bytes_new_take (contents, length);
+      history = rc_energy_history_parse (bytes, &error);
+      if (history != NULL)
+        return history;
+    }
+  else if (g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+    {
+      return rc_energy_history_new ();
+    }
+  aside = g_strconcat (path, ".bad", NULL);
+  if (g_rename (path, aside) == 0)
+    g_message ("Energy history %s set aside as %s, a new one starts: %s", path, aside,
+               error->message);
+  else
+    g_message ("Energy history %s cannot be used (%s) nor set aside (%s); a new one starts",
+               path, error->message, g_strerror (errno));
+  return rc_energy_history_new ();
+}
+
+gboolean
+rc_energy_history_write (const char *path,
+                         GBytes     *bytes,
+                         GError    **error)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+  gsize size;
+  const char *data = g_bytes_get_data (bytes, &size);
+
+  if (g_mkdir_with_parents (dir, 0700) != 0)
+    {
+      int saved_errno = errno;
+
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
+                   "Cannot create %s: %s", dir, g_strerror (saved_errno));
+      return FALSE;
+    }
+  return g_file_set_contents_full (path, data, size, G_FILE_SET_CONTENTS_CONSISTENT, 0600, error);
+}
