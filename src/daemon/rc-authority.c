@@ -53,7 +53,6 @@ static const struct {
   { "Launch", RC_ACTION_LAUNCH },
   { "Adopt", RC_ACTION_ADOPT },
   { "SetSliceLimits", RC_ACTION_SET_SLICE_LIMITS },
-  { "GetEnergyUsage", NULL },
   { "ResetEnergyUsage", RC_ACTION_RESET_ENERGY },
   { "GetAppByPid", NULL },
   { "ListProcesses", NULL },

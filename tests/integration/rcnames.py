@@ -39,6 +39,8 @@ USAGE_KEYS = {'MemoryCurrent': 't', 'CPUUsageNSec': 't', 'TasksCurrent': 't',
 # what the limits do, in app and slice records after the usage; each one only where the kernel
 # has its file (memory.events; PSI's cpu.pressure, memory.pressure, io.pressure)
 REPORT_KEYS = {'MemoryEvents': 'a{st}', 'CPUPressure': 'd', 'MemoryPressure': 'd', 'IOPressure': 'd'}
+# the energy ledger's, in app records only while it has a source (W, J)
+ENERGY_KEYS = {'Power': 'd', 'Energy': 'd'}
 # an app record (ListApps, GetApp, AppAdded), in the order the daemon gives them
 APP_KEYS = {
     'Unit': 's', 'AppId': 's', 'Launcher': 's', 'Name': 's', 'Icon': 's',
