@@ -66,6 +66,25 @@ test_ledger_shares (void)
   g_assert_cmpuint (rc_energy_ledger_get_system_uj (ledger), ==, 255000);
 }
 
+/* The apps' deltas add up to more than the machine's (the clocks are read
+ * a moment apart): their sum is the divisor, so each gets its fair part
+ * and the system none, not the first ones all of it. */
+static void
+test_ledger_apps_above_busy (void)
+{
+  g_autoptr(RcEnergyLedger) ledger = rc_energy_ledger_new ();
+  g_autoptr(GArray) shares = g_array_new (FALSE, TRUE, sizeof (RcEnergyShare));
+  RcEnergyReading r[] = { { "a.scope", "a", 0, FALSE }, { "b.scope", "b", 0, FALSE } };
+  guint64 system_uj;
+
+  rc_energy_ledger_add_sample (ledger, 0, 0, 1000, r, 2, NULL);
+  r[0].usage_usec = 300; r[1].usage_usec = 100;
+  system_uj = rc_energy_ledger_add_sample (ledger, 4000, 1000000, 1200, r, 2, shares);
+  g_assert_cmpuint (share_of (shares, "a.scope"), ==, 3000);
+  g_assert_cmpuint (share_of (shares, "b.scope"), ==, 1000);
+  g_assert_cmpuint (system_uj, ==, 0);
+}
+
 /* Random intervals: the parts always add up to the measured energy, no
  * instance's counter goes back, and the apps' sum never exceeds E even
  * when their deltas add up to more than the machine's. */
@@ -437,6 +456,7 @@ main (int   argc,
   g_log_set_writer_func (capture_log, NULL, NULL);
   g_test_add_func ("/energy/ledger/shares", test_ledger_shares);
   g_test_add_func ("/energy/ledger/invariants", test_ledger_invariants);
+  g_test_add_func ("/energy/ledger/apps-above-busy", test_ledger_apps_above_busy);
   g_test_add_func ("/energy/ledger/exit-and-start", test_ledger_exit_and_start);
   g_test_add_func ("/energy/proc-stat", test_proc_stat);
   g_test_add_func ("/energy/history/buckets", test_history_buckets);
