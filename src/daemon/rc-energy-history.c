@@ -186,6 +186,12 @@ rc_energy_history_reset (RcEnergyHistory *self)
   g_hash_table_remove_all (self->apps);
 }
 
+guint64
+rc_energy_history_get_newest_hour (RcEnergyHistory *self)
+{
+  return self->newest_hour;
+}
+
 guint
 rc_energy_history_n_apps (RcEnergyHistory *self)
 {

@@ -53,6 +53,8 @@ void             rc_energy_history_add (RcEnergyHistory *self,
 void             rc_energy_history_advance (RcEnergyHistory *self,
                                             guint64          hour);
 void             rc_energy_history_reset (RcEnergyHistory *self);
+/* The newest hour it holds (0: none). */
+guint64          rc_energy_history_get_newest_hour (RcEnergyHistory *self);
 guint            rc_energy_history_n_apps (RcEnergyHistory *self);
 /* Each AppID's use (RcEnergyUsage, the system left out) in the hours from
  * @since_hour on, those that used any; the system's in @out_system_uj. */

@@ -37,6 +37,8 @@ struct _RcEnergySource {
   guint            signal_id;
   gboolean         upower_runs;
   gboolean         battery;     /* DisplayDevice is a present battery */
+  gboolean         present;
+  guint32          type;
   guint32          state;
   double           rate_w;
   gint64           rate_time;   /* when rate_w and state were last sampled */
@@ -203,8 +205,6 @@ device_update (RcEnergySource *self,
   gboolean was_measuring = rc_energy_source_is_measuring (self);
   gboolean was_battery = self->battery, was_discharging = discharging (self);
   gint64 now = g_get_monotonic_time ();
-  gboolean present = FALSE;
-  guint32 type = 0;
   double rate;
 
   if (was_discharging && self->rapl->len == 0)
@@ -215,9 +215,10 @@ device_update (RcEnergySource *self,
                      (guint64) (now - self->rate_time));
     }
   self->rate_time = now;
-  if (g_variant_lookup (properties, "IsPresent", "b", &present) |
-      g_variant_lookup (properties, "Type", "u", &type))
-    self->battery = present && type == UPOWER_TYPE_BATTERY;
+  /* PropertiesChanged carries only what changed */
+  g_variant_lookup (properties, "IsPresent", "b", &self->present);
+  g_variant_lookup (properties, "Type", "u", &self->type);
+  self->battery = self->present && self->type == UPOWER_TYPE_BATTERY;
   g_variant_lookup (properties, "State", "u", &self->state);
   if (g_variant_lookup (properties, "EnergyRate", "d", &rate))
     self->rate_w = rate >= 0 && rate < 10000 ? rate : 0;

@@ -232,22 +232,22 @@ app_removed_cb (RcRegistry *registry,
 
 /* ---- D-Bus ------------------------------------------------------------- */
 
-static gboolean
-is_running (GPtrArray  *apps,
-            const char *app_id,
-            RcApp     **out_app)
+/* AppID -> one of its running instances. */
+static GHashTable *
+running_apps (RcRegistry *registry,
+              GPtrArray **out_apps)
 {
-  for (guint i = 0; i < apps->len; i++)
-    {
-      RcApp *app = g_ptr_array_index (apps, i);
+  GHashTable *running = g_hash_table_new (g_str_hash, g_str_equal);
 
-      if (g_strcmp0 (app->app_id, app_id) == 0)
-        {
-          *out_app = app;
-          return TRUE;
-        }
+  *out_apps = rc_registry_get_apps (registry);
+  for (guint i = 0; i < (*out_apps)->len; i++)
+    {
+      RcApp *app = g_ptr_array_index (*out_apps, i);
+
+      if (app->app_id != NULL)
+        g_hash_table_insert (running, (gpointer) app->app_id, app);
     }
-  return FALSE;
+  return running;
 }
 
 static int
@@ -270,7 +270,8 @@ handle_get_energy_usage (RcDBusResourceControl *object,
 {
   g_auto(GVariantBuilder) usage = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("aa{sv}"));
   g_auto(GVariantDict) totals = G_VARIANT_DICT_INIT (NULL);
-  g_autoptr(GPtrArray) apps = rc_registry_get_apps (self->registry);
+  g_autoptr(GPtrArray) apps = NULL;
+  g_autoptr(GHashTable) running = running_apps (self->registry, &apps);
   g_autoptr(GArray) used = NULL;
   guint64 system_uj, total_uj;
   const char *source = rc_energy_source_get_name (self->source);
@@ -287,10 +288,9 @@ handle_get_energy_usage (RcDBusResourceControl *object,
       const RcEnergyUsage *one = &g_array_index (used, RcEnergyUsage, i);
       g_auto(GVariantDict) dict = G_VARIANT_DICT_INIT (NULL);
       guint64 energy_uj = one->foreground_uj + one->background_uj;
-      RcApp *app = NULL;
-      gboolean running = is_running (apps, one->app_id, &app);
-      const char *name = running && app->name != NULL ? app->name : one->name;
-      const char *icon = running && app->icon != NULL ? app->icon : one->icon;
+      RcApp *app = g_hash_table_lookup (running, one->app_id);
+      const char *name = app != NULL && app->name != NULL ? app->name : one->name;
+      const char *icon = app != NULL && app->icon != NULL ? app->icon : one->icon;
 
       g_variant_dict_insert (&dict, RC_KEY_APP_ID, "s", one->app_id);
       g_variant_dict_insert (&dict, RC_KEY_NAME, "s", *name != '\0' ? name : one->app_id);
@@ -299,7 +299,7 @@ handle_get_energy_usage (RcDBusResourceControl *object,
       g_variant_dict_insert (&dict, "ForegroundEnergy", "d", one->foreground_uj / 1e6);
       g_variant_dict_insert (&dict, "BackgroundEnergy", "d", one->background_uj / 1e6);
       g_variant_dict_insert (&dict, "Share", "d", total_uj > 0 ? (double) energy_uj / total_uj : 0);
-      g_variant_dict_insert (&dict, "Running", "b", running);
+      g_variant_dict_insert (&dict, "Running", "b", app != NULL);
       g_variant_builder_add_value (&usage, g_variant_dict_end (&dict));
     }
   g_variant_dict_insert (&totals, "Energy", "d", total_uj / 1e6);
@@ -383,6 +383,15 @@ rc_energy_new (RcRegistry  *registry,
   self->authority = g_object_ref (authority);
   self->history_path = g_strdup (history_path);
   self->history = rc_energy_history_load (history_path);
+  /* a history from the future (the clock went back) would swallow every
+   * hour until then */
+  if (rc_energy_history_get_newest_hour (self->history) > hour_now () + 1)
+    {
+      g_message ("Energy history %s ends after now (the clock went back); a new one starts",
+                 history_path);
+      rc_energy_history_free (self->history);
+      self->history = rc_energy_history_new ();
+    }
   self->source = rc_energy_source_new ();
   g_signal_connect_object (self->source, "sample", G_CALLBACK (sample_cb), self, 0);
   g_signal_connect_object (self->source, "changed", G_CALLBACK (source_changed_cb), self, 0);
