@@ -99,7 +99,9 @@ test_ledger_invariants (void)
 
   for (guint i = 0; i < G_N_ELEMENTS (r); i++)
     {
-      r[i].unit = g_intern_string (g_strdup_printf ("app-%u.scope", i));
+      g_autofree char *unit = g_strdup_printf ("app-%u.scope", i);
+
+      r[i].unit = g_intern_string (unit);
       r[i].app_id = r[i].unit;
       r[i].usage_usec = g_rand_int_range (rand, 0, 1000000);
       r[i].foreground = i == 0;
