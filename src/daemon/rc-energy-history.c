@@ -9,16 +9,24 @@
 #define HOURS        RC_ENERGY_HISTORY_HOURS
 #define MAGIC        "RCENERGY"
 #define HEADER_SIZE  16
-#define FILE_TYPE    "(ta(sssauau))"
+#define FILE_TYPE    "(ta(sssa(uuu)))"
 #define MAX_TEXT     255
 #define SYSTEM_ID    ""
 
+/* One hour in which an app used energy. */
+typedef struct {
+  guint32 hour;              /* since the epoch */
+  guint32 foreground_mj;
+  guint32 background_mj;
+} Hour;
+
+/* Only the hours with energy are kept, oldest first: most apps run a few
+ * hours a week, so a week of history costs them a few entries, not 168. */
 typedef struct {
   char   *app_id;
   char   *name;
   char   *icon;
-  guint32 foreground_mj[HOURS];
-  guint32 background_mj[HOURS];
+  GArray *hours;             /* Hour, ascending, at most HOURS */
   /* what is below a millijoule, carried to the next add, never saved */
   guint32 foreground_rest_uj;
   guint32 background_rest_uj;
@@ -35,6 +43,7 @@ app_hours_free (AppHours *app)
   g_free (app->app_id);
   g_free (app->name);
   g_free (app->icon);
+  g_array_unref (app->hours);
   g_free (app);
 }
 
@@ -79,44 +88,54 @@ app_hours_new (const char *app_id)
   app->app_id = g_strdup (app_id);
   app->name = g_strdup ("");
   app->icon = g_strdup ("");
+  app->hours = g_array_new (FALSE, FALSE, sizeof (Hour));
   return app;
 }
 
+/* Drops @app's hours older than the 7 days that end at @newest; TRUE
+ * when none is left. */
 static gboolean
-app_is_empty (gpointer key,
-              gpointer value,
-              gpointer user_data)
+drop_old_hours (gpointer key,
+                gpointer value,
+                gpointer user_data)
 {
-  const AppHours *app = value;
+  AppHours *app = value;
+  guint64 newest = *(const guint64 *) user_data;
+  guint old = 0;
 
-  for (guint i = 0; i < HOURS; i++)
-    if (app->foreground_mj[i] != 0 || app->background_mj[i] != 0)
-      return FALSE;
-  return TRUE;
+  while (old < app->hours->len &&
+         g_array_index (app->hours, Hour, old).hour + (guint64) HOURS <= newest)
+    old++;
+  if (old > 0)
+    g_array_remove_range (app->hours, 0, old);
+  return app->hours->len == 0;
 }
 
 void
 rc_energy_history_advance (RcEnergyHistory *self,
                            guint64          hour)
 {
-  GHashTableIter iter;
-  AppHours *app;
-  guint64 steps;
-
   if (hour <= self->newest_hour)
     return;
-  steps = self->newest_hour == 0 ? HOURS : MIN (hour - self->newest_hour, HOURS);
-  g_hash_table_iter_init (&iter, self->apps);
-  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &app))
-    for (guint64 step = 0; step < steps; step++)
-      {
-        guint slot = (hour - step) % HOURS;
-
-        app->foreground_mj[slot] = 0;
-        app->background_mj[slot] = 0;
-      }
   self->newest_hour = hour;
-  g_hash_table_foreach_remove (self->apps, app_is_empty, NULL);
+  g_hash_table_foreach_remove (self->apps, drop_old_hours, &self->newest_hour);
+}
+
+/* @app's entry for @hour, made (in order) when missing. */
+static Hour *
+hour_entry (AppHours *app,
+            guint32   hour)
+{
+  guint i = app->hours->len;
+  Hour fresh = { hour, 0, 0 };
+
+  /* nearly always the last one, or a new last one */
+  while (i > 0 && g_array_index (app->hours, Hour, i - 1).hour > hour)
+    i--;
+  if (i > 0 && g_array_index (app->hours, Hour, i - 1).hour == hour)
+    return &g_array_index (app->hours, Hour, i - 1);
+  g_array_insert_val (app->hours, i, fresh);
+  return &g_array_index (app->hours, Hour, i);
 }
 
 static void
@@ -141,14 +160,14 @@ rc_energy_history_add (RcEnergyHistory *self,
                        gboolean         foreground)
 {
   AppHours *app;
-  guint slot;
+  Hour *entry;
 
   if (app_id == NULL)
     app_id = SYSTEM_ID;
   if (energy_uj > G_MAXUINT64 / 2)
     energy_uj = G_MAXUINT64 / 2;
   rc_energy_history_advance (self, hour);
-  if (hour + HOURS <= self->newest_hour)
+  if (hour + HOURS <= self->newest_hour || hour > G_MAXUINT32)
     return;
   app = g_hash_table_lookup (self->apps, app_id);
   if (app == NULL)
@@ -173,11 +192,11 @@ rc_energy_history_add (RcEnergyHistory *self,
       g_free (app->icon);
       app->icon = bounded_text (icon);
     }
-  slot = hour % HOURS;
+  entry = hour_entry (app, hour);
   if (foreground)
-    add_to_slot (&app->foreground_mj[slot], &app->foreground_rest_uj, energy_uj);
+    add_to_slot (&entry->foreground_mj, &app->foreground_rest_uj, energy_uj);
   else
-    add_to_slot (&app->background_mj[slot], &app->background_rest_uj, energy_uj);
+    add_to_slot (&entry->background_mj, &app->background_rest_uj, energy_uj);
 }
 
 void
@@ -218,10 +237,14 @@ rc_energy_history_usage (RcEnergyHistory *self,
     {
       RcEnergyUsage one = { app->app_id, app->name, app->icon, 0, 0 };
 
-      for (guint64 hour = first; hour <= self->newest_hour; hour++)
+      for (guint i = 0; i < app->hours->len; i++)
         {
-          one.foreground_uj += (guint64) app->foreground_mj[hour % HOURS] * 1000;
-          one.background_uj += (guint64) app->background_mj[hour % HOURS] * 1000;
+          const Hour *entry = &g_array_index (app->hours, Hour, i);
+
+          if (entry->hour < first || entry->hour > self->newest_hour)
+            continue;
+          one.foreground_uj += (guint64) entry->foreground_mj * 1000;
+          one.background_uj += (guint64) entry->background_mj * 1000;
         }
       if (*app->app_id == '\0')
         *out_system_uj += one.foreground_uj + one.background_uj;
@@ -234,7 +257,7 @@ rc_energy_history_usage (RcEnergyHistory *self,
 GBytes *
 rc_energy_history_serialize (RcEnergyHistory *self)
 {
-  g_auto(GVariantBuilder) apps = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(sssauau)"));
+  g_auto(GVariantBuilder) apps = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(sssa(uuu))"));
   g_autoptr(GVariant) body = NULL;
   GHashTableIter iter;
   AppHours *app;
@@ -245,14 +268,11 @@ rc_energy_history_serialize (RcEnergyHistory *self)
   g_hash_table_iter_init (&iter, self->apps);
   while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &app))
     g_variant_builder_add_value (&apps, g_variant_new (
-                                   "(sss@au@au)", app->app_id, app->name, app->icon,
-                                   g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32,
-                                                              app->foreground_mj, HOURS,
-                                                              sizeof (guint32)),
-                                   g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32,
-                                                              app->background_mj, HOURS,
-                                                              sizeof (guint32))));
-  body = g_variant_ref_sink (g_variant_new ("(t@a(sssauau))", self->newest_hour,
+                                   "(sss@a(uuu))", app->app_id, app->name, app->icon,
+                                   g_variant_new_fixed_array (G_VARIANT_TYPE ("(uuu)"),
+                                                              app->hours->data, app->hours->len,
+                                                              sizeof (Hour))));
+  body = g_variant_ref_sink (g_variant_new ("(t@a(sssa(uuu)))", self->newest_hour,
                                             g_variant_builder_end (&apps)));
   /* the file is little-endian whatever the machine */
   if (G_BYTE_ORDER == G_BIG_ENDIAN)
@@ -290,31 +310,42 @@ parse_apps (RcEnergyHistory *self,
   for (gsize i = 0; i < n; i++)
     {
       g_autoptr(GVariant) entry = g_variant_get_child_value (apps, i);
-      g_autoptr(GVariant) foreground = NULL;
-      g_autoptr(GVariant) background = NULL;
+      g_autoptr(GVariant) hours = NULL;
       const char *app_id, *name, *icon;
-      const guint32 *fg, *bg;
-      gsize n_fg, n_bg;
+      const Hour *entries;
+      gsize n_hours;
       AppHours *app;
 
-      g_variant_get (entry, "(&s&s&s@au@au)", &app_id, &name, &icon, &foreground, &background);
-      fg = g_variant_get_fixed_array (foreground, &n_fg, sizeof (guint32));
-      bg = g_variant_get_fixed_array (background, &n_bg, sizeof (guint32));
-      if (n_fg != HOURS || n_bg != HOURS)
-        return fail (error, "corrupt (an app without 168 hours)");
+      g_variant_get (entry, "(&s&s&s@a(uuu))", &app_id, &name, &icon, &hours);
+      entries = g_variant_get_fixed_array (hours, &n_hours, sizeof (Hour));
+      if (n_hours == 0 || n_hours > HOURS)
+        return fail (error, "corrupt (an app with no hours or more than 168)");
       if (strlen (app_id) > MAX_TEXT || strlen (name) > MAX_TEXT || strlen (icon) > MAX_TEXT)
         return fail (error, "corrupt (a name too long)");
       if (g_hash_table_contains (self->apps, app_id))
         return fail (error, "corrupt (an app twice)");
+      for (gsize h = 0; h < n_hours; h++)
+        {
+          guint32 hour = GUINT32_FROM_LE (entries[h].hour);
+
+          /* in order, within the 7 days that end at the newest hour */
+          if (hour > self->newest_hour || hour + (guint64) HOURS <= self->newest_hour ||
+              (h > 0 && hour <= GUINT32_FROM_LE (entries[h - 1].hour)))
+            return fail (error, "corrupt (hours out of order or out of the 7 days)");
+        }
       app = app_hours_new (app_id);
       g_free (app->name);
       g_free (app->icon);
       app->name = g_strdup (name);
       app->icon = g_strdup (icon);
-      for (guint h = 0; h < HOURS; h++)
+      for (gsize h = 0; h < n_hours; h++)
         {
-          app->foreground_mj[h] = GUINT32_FROM_LE (fg[h]);
-          app->background_mj[h] = GUINT32_FROM_LE (bg[h]);
+          Hour one = {
+            GUINT32_FROM_LE (entries[h].hour), GUINT32_FROM_LE (entries[h].foreground_mj),
+            GUINT32_FROM_LE (entries[h].background_mj)
+          };
+
+          g_array_append_val (app->hours, one);
         }
       g_hash_table_insert (self->apps, app->app_id, app);
     }
@@ -358,7 +389,7 @@ rc_energy_history_parse (GBytes  *bytes,
       g_variant_unref (body);
       body = swapped;
     }
-  g_variant_get (body, "(t@a(sssauau))", &self->newest_hour, &apps);
+  g_variant_get (body, "(t@a(sssa(uuu)))", &self->newest_hour, &apps);
   if (!parse_apps (self, apps, error))
     return NULL;
   return g_steal_pointer (&self);

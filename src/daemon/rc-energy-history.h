@@ -7,21 +7,22 @@ G_BEGIN_DECLS
 
 /* The energy history: per AppID, the last 7 days by hour, the energy it
  * used with the focus (foreground) and without (background), and the
- * system's part under the AppID "". Values are kept in millijoules in 32
- * bits (an hour holds up to 1.19 kWh, far above what one app can draw), so
- * 1,000 AppIDs over 7 days take about 1.4 MB in memory and in the file.
- * An AppID with nothing left in the 7 days is dropped; at most
- * RC_ENERGY_HISTORY_MAX_APPS are kept, energy of further ones counts as
- * the system's.
+ * system's part under the AppID "". Only the hours in which an app used
+ * energy are kept, 12 bytes each: values in millijoules in 32 bits (an hour
+ * holds up to 1.19 kWh, far above what one app can draw). At worst, 1,000
+ * AppIDs busy every hour of 7 days, that is 2 MB in memory and in the file;
+ * an app that ran a few hours costs a few entries. An AppID with nothing
+ * left in the 7 days is dropped; at most RC_ENERGY_HISTORY_MAX_APPS are
+ * kept, energy of further ones counts as the system's.
  *
  * The file: the 8 bytes "RCENERGY", the format version as a 32-bit
- * little-endian number, 4 bytes 0, then a GVariant (ta(sssauau)) in normal
- * form: the newest hour (hours since the epoch) and for each AppID its
- * name, icon, foreground and background millijoules, one per hour of the
- * ring (hour % 168). */
+ * little-endian number, 4 bytes 0, then a GVariant (ta(sssa(uuu))) in
+ * normal form: the newest hour (hours since the epoch) and for each AppID
+ * its name, icon and hours (hour, foreground and background millijoules),
+ * ascending, within the 7 days that end at the newest hour. */
 #define RC_ENERGY_HISTORY_HOURS    168
 #define RC_ENERGY_HISTORY_MAX_APPS 2048
-#define RC_ENERGY_HISTORY_VERSION  1
+#define RC_ENERGY_HISTORY_VERSION  2
 #define RC_ENERGY_HISTORY_MAX_FILE (4 * 1024 * 1024)
 
 typedef struct _RcEnergyHistory RcEnergyHistory;

@@ -370,6 +370,21 @@ make_not_ours (const char *path,
   write_bytes (path, "[Energy]\nA=1\n", 13);
 }
 
+/* Well-formed, but its hours run backwards: only a check of them catches it. */
+static void
+make_hours_out_of_order (const char *path,
+                         GBytes     *good)
+{
+  g_autoptr(GVariant) body = g_variant_ref_sink (g_variant_new_parsed (
+                                                   "(uint64 %t, [('a', 'A', '', [(uint32 %u, uint32 1, uint32 0), (%u, 1, 0)])])",
+                                                   (guint64) HOUR, (guint32) HOUR, (guint32) HOUR - 1));
+  g_autoptr(GByteArray) data = g_byte_array_new ();
+
+  g_byte_array_append (data, g_bytes_get_data (good, NULL), 16);
+  g_byte_array_append (data, g_variant_get_data (body), g_variant_get_size (body));
+  write_bytes (path, data->data, data->len);
+}
+
 static void
 make_fifo (const char *path,
            GBytes     *good)
@@ -414,6 +429,7 @@ static const BadFile bad_files[] = {
   { "corrupt", "corrupt", make_corrupt },
   { "foreign-version", "format version 9", make_foreign_version },
   { "not-ours", "not an energy history", make_not_ours },
+  { "hours-out-of-order", "out of order", make_hours_out_of_order },
   { "fifo", "", make_fifo },
   { "too-big", "", make_too_big },
   { "empty", "not an energy history", make_empty },
