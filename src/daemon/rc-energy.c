@@ -7,6 +7,7 @@
 #include "rc-energy-history.h"
 #include "rc-energy-ledger.h"
 #include "rc-energy-source.h"
+#include "rc-heap.h"
 #include "rc-test-hooks.h"
 
 #define USEC_PER_HOUR (G_USEC_PER_SEC * (guint64) 3600)
@@ -197,6 +198,8 @@ sample_cb (RcEnergySource *source,
     set_app_energy (self, g_ptr_array_index (apps, i), TRUE);
   if (energy_uj > 0)
     schedule_save (self);
+  /* a sample over many apps builds and frees many small blocks */
+  rc_heap_trim_after (apps->len);
   g_debug ("Energy: %" G_GUINT64_FORMAT " uJ over %" G_GUINT64_FORMAT " us, %u apps, system %"
            G_GUINT64_FORMAT " uJ", energy_uj, interval_usec, shares->len, system_uj);
 }
