@@ -23,10 +23,11 @@ typedef struct {
 /* Only the hours with energy are kept, oldest first: most apps run a few
  * hours a week, so a week of history costs them a few entries, not 168. */
 typedef struct {
-  char   *app_id;
-  char   *name;
-  char   *icon;
-  GArray *hours;             /* Hour, ascending, at most HOURS */
+  /* interned: the running apps' records hold the same strings already */
+  const char *app_id;
+  const char *name;
+  const char *icon;
+  GArray     *hours;         /* Hour, ascending, at most HOURS */
   /* what is below a millijoule, carried to the next add, never saved */
   guint32 foreground_rest_uj;
   guint32 background_rest_uj;
@@ -40,9 +41,6 @@ struct _RcEnergyHistory {
 static void
 app_hours_free (AppHours *app)
 {
-  g_free (app->app_id);
-  g_free (app->name);
-  g_free (app->icon);
   g_array_unref (app->hours);
   g_free (app);
 }
@@ -66,18 +64,20 @@ rc_energy_history_free (RcEnergyHistory *self)
   g_free (self);
 }
 
-/* Text kept from a record: valid UTF-8 of at most MAX_TEXT bytes. */
-static char *
+/* Text kept from a record: valid UTF-8 of at most MAX_TEXT bytes, interned. */
+static const char *
 bounded_text (const char *text)
 {
+  g_autofree char *cut = NULL;
   const char *end;
 
   if (text == NULL || !g_utf8_validate (text, -1, &end))
-    return g_strdup ("");
+    return g_intern_static_string ("");
   if (strlen (text) <= MAX_TEXT)
-    return g_strdup (text);
+    return g_intern_string (text);
   end = g_utf8_find_prev_char (text, text + MAX_TEXT + 1);
-  return g_strndup (text, end - text);
+  cut = g_strndup (text, end - text);
+  return g_intern_string (cut);
 }
 
 static AppHours *
@@ -85,9 +85,9 @@ app_hours_new (const char *app_id)
 {
   AppHours *app = g_new0 (AppHours, 1);
 
-  app->app_id = g_strdup (app_id);
-  app->name = g_strdup ("");
-  app->icon = g_strdup ("");
+  app->app_id = g_intern_string (app_id);
+  app->name = g_intern_static_string ("");
+  app->icon = g_intern_static_string ("");
   app->hours = g_array_new (FALSE, FALSE, sizeof (Hour));
   return app;
 }
@@ -179,19 +179,13 @@ rc_energy_history_add (RcEnergyHistory *self,
       if (app == NULL)
         {
           app = app_hours_new (app_id);
-          g_hash_table_insert (self->apps, app->app_id, app);
+          g_hash_table_insert (self->apps, (gpointer) app->app_id, app);
         }
     }
   if (name != NULL && *app_id != '\0' && g_strcmp0 (name, app->name) != 0)
-    {
-      g_free (app->name);
-      app->name = bounded_text (name);
-    }
+    app->name = bounded_text (name);
   if (icon != NULL && *app_id != '\0' && g_strcmp0 (icon, app->icon) != 0)
-    {
-      g_free (app->icon);
-      app->icon = bounded_text (icon);
-    }
+    app->icon = bounded_text (icon);
   entry = hour_entry (app, hour);
   if (foreground)
     add_to_slot (&entry->foreground_mj, &app->foreground_rest_uj, energy_uj);
@@ -334,10 +328,8 @@ parse_apps (RcEnergyHistory *self,
             return fail (error, "corrupt (hours out of order or out of the 7 days)");
         }
       app = app_hours_new (app_id);
-      g_free (app->name);
-      g_free (app->icon);
-      app->name = g_strdup (name);
-      app->icon = g_strdup (icon);
+      app->name = g_intern_string (name);
+      app->icon = g_intern_string (icon);
       for (gsize h = 0; h < n_hours; h++)
         {
           Hour one = {
@@ -347,7 +339,7 @@ parse_apps (RcEnergyHistory *self,
 
           g_array_append_val (app->hours, one);
         }
-      g_hash_table_insert (self->apps, app->app_id, app);
+      g_hash_table_insert (self->apps, (gpointer) app->app_id, app);
     }
   return TRUE;
 }
