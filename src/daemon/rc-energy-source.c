@@ -112,6 +112,7 @@ find_rapl (RcEnergySource *self)
   while ((entry = g_dir_read_name (dir)) != NULL && packages->len + psys->len < MAX_RAPL_DOMAINS)
     {
       g_autofree char *zone = NULL;
+      g_autofree char *name_path = NULL;
       g_autofree char *name = NULL;
       g_autofree char *range_path = NULL;
       RaplDomain *domain;
@@ -129,10 +130,9 @@ find_rapl (RcEnergySource *self)
           rapl_domain_free (domain);
           continue;
         }
-      name = g_build_filename (zone, "name", NULL);
-      g_free (g_steal_pointer (&zone));
-      zone = read_sysfs_line (name);
-      g_ptr_array_add (g_strcmp0 (zone, "psys") == 0 ? psys : packages, domain);
+      name_path = g_build_filename (zone, "name", NULL);
+      name = read_sysfs_line (name_path);
+      g_ptr_array_add (g_strcmp0 (name, "psys") == 0 ? psys : packages, domain);
     }
   g_ptr_array_extend_and_steal (self->rapl, psys->len > 0 ? g_steal_pointer (&psys)
                                                           : g_steal_pointer (&packages));

@@ -333,33 +333,42 @@ class NoSourceTest(EnergyBase):
         counter = os.path.join(zone, 'energy_uj')
         h._write(os.path.join(zone, 'name'), 'package-0\n')
         h._write(os.path.join(zone, 'max_energy_range_uj'), '262143328850\n')
-        # the counter wraps once on the way
-        h._write(counter, '262143000000\n')
+        h._write(counter, '1000\n')
+        # the platform's zone holds the packages: it alone counts where there is one
+        psys = os.path.join(self.powercap, 'intel-rapl:1')
+        os.makedirs(psys)
+        h._write(os.path.join(psys, 'name'), 'psys\n')
+        h._write(os.path.join(psys, 'max_energy_range_uj'), '262143328850\n')
+        # its counter wraps once on the way
+        h._write(os.path.join(psys, 'energy_uj'), '262143000000\n')
+        psys_uj = 262143000000
         self.start_daemon()
         self.add_busy_app(A)
         self.wait_source('rapl')
-        uj = 262143000000
+        uj = 1000
         written = 0
 
         def use_some():
             '''A's CPU time and the counter move together: a tick that falls between the
             two writes gives one interval the energy and the next the CPU time, so they
             move again until A has some.'''
-            nonlocal uj, written
-            uj = (uj + 2000000) % 262143328850
+            nonlocal uj, psys_uj, written
+            uj += 2000000
+            psys_uj = (psys_uj + 3000000) % 262143328850
             self.run_for(1000000, **{A: 500000})
             h._write(counter, f'{uj}\n')
-            written += 2.0
+            h._write(os.path.join(psys, 'energy_uj'), f'{psys_uj}\n')
+            written += 3.0
             self.iterate(0.15)
             return self.get_one(A).get('Energy', 0) > 0
         self.wait_until(use_some, 10, 'A\'s energy from RAPL')
         apps, totals = self.energy_usage()
         self.assertEqual(totals['Source'], 'rapl')
         self.assert_adds_up(apps, totals)
-        # the counter wrapped on the way and nothing was counted twice
+        # psys alone, not psys and the package, across its wrap: nothing counted twice
         self.assertAlmostEqual(totals['Energy'], written, delta=1e-6)
         # no longer readable: the timer stops, nothing measures, nothing runs
-        os.chmod(counter, 0)
+        os.chmod(os.path.join(psys, 'energy_uj'), 0)
         self.wait_source('')
         self.assertNotIn('Energy', self.get_one(A))
         self.assert_no_wake_ups()
