@@ -28,6 +28,7 @@ sys.path.insert(0, HERE)
 
 # pylint: disable=wrong-import-position
 import budgets  # noqa: E402
+import energy_bench  # noqa: E402
 import rcbench as rb  # noqa: E402
 from rcbench import GLib, Gio  # noqa: E402
 
@@ -403,11 +404,18 @@ def run_all(env, quick=False, sizes=SIZES, meta=None, checkpoint=None):
             ring = fig['action_record']
             rb.log(f'  {ring["entries"]} entries at {ring["apps"]} apps: RssAnon +{ring["rss_anon_kib_added"]} KiB')
             save()
+        rb.log(f'energy ledger at {len(env.units)} apps')
+        fig['energy_ledger'] = energy_bench.measure_energy(env, d1.pid, prof.idle_s)
+        if fig['energy_ledger'] is None:
+            del fig['energy_ledger']
+        save()
         rb.log('AppAdded latency')
         fig['app_added'] = measure_app_added(env, prof.app_added)
         save()
     finally:
         env.stop_daemon(d1)
+    # the daemon writes its energy history as it stops
+    energy_bench.history_size(fig.get('energy_ledger'))
     n = len(env.units)
     rb.log(f'restarting the daemon with {n} apps')
     d2, start = rb.start_daemon_timed(env, base_apps + n)

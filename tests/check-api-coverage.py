@@ -18,7 +18,7 @@ import xml.etree.ElementTree as ET
 
 # methods that change nothing: no polkit action (the docs say so too)
 READS = {'ListApps', 'GetApp', 'ListRules', 'GetAppByPid', 'ListProcesses', 'ListSlices',
-         'GetActions', 'GetLimitSources'}
+         'GetActions', 'GetLimitSources', 'GetEnergyUsage'}
 
 
 def read(root, path):
@@ -72,7 +72,7 @@ def python_names(root, names, policy, iface_name):
     actions = sorted(re.findall(r'<action id="([^"]+)"', policy))
     record = [k for k in keys if k in rcnames.APP_KEYS]
     python_keys = {**rcnames.APP_KEYS, **rcnames.SET_LIMITS_ONLY_KEYS, **rcnames.RULE_ONLY_KEYS,
-                   **rcnames.OOM_KEYS, **rcnames.REPORT_KEYS}
+                   **rcnames.OOM_KEYS, **rcnames.REPORT_KEYS, **rcnames.ENERGY_KEYS}
     pairs = [('RC_NAME', rcnames.RC_NAME, 'RC_DBUS_NAME of src/common/rc-names.h', defines.get('RC_DBUS_NAME')),
              ('RC_PATH', rcnames.RC_PATH, 'RC_DBUS_PATH of src/common/rc-names.h', defines.get('RC_DBUS_PATH')),
              ('RC_ERROR', rcnames.RC_ERROR, 'RC_DBUS_ERROR_PREFIX of src/common/rc-names.h',

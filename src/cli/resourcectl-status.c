@@ -69,6 +69,26 @@ print_paused (RcDBusResourceControl *proxy)
   g_print ("Paused:           %s\n", text);
 }
 
+/* Where the energy ledger measures, or why it does not. */
+static void
+print_energy_source (RcDBusResourceControl *proxy)
+{
+  g_autoptr(GVariant) usage = NULL;
+  g_autoptr(GVariant) totals = NULL;
+  const char *source = "", *reason = "";
+
+  /* since now: the reply is the totals, no app list to speak of */
+  if (!rc_dbus_resource_control_call_get_energy_usage_sync (proxy, g_get_real_time (), &usage,
+                                                            &totals, NULL, NULL))
+    return;
+  g_variant_lookup (totals, "Source", "&s", &source);
+  g_variant_lookup (totals, "Reason", "&s", &reason);
+  if (*source != '\0')
+    g_print ("Energy source:    %s\n", source);
+  else
+    g_print ("Energy source:    none (%s)\n", reason);
+}
+
 int
 rcctl_run_status (RcDBusResourceControl *proxy)
 {
@@ -104,6 +124,7 @@ rcctl_run_status (RcDBusResourceControl *proxy)
            : *profile != '\0' ? profile : "none (power-profiles-daemon does not run)");
   g_print ("On battery:       %s\n", cached_boolean (proxy, "OnBattery", "yes", "no"));
   print_paused (proxy);
+  print_energy_source (proxy);
 
   sorted = rcctl_sorted_apps (apps);
   for (guint i = 0; i < sorted->len; i++)

@@ -81,6 +81,7 @@ typedef struct {
   guint64 memory;                   /* UNKNOWN when no instance has it */
   guint64 growth[N_COUNTERS];       /* of counter_keys over the interval */
   double  pressure[N_PRESSURES];    /* < 0 when no instance has it */
+  double  power;                    /* W; < 0 when no instance has it */
 } Row;
 
 static void
@@ -179,6 +180,7 @@ take_sample (Top      *top,
           row->memory = row->growth[CPU_NSEC] = row->growth[THROTTLED_USEC] = UNKNOWN;
           for (guint p = 0; p < N_PRESSURES; p++)
             row->pressure[p] = -1;
+          row->power = -1;
           row->app_id = rcctl_printable (app_id);
           row->name = rcctl_printable (*name ? name : app_id);
           {
@@ -204,6 +206,13 @@ take_sample (Top      *top,
           if (g_variant_lookup (app, pressure_keys[p], "d", &value))
             row->pressure[p] = MAX (row->pressure[p], value);
         }
+      {
+        double power;
+
+        /* the daemon sends Power only while it has a source */
+        if (g_variant_lookup (app, RC_KEY_POWER, "d", &power))
+          row->power = MAX (row->power, 0) + power;
+      }
       g_hash_table_replace (samples, g_strdup (unit), counters);
       g_variant_unref (app);
     }
@@ -274,6 +283,7 @@ render (Top *top)
   guint width = top->interactive ? top->columns : 0;
   guint max_rows = G_MAXUINT;
   guint app_width = 3;
+  gboolean has_power = FALSE;
   guint64 cpu = 0, memory = 0;
   guint n_rows = top->rows ? top->rows->len : 0;
 
@@ -305,8 +315,11 @@ render (Top *top)
   if (top->rows == NULL)
     return g_string_free (out, FALSE);
 
+  for (guint i = 0; i < n_rows; i++)
+    has_power |= ((Row *) top->rows->pdata[i])->power >= 0;
   {
-    g_autofree char *columns = g_strdup_printf ("%6s %7s %6s %6s %6s %6s %4s  %-*s  %s", "CPU%",
+    g_autofree char *columns = g_strdup_printf ("%s%6s %7s %6s %6s %6s %6s %4s  %-*s  %s",
+                                                has_power ? "     W " : "", "CPU%",
                                                 "MEMORY", "THR%", "CPU-P", "MEM-P", "IO-P", "INST",
                                                 (int) app_width, "APP", "NAME");
 
@@ -328,7 +341,13 @@ render (Top *top)
 
       for (gsize c = 0; c < G_N_ELEMENTS (values); c++)
         g_snprintf (cells[c], sizeof cells[c], values[c] < 0 ? "-" : "%.1f", values[c]);
-      line = g_strdup_printf ("%6s %7s %6s %6s %6s %6s %4u  %s%*s  %s", cells[0], memory_text, cells[1],
+      char watts[G_ASCII_DTOSTR_BUF_SIZE] = "";
+
+      if (has_power && row->power < 0)
+        g_snprintf (watts, sizeof watts, "%6s ", "-");
+      else if (has_power)
+        g_snprintf (watts, sizeof watts, "%6.2f ", row->power);
+      line = g_strdup_printf ("%s%6s %7s %6s %6s %6s %6s %4u  %s%*s  %s", watts, cells[0], memory_text, cells[1],
                               cells[2], cells[3], cells[4], row->instances, row->app_id, (int) pad, "",
                               row->name);
       append_line (out, line, width);

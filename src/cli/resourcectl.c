@@ -174,7 +174,8 @@ static const Command commands[] = {
     "refresh is the CPU time they used since the last one over the time between\n"
     "(100% = one CPU), memory is their MemoryCurrent, THR% the time they were\n"
     "throttled by CPUQuota; CPU-P, MEM-P and IO-P are the highest CPU, memory and\n"
-    "IO pressure (%) of an instance, \"-\" while the daemon does not send them. The first\n"
+    "IO pressure (%) of an instance, \"-\" while the daemon does not send them; W, shown\n"
+    "while the daemon measures energy, their power over its last sample. The first\n"
     "frame comes after one interval. In a terminal the screen is redrawn; keys:\n"
     "q quits, c, m and n sort by CPU, memory and name. With --batch, or when the\n"
     "output is not a terminal, frames follow each other, separated by a blank line.",
@@ -205,6 +206,13 @@ static const Command commands[] = {
     "Pause", TRUE, rcctl_parse_pause, NULL, NULL },
   { "resume", "", "End a pause: rules, boost and power groups apply again", NULL, NULL, 0, 0,
     "Resume", TRUE, rcctl_parse_nothing, NULL, NULL },
+  { "energy", "", "Show what each app used of the battery, as a phone does",
+    "Each app's share of the energy measured (UPower's battery while it discharges,\n"
+    "or the RAPL counters where you can read them), shared out by CPU time, with\n"
+    "what it used in the foreground (it had the focus) and in the background; the\n"
+    "rest is the system's. The daemon keeps 7 days by hour. GPU, display and\n"
+    "memory-bound work are not seen per app: see resourcectl(1).",
+    rcctl_energy_options, 0, 0, NULL, FALSE, rcctl_parse_energy, NULL, rcctl_run_energy },
   { "rule list", "", "List the rules (limits kept for an AppID)",
     "Rules come from /etc/resource-control/rules.d/ and then\n"
     "$XDG_CONFIG_HOME/resource-control/rules.d/; a later rule for an AppID wins.",

@@ -31,6 +31,8 @@ extern const GOptionEntry rcctl_top_options[];
 extern const GOptionEntry rcctl_log_options[];
 /* pause's options (resourcectl-why.c). */
 extern const GOptionEntry rcctl_pause_options[];
+/* energy's options (resourcectl-energy.c). */
+extern const GOptionEntry rcctl_energy_options[];
 
 /* What one command sends: the method and its parameters (a sunk reference). */
 typedef struct {
@@ -109,6 +111,7 @@ gboolean rcctl_parse_adopt (char **args, RcctlRequest *req, GError **error);
 gboolean rcctl_parse_top (char **args, RcctlRequest *req, GError **error);
 gboolean rcctl_parse_log (char **args, RcctlRequest *req, GError **error);
 gboolean rcctl_parse_pause (char **args, RcctlRequest *req, GError **error);
+gboolean rcctl_parse_energy (char **args, RcctlRequest *req, GError **error);
 
 int      rcctl_finish_list (GVariant *apps);
 int      rcctl_finish_show (GVariant *apps);
@@ -122,3 +125,4 @@ int      rcctl_run_adopt (RcDBusResourceControl *proxy);
 int      rcctl_run_status (RcDBusResourceControl *proxy);
 int      rcctl_run_top (RcDBusResourceControl *proxy);
 int      rcctl_run_log (RcDBusResourceControl *proxy);
+int      rcctl_run_energy (RcDBusResourceControl *proxy);

@@ -44,6 +44,10 @@
 #define RC_KEY_CPU_PRESSURE             "CPUPressure"
 #define RC_KEY_MEMORY_PRESSURE          "MemoryPressure"
 #define RC_KEY_IO_PRESSURE              "IOPressure"
+/* the energy ledger's, only while it has a source: W over the last
+ * interval, J since the instance started (d) */
+#define RC_KEY_POWER                    "Power"
+#define RC_KEY_ENERGY                   "Energy"
 /* SetLimits only: MemoryMax and MemoryHigh as SetMemoryLimit sets them */
 #define RC_KEY_MEMORY_LIMIT             "MemoryLimit"
 /* rules only */

@@ -20,6 +20,7 @@
 #define RC_ACTION_ADOPT            RC_POLKIT_ACTION_PREFIX "adopt"
 #define RC_ACTION_SET_SLICE_LIMITS RC_POLKIT_ACTION_PREFIX "set-slice-limits"
 #define RC_ACTION_PAUSE            RC_POLKIT_ACTION_PREFIX "pause"
+#define RC_ACTION_RESET_ENERGY     RC_POLKIT_ACTION_PREFIX "reset-energy"
 
 /* Rule files: *.conf in <dir>/resource-control/rules.d, the system's then the user's. */
 #define RC_RULES_SUBDIR             "resource-control/rules.d"

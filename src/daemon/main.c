@@ -8,6 +8,7 @@
 
 #include "rc-audio-watch.h"
 #include "rc-authority.h"
+#include "rc-energy.h"
 #include "rc-focus-tracker.h"
 #include "rc-focus-watch.h"
 #include "rc-heap.h"
@@ -38,6 +39,7 @@ typedef struct {
   RcFocusTracker  *focus;
   RcAudioWatch    *audio_watch;
   RcPowerWatch    *power_watch;
+  RcEnergy        *energy;
   RcPolicy        *policy;
   RcRequestQueue  *queue;
   RcManager       *manager;
@@ -140,6 +142,15 @@ start_policy (Daemon *daemon)
                                   state_file);
 }
 
+static void
+start_energy (Daemon *daemon)
+{
+  g_autofree char *history_path = rc_energy_default_history_path ();
+
+  daemon->energy = rc_energy_new (daemon->registry, daemon->authority, history_path);
+  rc_energy_serve (daemon->energy, RC_DBUS_RESOURCE_CONTROL (daemon->manager));
+}
+
 static gboolean
 start (Daemon  *daemon,
        GError **error)
@@ -165,6 +176,7 @@ start (Daemon  *daemon,
                                     daemon->rules, daemon->policy, daemon->queue,
                                     daemon->slices, daemon->power_watch);
   daemon->focus = rc_focus_tracker_new (daemon->connection, daemon->registry, daemon->policy);
+  start_energy (daemon);
   rc_manager_set_focus (daemon->manager, daemon->focus);
   if (!g_dbus_interface_skeleton_export (G_DBUS_INTERFACE_SKELETON (daemon->manager),
                                          daemon->connection, RC_DBUS_PATH, error))
@@ -192,6 +204,8 @@ stop (Daemon *daemon)
   if (daemon->manager != NULL)
     g_dbus_interface_skeleton_unexport (G_DBUS_INTERFACE_SKELETON (daemon->manager));
   g_clear_object (&daemon->manager);
+  /* writes the history */
+  dispose_and_clear (&daemon->energy);
   dispose_and_clear (&daemon->slices);
   dispose_and_clear (&daemon->focus);
   dispose_and_clear (&daemon->policy);

@@ -266,7 +266,7 @@ enum {
   KEY_MEMORY_LOW, KEY_MEMORY_HIGH, KEY_MEMORY_MAX, KEY_TASKS_MAX, KEY_MEMORY_MIN,
   KEY_MEMORY_SWAP_MAX, KEY_PIDS, KEY_MEMORY_CURRENT, KEY_CPU_USAGE_NSEC, KEY_TASKS_CURRENT,
   KEY_CPU_THROTTLED_USEC, KEY_MEMORY_EVENTS, KEY_CPU_PRESSURE, KEY_MEMORY_PRESSURE,
-  KEY_IO_PRESSURE,
+  KEY_IO_PRESSURE, KEY_POWER, KEY_ENERGY,
   N_KEYS
 };
 
@@ -283,7 +283,7 @@ record_keys (void)
     RC_KEY_MEMORY_MIN, RC_KEY_MEMORY_SWAP_MAX,
     RC_KEY_PIDS, RC_KEY_MEMORY_CURRENT, RC_KEY_CPU_USAGE_NSEC, RC_KEY_TASKS_CURRENT,
     RC_KEY_CPU_THROTTLED_USEC, RC_KEY_MEMORY_EVENTS, RC_KEY_CPU_PRESSURE, RC_KEY_MEMORY_PRESSURE,
-    RC_KEY_IO_PRESSURE,
+    RC_KEY_IO_PRESSURE, RC_KEY_POWER, RC_KEY_ENERGY,
   };
   static GVariant *keys[N_KEYS];
   static gsize made = 0;
@@ -497,10 +497,27 @@ build_record (RcApp *app)
   for (guint i = 0; i < RC_N_PRESSURES; i++)
     if (stats.pressure[i] >= 0)
       entries[n++] = double_entry (KEY_CPU_PRESSURE + i, stats.pressure[i]);
+  /* in memory already: the ledger reads no file for a record */
+  if (app->energy_known)
+    {
+      entries[n++] = g_variant_ref_sink (record_entry (KEY_POWER,
+                                                       g_variant_new_double (app->power_w)));
+      entries[n++] = g_variant_ref_sink (record_entry (KEY_ENERGY,
+                                                       g_variant_new_double (app->energy_uj / 1e6)));
+    }
   record = g_variant_new_array (G_VARIANT_TYPE ("{sv}"), entries, n);
   for (guint i = 0; i < n; i++)
     g_variant_unref (entries[i]);
   return record;
+}
+
+gboolean
+rc_app_read_cpu_usage (RcApp   *app,
+                       guint64 *out_usec)
+{
+  if (app->cgroup == NULL)
+    app->cgroup = rc_cgroup_handle_open (app->control_group);
+  return rc_cgroup_read_cpu_usage_usec (app->cgroup, app->control_group, out_usec);
 }
 
 GVariant *

@@ -29,7 +29,12 @@ typedef struct {
   const char *active_state;
   const char *freezer_state;
 
-  gboolean        audio;        /* held for audio (set by the policy) */
+  gboolean audio;               /* held for audio (set by the policy) */
+  gboolean foreground;          /* it has the focus (set by the policy) */
+  /* the energy ledger's figures, in records only while it has a source */
+  gboolean        energy_known;
+  guint64         energy_uj;    /* since it started */
+  double          power_w;      /* over the last interval */
   RcCgroupHandle *cgroup;       /* NULL until the first record, or without a folder */
   RcCgroupStats   limits;       /* the limit fields, when limits_known */
   gboolean        limits_known;
@@ -68,6 +73,9 @@ void      rc_app_forget_limits (RcApp *app);
 void      rc_app_set (RcApp       *app,
                       const char **field,
                       const char  *value);
+/* cpu.stat usage_usec of its cgroup, from the files kept open. */
+gboolean  rc_app_read_cpu_usage (RcApp   *app,
+                                 guint64 *out_usec);
 /* A new ControlGroup: forgets the cgroup kept open and its limits. */
 void      rc_app_set_control_group (RcApp      *app,
                                     const char *control_group);

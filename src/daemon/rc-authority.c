@@ -53,6 +53,7 @@ static const struct {
   { "Launch", RC_ACTION_LAUNCH },
   { "Adopt", RC_ACTION_ADOPT },
   { "SetSliceLimits", RC_ACTION_SET_SLICE_LIMITS },
+  { "ResetEnergyUsage", RC_ACTION_RESET_ENERGY },
   { "GetAppByPid", NULL },
   { "ListProcesses", NULL },
   { "Pause", RC_ACTION_PAUSE },

@@ -646,6 +646,25 @@ rc_cgroup_path_contains (const char *parent,
 }
 
 gboolean
+rc_cgroup_read_cpu_usage_usec (RcCgroupHandle *handle,
+                               const char     *control_group,
+                               guint64        *out_usec)
+{
+  char buf[SMALL_FILE_MAX];
+  gboolean ok;
+  int dir_fd;
+
+  if (handle != NULL)
+    return read_usage_file (handle, USAGE_CPU_STAT, buf) &&
+           parse_keyed_u64 (buf, "usage_usec", out_usec);
+  dir_fd = open_cgroup_dir (control_group);
+  ok = dir_read_keyed_u64 (dir_fd, "cpu.stat", "usage_usec", out_usec);
+  if (dir_fd >= 0)
+    close (dir_fd);
+  return ok;
+}
+
+gboolean
 rc_cgroup_read_cpu_throttle (const char *control_group,
                              guint32    *out_quota_percent,
                              guint64    *out_throttled_usec)

@@ -81,6 +81,11 @@ void        rc_cgroup_handle_read_limits (RcCgroupHandle *handle,
 void        rc_cgroup_handle_read_usage (RcCgroupHandle *handle,
                                          RcCgroupStats  *out_stats,
                                          GArray         *out_pids);
+/* cpu.stat usage_usec, from @handle's file kept open, or (@handle NULL)
+ * from @control_group's folder. */
+gboolean    rc_cgroup_read_cpu_usage_usec (RcCgroupHandle *handle,
+                                           const char     *control_group,
+                                           guint64        *out_usec);
 gboolean    rc_cgroup_has_controller (const char *control_group,
                                       const char *controller);
 gboolean    rc_cgroup_is_delegated (const char *control_group,

@@ -428,6 +428,7 @@ set_unit_foreground (RcPolicy *self,
   if (unit->foreground == foreground)
     return;
   unit->foreground = foreground;
+  unit->app->foreground = foreground;
   unit->boost_moved = TRUE;
   if (foreground)
     {

@@ -20,7 +20,7 @@ ERRORS = ('InvalidArgument', 'Protected', 'NoSuchApp', 'NotAuthorized', 'NotSupp
           'Failed')
 # the polkit actions, after ACTION_PREFIX; thaw is the one allowed to everyone
 ACTIONS = ('set-weight', 'set-memory-limit', 'set-limits', 'reset-limits', 'freeze', 'manage-rules',
-           'set-foreground', 'launch', 'adopt', 'set-slice-limits', 'pause', 'thaw')
+           'set-foreground', 'launch', 'adopt', 'set-slice-limits', 'pause', 'reset-energy', 'thaw')
 # Launch's and Adopt's options, with their D-Bus types
 LAUNCH_OPTIONS = {
     'Kind': 's', 'Launcher': 's', 'Slice': 's', 'Environment': 'as', 'WorkingDirectory': 's',
@@ -39,6 +39,8 @@ USAGE_KEYS = {'MemoryCurrent': 't', 'CPUUsageNSec': 't', 'TasksCurrent': 't',
 # what the limits do, in app and slice records after the usage; each one only where the kernel
 # has its file (memory.events; PSI's cpu.pressure, memory.pressure, io.pressure)
 REPORT_KEYS = {'MemoryEvents': 'a{st}', 'CPUPressure': 'd', 'MemoryPressure': 'd', 'IOPressure': 'd'}
+# the energy ledger's, in app records only while it has a source (W, J)
+ENERGY_KEYS = {'Power': 'd', 'Energy': 'd'}
 # an app record (ListApps, GetApp, AppAdded), in the order the daemon gives them
 APP_KEYS = {
     'Unit': 's', 'AppId': 's', 'Launcher': 's', 'Name': 's', 'Icon': 's',

@@ -249,3 +249,94 @@ trigger_fds () {
   done
   echo "$n"
 }
+
+# ---------------------------------------------------------------------------------------------------
+# the energy ledger: python-dbusmock's UPower on the VM's real system bus plays a discharging
+# battery at a steady 10 W and is "polled" every 5 s (its PropertiesChanged, as UPower's own polls
+# send it); three real apps pinned to CPU 0 at about 25, 50 and 100 % of it for 60 s. Each app's
+# share of the energy must be its share of the busy CPU time (cpu.stat against /proc/stat over the
+# same window) within 10 %.
+UPOWER_CONF=/etc/dbus-1/system.d/rc-test-upower.conf
+UPOWER_DISPLAY=/org/freedesktop/UPower/devices/DisplayDevice
+upower_set () { # upower_set N KEY TYPE VALUE...: dbusmock's UpdateProperties on the DisplayDevice
+  busctl call org.freedesktop.UPower "$UPOWER_DISPLAY" org.freedesktop.DBus.Mock UpdateProperties \
+    'sa{sv}' org.freedesktop.UPower.Device "$@"
+}
+busy_stat () { awk '$1 == "cpu" { print ($2 + $3 + $4 + $7 + $8 + $9) * 10000 }' /proc/stat; }  # µs, USER_HZ 100
+duty () { # a loop busy for $1 ms of every 100 ms
+  echo "import time
+while True:
+    t = time.monotonic()
+    while time.monotonic() - t < $1 / 1000: pass
+    time.sleep((100 - $1) / 1000)"
+}
+energy_source () { cl resourcectl status 2>/dev/null | awk '/^Energy source:/ { print $3 }'; }
+energy_source_is () { [ "$(energy_source)" = "$1" ]; }
+energy_of () { # energy_of JSON APPID KEY: a number of GetEnergyUsage's reply
+  jq -r --arg a "$2" --arg k "$3" '.data[0][] | select(.AppId.data == $a) | .[$k].data' <<< "$1"
+}
+
+sec_energy () {
+  login_session
+  local a='app-gnome-org.example.Energy25-1.scope' b='app-gnome-org.example.Energy50-1.scope'
+  local c='app-gnome-org.example.Energy100-1.scope' mock json json2 total system sum u
+  local -A before after
+  printf '<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN" "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">\n<busconfig><policy user="root"><allow own="org.freedesktop.UPower"/></policy><policy context="default"><allow send_destination="org.freedesktop.UPower"/></policy></busconfig>\n' > "$UPOWER_CONF"
+  busctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus ReloadConfig
+  /usr/bin/python3 -m dbusmock --system --template upower > "$OUT/upower-mock.log" 2>&1 &
+  mock=$!
+  wait_for 30 busctl status org.freedesktop.UPower
+  wait_for 15 energy_source_is none
+  check "no battery yet: no energy source" none "$(energy_source)"
+
+  start_scope "$a" taskset -c 0 python3 -c "$(duty 25)"
+  start_scope "$b" taskset -c 0 python3 -c "$(duty 50)"
+  start_scope "$c" taskset -c 0 sh -c "$(busy)"
+  wait_for 30 all_active "$a" "$b" "$c"
+  call "SetForegroundApp Energy50" OK SetForegroundApp org.example.Energy50
+  nap 2
+  # the battery starts to discharge: the ledger's baseline
+  upower_set 5 Type u 2 IsPresent b true State u 2 EnergyRate d 10 Energy d 50 > /dev/null
+  wait_for 15 energy_source_is upower
+  check "a discharging battery: the energy source is UPower" upower "$(energy_source)"
+  for u in "$a" "$b" "$c"; do before[$u]=$(usage_us "$(cg "$u")"); done
+  before[machine]=$(busy_stat)
+  for i in $(seq 12); do
+    nap 5
+    upower_set 1 Energy d "$((50 - i)).0" > /dev/null
+  done
+  for u in "$a" "$b" "$c"; do after[$u]=$(usage_us "$(cg "$u")"); done
+  after[machine]=$(busy_stat)
+  nap 1
+  json=$(rc_json GetEnergyUsage t 0)
+  total=$(jq -r '.data[1].Energy.data' <<< "$json")
+  system=$(jq -r '.data[1].SystemEnergy.data' <<< "$json")
+  note "energy: total $total J, system $system J; $(cl resourcectl energy | tr '\n' '|')"
+  for u in "$a" "$b" "$c"; do
+    local id=${u#app-gnome-}; id=${id%-1.scope}
+    local cpu_share energy_share
+    cpu_share=$(awk -v d=$((after[$u] - before[$u])) -v m=$((after[machine] - before[machine])) 'BEGIN { printf "%.4f", d / m }')
+    energy_share=$(energy_of "$json" "$id" Share)
+    note "$id: CPU share $cpu_share, energy share $energy_share"
+    check_range "$id: energy share within 10 % of its CPU share ($cpu_share)" \
+      "$(awk -v s="$cpu_share" 'BEGIN { print s * 0.9 }')" "$(awk -v s="$cpu_share" 'BEGIN { print s * 1.1 }')" "$energy_share"
+  done
+  sum=$(jq -r '[.data[0][].Energy.data] | add' <<< "$json")
+  check_range "apps + system = total within 1 %" 0.99 1.01 "$(awk -v s="$sum" -v y="$system" -v t="$total" 'BEGIN { if (t > 0) printf "%.4f", (s + y) / t }')"
+  check "the focused app's energy is all foreground" 0 "$(energy_of "$json" org.example.Energy50 BackgroundEnergy)"
+  check_range "the focused app has foreground energy" 0.001 1000000 "$(energy_of "$json" org.example.Energy50 ForegroundEnergy)"
+  check "an unfocused app has no foreground energy" 0 "$(energy_of "$json" org.example.Energy100 ForegroundEnergy)"
+  # the history is still there after a restart
+  usc restart resource-control.service
+  wait_for 30 sh -c "'$AU' busctl --user status $RC_NAME > /dev/null 2>&1"
+  json2=$(rc_json GetEnergyUsage t 0)
+  check_range "history after a daemon restart: the 100 % app's energy (was $(energy_of "$json" org.example.Energy100 Energy))" \
+    "$(awk -v e="$(energy_of "$json" org.example.Energy100 Energy)" 'BEGIN { print e - 0.01 }')" \
+    "$(awk -v e="$(energy_of "$json" org.example.Energy100 Energy)" 'BEGIN { print e + 0.01 }')" \
+    "$(energy_of "$json2" org.example.Energy100 Energy)"
+  call "SetForegroundApp none" OK SetForegroundApp "''"
+  usc stop "$a" "$b" "$c"
+  kill "$mock"; wait "$mock" 2>/dev/null
+  rm -f "$UPOWER_CONF"
+  busctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus ReloadConfig
+}
