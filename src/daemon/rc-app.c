@@ -250,13 +250,14 @@ open_cgroup (RcApp *app)
 static void
 read_usage (RcApp         *app,
             RcCgroupStats *out_stats,
-            GArray        *out_pids)
+            GArray        *out_pids,
+            gboolean       reports)
 {
   *out_stats = app->limits;
   if (app->cgroup != NULL)
-    rc_cgroup_handle_read_usage (app->cgroup, out_stats, out_pids);
+    rc_cgroup_handle_read_usage (app->cgroup, out_stats, out_pids, reports);
   else
-    rc_cgroup_read_usage (app->control_group, out_stats, out_pids);
+    rc_cgroup_read_usage (app->control_group, out_stats, out_pids, reports);
 }
 
 /* The keys of a record: what the registry knows, the limits, the usage. */
@@ -441,9 +442,11 @@ variant_entry (guint     key,
   return shared_entry (key, &address, make_variant, value);
 }
 
-/* The record of @app, whose folder open_cgroup () has seen. */
+/* The record of @app, whose folder open_cgroup () has seen; @reports: with
+ * what the limits do (CPUThrottledUSec, MemoryEvents, the pressures). */
 static GVariant *
-build_record (RcApp *app)
+build_record (RcApp   *app,
+              gboolean reports)
 {
   g_autoptr(GArray) pids = g_array_sized_new (FALSE, FALSE, sizeof (guint32), 8);
   GVariant *entries[N_KEYS];
@@ -451,7 +454,7 @@ build_record (RcApp *app)
   RcCgroupStats stats;
   guint n;
 
-  read_usage (app, &stats, pids);
+  read_usage (app, &stats, pids, reports);
   entries[KEY_UNIT] = g_variant_ref_sink (record_entry (KEY_UNIT, new_utf8_string (app->unit)));
   entries[KEY_APP_ID] = string_entry (KEY_APP_ID, app->app_id);
   entries[KEY_LAUNCHER] = string_entry (KEY_LAUNCHER, app->launcher);
@@ -482,10 +485,11 @@ build_record (RcApp *app)
                                                                   g_variant_new_uint64 (stats.cpu_usage_nsec)));
   entries[KEY_TASKS_CURRENT] = g_variant_ref_sink (record_entry (KEY_TASKS_CURRENT,
                                                                  g_variant_new_uint64 (stats.tasks_current)));
-  entries[KEY_CPU_THROTTLED_USEC] = g_variant_ref_sink (record_entry (KEY_CPU_THROTTLED_USEC,
-                                                                      g_variant_new_uint64 (stats.cpu_throttled_usec)));
+  n = KEY_CPU_THROTTLED_USEC;
+  if (reports)
+    entries[n++] = g_variant_ref_sink (record_entry (KEY_CPU_THROTTLED_USEC,
+                                                     g_variant_new_uint64 (stats.cpu_throttled_usec)));
   /* What the kernel has no file for is left out, not made up. */
-  n = KEY_MEMORY_EVENTS;
   if (stats.memory_events != NULL)
     {
       if (stats.memory_events_kept)
@@ -507,7 +511,7 @@ GVariant *
 rc_app_to_variant (RcApp *app)
 {
   open_cgroup (app);
-  return build_record (app);
+  return build_record (app, TRUE);
 }
 
 /* The records of @apps, as one aa{sv}. Every app's folder is opened
@@ -515,13 +519,14 @@ rc_app_to_variant (RcApp *app)
  * not scattered among the many short-lived blocks of the records, whose
  * pages can go back to the system whole once the reply is sent. */
 GVariant *
-rc_app_list_to_variant (GPtrArray *apps)
+rc_app_list_to_variant (GPtrArray *apps,
+                        gboolean   reports)
 {
   g_auto(GVariantBuilder) builder = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("aa{sv}"));
 
   for (guint i = 0; i < apps->len; i++)
     open_cgroup (g_ptr_array_index (apps, i));
   for (guint i = 0; i < apps->len; i++)
-    g_variant_builder_add_value (&builder, build_record (g_ptr_array_index (apps, i)));
+    g_variant_builder_add_value (&builder, build_record (g_ptr_array_index (apps, i), reports));
   return g_variant_builder_end (&builder);
 }

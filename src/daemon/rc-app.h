@@ -62,7 +62,10 @@ void      rc_app_apply_desktop_entry (RcApp                *app,
                                       const RcDesktopEntry *entry);
 gboolean  rc_app_is_controllable_slice (const char *slice);
 GVariant *rc_app_to_variant (RcApp *app);
-GVariant *rc_app_list_to_variant (GPtrArray *apps);
+/* @reports: the records with what the limits do (GetApp, ListAppRecords),
+ * or without (ListApps). */
+GVariant *rc_app_list_to_variant (GPtrArray *apps,
+                                  gboolean   reports);
 void      rc_app_forget_limits (RcApp *app);
 /* Sets one of the interned fields, e.g. rc_app_set (app, &app->slice, "app.slice"). */
 void      rc_app_set (RcApp       *app,
