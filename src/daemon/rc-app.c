@@ -4,6 +4,7 @@
 #include "rc-cgroup.h"
 #include "rc-desktop-lookup.h"
 #include "rc-file-reader.h"
+#include "rc-heap.h"
 #include "rc-unit-name.h"
 
 #include <string.h>
@@ -11,9 +12,9 @@
 static void
 rc_app_free (RcApp *app)
 {
-  g_free (app->unit);
-  g_free (app->object_path);
-  g_free (app->control_group);
+  g_ref_string_release (app->unit);
+  g_ref_string_release (app->object_path);
+  g_ref_string_release (app->control_group);
   rc_cgroup_handle_free (app->cgroup);
 }
 
@@ -25,9 +26,9 @@ rc_app_new (const char *unit,
 {
   RcApp *app = g_rc_box_new0 (RcApp);
 
-  app->unit = g_strdup (unit);
-  app->object_path = g_strdup (object_path);
-  app->control_group = g_strdup ("");
+  app->unit = rc_shared_string (unit);
+  app->object_path = rc_shared_string (object_path);
+  app->control_group = rc_shared_string ("");
   app->app_id = g_intern_string (app_id);
   app->launcher = g_intern_string (launcher);
   app->name = app->app_id;
@@ -221,8 +222,8 @@ rc_app_set_control_group (RcApp      *app,
 {
   if (g_strcmp0 (app->control_group, control_group) == 0)
     return;
-  g_free (app->control_group);
-  app->control_group = g_strdup (control_group);
+  g_ref_string_release (app->control_group);
+  app->control_group = rc_shared_string (control_group);
   g_clear_pointer (&app->cgroup, rc_cgroup_handle_free);
   rc_app_forget_limits (app);
 }

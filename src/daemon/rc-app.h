@@ -15,6 +15,7 @@ G_BEGIN_DECLS
  * (rc_app_forget_limits): systemd writes every change of a unit's settings
  * as a drop-in and re-reads them all at a reload. */
 typedef struct {
+  /* shared with the unit tracker and the watches: rc_shared_string */
   char *unit;
   char *object_path;
   char *control_group;

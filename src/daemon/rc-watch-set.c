@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-watch-set.h"
+#include "rc-heap.h"
 
 #include <errno.h>
 #include <glib-unix.h>
@@ -10,7 +11,7 @@
 #define DEFAULT_MAX_USER_WATCHES 8192
 
 typedef struct {
-  char    *key;
+  char    *key;       /* rc_shared_string */
   char    *path;      /* only while it waits: a watched file is never watched again */
   int      wd;        /* -1 once the file is gone, or while it waits */
   gboolean dirty;     /* changed since it was last handed over */
@@ -79,7 +80,7 @@ cap (void)
 static void
 entry_free (Entry *entry)
 {
-  g_free (entry->key);
+  g_ref_string_release (entry->key);
   g_free (entry->path);
   g_free (entry);
 }
@@ -285,7 +286,7 @@ rc_watch_set_add (RcWatchSet *set,
   if (set->fd < 0 || g_hash_table_contains (set->by_key, key))
     return FALSE;
   entry = g_new0 (Entry, 1);
-  entry->key = g_strdup (key);
+  entry->key = rc_shared_string (key);
   entry->path = g_strdup (path);
   entry->wd = -1;
   g_hash_table_insert (set->by_key, entry->key, entry);
