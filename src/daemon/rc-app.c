@@ -238,10 +238,19 @@ open_cgroup (RcApp *app)
     app->cgroup = rc_cgroup_handle_open (app->control_group);
   if (!app->limits_known)
     {
+      RcCgroupStats read = { 0 };
+
       if (app->cgroup != NULL)
-        rc_cgroup_handle_read_limits (app->cgroup, &app->limits);
+        rc_cgroup_handle_read_limits (app->cgroup, &read);
       else
-        rc_cgroup_read_limits (app->control_group, &app->limits);
+        rc_cgroup_read_limits (app->control_group, &read);
+      app->limits = (RcAppLimits) {
+        .cpu_weight = read.cpu_weight, .io_weight = read.io_weight,
+        .memory_low = read.memory_low, .memory_high = read.memory_high,
+        .memory_max = read.memory_max, .tasks_max = read.tasks_max,
+        .memory_min = read.memory_min, .memory_swap_max = read.memory_swap_max,
+        .cpu_quota = read.cpu_quota,
+      };
       app->limits_known = app->limits_settling == 0;
     }
 }
@@ -254,7 +263,15 @@ read_usage (RcApp         *app,
             GArray        *out_pids,
             gboolean       reports)
 {
-  *out_stats = app->limits;
+  const RcAppLimits *limits = &app->limits;
+
+  *out_stats = (RcCgroupStats) {
+    .cpu_weight = limits->cpu_weight, .io_weight = limits->io_weight,
+    .memory_low = limits->memory_low, .memory_high = limits->memory_high,
+    .memory_max = limits->memory_max, .tasks_max = limits->tasks_max,
+    .memory_min = limits->memory_min, .memory_swap_max = limits->memory_swap_max,
+    .cpu_quota = limits->cpu_quota,
+  };
   if (app->cgroup != NULL)
     rc_cgroup_handle_read_usage (app->cgroup, out_stats, out_pids, reports);
   else

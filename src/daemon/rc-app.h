@@ -8,6 +8,21 @@
 
 G_BEGIN_DECLS
 
+/* The limit fields of RcCgroupStats, which an app keeps between records:
+ * the whole RcCgroupStats, usage and reports included, was twice the
+ * size, kept for every app. */
+typedef struct {
+  guint64 cpu_weight;
+  guint64 io_weight;
+  guint64 memory_low;
+  guint64 memory_high;
+  guint64 memory_max;
+  guint64 tasks_max;
+  guint64 memory_min;
+  guint64 memory_swap_max;
+  guint32 cpu_quota;
+} RcAppLimits;
+
 /* One running app instance: what the registry learnt from systemd and the
  * desktop file. Usage is read from the cgroup whenever a record is made
  * (rc_app_to_variant), from files kept open. Limits are read once and
@@ -32,7 +47,7 @@ typedef struct {
 
   gboolean        audio;        /* held for audio (set by the policy) */
   RcCgroupHandle *cgroup;       /* NULL until the first record, or without a folder */
-  RcCgroupStats   limits;       /* the limit fields, when limits_known */
+  RcAppLimits     limits;       /* when limits_known */
   gboolean        limits_known;
   guint           limits_settling;  /* changes systemd may not have applied yet: read, not kept */
 } RcApp;
