@@ -73,7 +73,7 @@ RcpHeld      rcp_app_get_held (RcpApp *self);
  * are non-zero and the memory pressure is notable. */
 gboolean     rcp_app_get_memory_limited (RcpApp *self);
 
-/* A full record (ListApps, GetApp, AppAdded) of one instance. */
+/* A full record (ListAppRecords, GetApp, AppAdded) of one instance. */
 void         rcp_app_update_instance (RcpApp   *self,
                                       GVariant *record);
 /* AppChanged: the keys that changed. Returns FALSE if @unit is unknown. */

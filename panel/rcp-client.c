@@ -154,11 +154,11 @@ list_apps_cb (GObject      *source,
   g_autoptr(GError) error = NULL;
 
   self->refreshing = FALSE;
-  if (!rc_dbus_resource_control_call_list_apps_finish (RC_DBUS_RESOURCE_CONTROL (source),
-                                                       &records, result, &error))
+  if (!rc_dbus_resource_control_call_list_app_records_finish (RC_DBUS_RESOURCE_CONTROL (source),
+                                                              &records, result, &error))
     {
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        g_warning ("ListApps: %s", error->message);
+        g_warning ("ListAppRecords: %s", error->message);
       return;
     }
   apply_listing (self, records);
@@ -171,8 +171,8 @@ rcp_client_refresh (RcpClient *self)
   if (self->proxy == NULL || self->refreshing)
     return;
   self->refreshing = TRUE;
-  rc_dbus_resource_control_call_list_apps (self->proxy, self->cancellable, list_apps_cb,
-                                           g_object_ref (self));
+  rc_dbus_resource_control_call_list_app_records (self->proxy, self->cancellable, list_apps_cb,
+                                                  g_object_ref (self));
 }
 
 static void

@@ -8,10 +8,11 @@
 G_BEGIN_DECLS
 
 /* The panel's line to resource-controld: watches its bus name, keeps a
- * GListModel of RcpApp (one per AppID) current from ListApps and the
- * AppAdded, AppRemoved and AppChanged signals, and makes the calls.
- * Property "available": the daemon owns its name and answered ListApps.
- * Signal "refreshed": a refresh (ListApps) was applied.
+ * GListModel of RcpApp (one per AppID) current from ListAppRecords (ListApps
+ * with what the limits do) and the AppAdded, AppRemoved and AppChanged
+ * signals, and makes the calls.
+ * Property "available": the daemon owns its name and answered ListAppRecords.
+ * Signal "refreshed": a refresh (ListAppRecords) was applied.
  * Signal "status-changed": what rcp_client_dup_status says may differ.
  * Signal "action-taken" (GVariant* (tsssssss)): the daemon's ActionTaken,
  * one entry of its action record (GetActions gives the earlier ones). */
@@ -30,7 +31,7 @@ GListModel *rcp_client_get_apps (RcpClient *self);
 RcpApp     *rcp_client_lookup_app (RcpClient  *self,
                                    const char *app_id);
 
-/* ListApps again: usage values and CPU samples. At most one at a time. */
+/* ListAppRecords again: usage values and CPU samples. At most one at a time. */
 void        rcp_client_refresh (RcpClient *self);
 
 /* Any method of the interface. Writes (@interactive) may ask the

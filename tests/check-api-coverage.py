@@ -17,8 +17,8 @@ import sys
 import xml.etree.ElementTree as ET
 
 # methods that change nothing: no polkit action (the docs say so too)
-READS = {'ListApps', 'GetApp', 'ListRules', 'GetAppByPid', 'ListProcesses', 'ListSlices',
-         'GetActions', 'GetLimitSources', 'GetEnergyUsage'}
+READS = {'ListApps', 'ListAppRecords', 'GetApp', 'ListRules', 'GetAppByPid', 'ListProcesses',
+         'ListSlices', 'GetActions', 'GetLimitSources', 'GetEnergyUsage'}
 
 
 def read(root, path):

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* resourcectl top: the apps' CPU and memory use, refreshed like top(1).
- * One ListApps call per interval; CPU % is the growth of CPUUsageNSec
+ * One ListAppRecords call per interval (ListApps with the pressures and
+ * CPUThrottledUSec); CPU % is the growth of CPUUsageNSec
  * between two calls over the wall time between them. */
 #include "resourcectl.h"
 #include "rc-api-keys.h"
@@ -104,7 +105,7 @@ typedef struct {
   GPtrArray             *rows;          /* Row, of the last frame */
   guint                  units;
   char                  *message;       /* shown in the frame: the daemon left, an error */
-  GCancellable          *pending;       /* the ListApps call in flight */
+  GCancellable          *pending;       /* the ListAppRecords call in flight */
   gboolean               pending_first; /* it is the first: no frame for it */
   guint                  ticks;
   guint                  frames;
@@ -388,8 +389,8 @@ on_list_apps (GObject      *source,
   g_autoptr(GVariant) apps = NULL;
   g_autoptr(GError) error = NULL;
 
-  if (!rc_dbus_resource_control_call_list_apps_finish (RC_DBUS_RESOURCE_CONTROL (source), &apps,
-                                                       result, &error))
+  if (!rc_dbus_resource_control_call_list_app_records_finish (RC_DBUS_RESOURCE_CONTROL (source), &apps,
+                                                              result, &error))
     {
       g_autofree char *text = NULL;
 
@@ -421,7 +422,7 @@ on_list_apps (GObject      *source,
     g_main_loop_quit (top->loop);
 }
 
-/* One ListApps call per interval, never two in flight (a daemon slow to answer). */
+/* One ListAppRecords call per interval, never two in flight (a daemon slow to answer). */
 static gboolean
 on_tick (gpointer user_data)
 {
@@ -431,7 +432,7 @@ on_tick (gpointer user_data)
     {
       top->pending = g_cancellable_new ();
       top->pending_first = top->ticks == 0;
-      rc_dbus_resource_control_call_list_apps (top->proxy, top->pending, on_list_apps, top);
+      rc_dbus_resource_control_call_list_app_records (top->proxy, top->pending, on_list_apps, top);
     }
   top->ticks++;
   return G_SOURCE_CONTINUE;

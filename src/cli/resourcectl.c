@@ -113,7 +113,7 @@ typedef struct {
 
 static const Command commands[] = {
   { "list", "", "List running apps", NULL, json_options, 0, 0,
-    "ListApps", FALSE, rcctl_parse_nothing, rcctl_finish_list, NULL },
+    "ListAppRecords", FALSE, rcctl_parse_nothing, rcctl_finish_list, NULL },
   { "show", "APP", "Show every property of an app's instances", NULL, json_options, 1, 1,
     "GetApp", FALSE, rcctl_parse_app, rcctl_finish_show, NULL },
   { "set-weight", "APP WEIGHT", "Set the CPU weight (1..10000, default 100)", NULL, NULL, 2, 2,

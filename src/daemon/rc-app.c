@@ -4,6 +4,7 @@
 #include "rc-cgroup.h"
 #include "rc-desktop-lookup.h"
 #include "rc-file-reader.h"
+#include "rc-heap.h"
 #include "rc-unit-name.h"
 
 #include <string.h>
@@ -11,9 +12,9 @@
 static void
 rc_app_free (RcApp *app)
 {
-  g_free (app->unit);
-  g_free (app->object_path);
-  g_free (app->control_group);
+  g_ref_string_release (app->unit);
+  g_ref_string_release (app->object_path);
+  g_ref_string_release (app->control_group);
   rc_cgroup_handle_free (app->cgroup);
 }
 
@@ -25,9 +26,9 @@ rc_app_new (const char *unit,
 {
   RcApp *app = g_rc_box_new0 (RcApp);
 
-  app->unit = g_strdup (unit);
-  app->object_path = g_strdup (object_path);
-  app->control_group = g_strdup ("");
+  app->unit = rc_shared_string (unit);
+  app->object_path = rc_shared_string (object_path);
+  app->control_group = rc_shared_string ("");
   app->app_id = g_intern_string (app_id);
   app->launcher = g_intern_string (launcher);
   app->name = app->app_id;
@@ -221,8 +222,8 @@ rc_app_set_control_group (RcApp      *app,
 {
   if (g_strcmp0 (app->control_group, control_group) == 0)
     return;
-  g_free (app->control_group);
-  app->control_group = g_strdup (control_group);
+  g_ref_string_release (app->control_group);
+  app->control_group = rc_shared_string (control_group);
   g_clear_pointer (&app->cgroup, rc_cgroup_handle_free);
   rc_app_forget_limits (app);
 }
@@ -237,10 +238,19 @@ open_cgroup (RcApp *app)
     app->cgroup = rc_cgroup_handle_open (app->control_group);
   if (!app->limits_known)
     {
+      RcCgroupStats read = { 0 };
+
       if (app->cgroup != NULL)
-        rc_cgroup_handle_read_limits (app->cgroup, &app->limits);
+        rc_cgroup_handle_read_limits (app->cgroup, &read);
       else
-        rc_cgroup_read_limits (app->control_group, &app->limits);
+        rc_cgroup_read_limits (app->control_group, &read);
+      app->limits = (RcAppLimits) {
+        .cpu_weight = read.cpu_weight, .io_weight = read.io_weight,
+        .memory_low = read.memory_low, .memory_high = read.memory_high,
+        .memory_max = read.memory_max, .tasks_max = read.tasks_max,
+        .memory_min = read.memory_min, .memory_swap_max = read.memory_swap_max,
+        .cpu_quota = read.cpu_quota,
+      };
       app->limits_known = app->limits_settling == 0;
     }
 }
@@ -250,13 +260,22 @@ open_cgroup (RcApp *app)
 static void
 read_usage (RcApp         *app,
             RcCgroupStats *out_stats,
-            GArray        *out_pids)
+            GArray        *out_pids,
+            gboolean       reports)
 {
-  *out_stats = app->limits;
+  const RcAppLimits *limits = &app->limits;
+
+  *out_stats = (RcCgroupStats) {
+    .cpu_weight = limits->cpu_weight, .io_weight = limits->io_weight,
+    .memory_low = limits->memory_low, .memory_high = limits->memory_high,
+    .memory_max = limits->memory_max, .tasks_max = limits->tasks_max,
+    .memory_min = limits->memory_min, .memory_swap_max = limits->memory_swap_max,
+    .cpu_quota = limits->cpu_quota,
+  };
   if (app->cgroup != NULL)
-    rc_cgroup_handle_read_usage (app->cgroup, out_stats, out_pids);
+    rc_cgroup_handle_read_usage (app->cgroup, out_stats, out_pids, reports);
   else
-    rc_cgroup_read_usage (app->control_group, out_stats, out_pids);
+    rc_cgroup_read_usage (app->control_group, out_stats, out_pids, reports);
 }
 
 /* The keys of a record: what the registry knows, the limits, the usage. */
@@ -441,9 +460,11 @@ variant_entry (guint     key,
   return shared_entry (key, &address, make_variant, value);
 }
 
-/* The record of @app, whose folder open_cgroup () has seen. */
+/* The record of @app, whose folder open_cgroup () has seen; @reports: with
+ * what the limits do (CPUThrottledUSec, MemoryEvents, the pressures). */
 static GVariant *
-build_record (RcApp *app)
+build_record (RcApp   *app,
+              gboolean reports)
 {
   g_autoptr(GArray) pids = g_array_sized_new (FALSE, FALSE, sizeof (guint32), 8);
   GVariant *entries[N_KEYS];
@@ -451,7 +472,7 @@ build_record (RcApp *app)
   RcCgroupStats stats;
   guint n;
 
-  read_usage (app, &stats, pids);
+  read_usage (app, &stats, pids, reports);
   entries[KEY_UNIT] = g_variant_ref_sink (record_entry (KEY_UNIT, new_utf8_string (app->unit)));
   entries[KEY_APP_ID] = string_entry (KEY_APP_ID, app->app_id);
   entries[KEY_LAUNCHER] = string_entry (KEY_LAUNCHER, app->launcher);
@@ -482,10 +503,11 @@ build_record (RcApp *app)
                                                                   g_variant_new_uint64 (stats.cpu_usage_nsec)));
   entries[KEY_TASKS_CURRENT] = g_variant_ref_sink (record_entry (KEY_TASKS_CURRENT,
                                                                  g_variant_new_uint64 (stats.tasks_current)));
-  entries[KEY_CPU_THROTTLED_USEC] = g_variant_ref_sink (record_entry (KEY_CPU_THROTTLED_USEC,
-                                                                      g_variant_new_uint64 (stats.cpu_throttled_usec)));
+  n = KEY_CPU_THROTTLED_USEC;
+  if (reports)
+    entries[n++] = g_variant_ref_sink (record_entry (KEY_CPU_THROTTLED_USEC,
+                                                     g_variant_new_uint64 (stats.cpu_throttled_usec)));
   /* What the kernel has no file for is left out, not made up. */
-  n = KEY_MEMORY_EVENTS;
   if (stats.memory_events != NULL)
     {
       if (stats.memory_events_kept)
@@ -524,7 +546,7 @@ GVariant *
 rc_app_to_variant (RcApp *app)
 {
   open_cgroup (app);
-  return build_record (app);
+  return build_record (app, TRUE);
 }
 
 /* The records of @apps, as one aa{sv}. Every app's folder is opened
@@ -532,13 +554,14 @@ rc_app_to_variant (RcApp *app)
  * not scattered among the many short-lived blocks of the records, whose
  * pages can go back to the system whole once the reply is sent. */
 GVariant *
-rc_app_list_to_variant (GPtrArray *apps)
+rc_app_list_to_variant (GPtrArray *apps,
+                        gboolean   reports)
 {
   g_auto(GVariantBuilder) builder = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("aa{sv}"));
 
   for (guint i = 0; i < apps->len; i++)
     open_cgroup (g_ptr_array_index (apps, i));
   for (guint i = 0; i < apps->len; i++)
-    g_variant_builder_add_value (&builder, build_record (g_ptr_array_index (apps, i)));
+    g_variant_builder_add_value (&builder, build_record (g_ptr_array_index (apps, i), reports));
   return g_variant_builder_end (&builder);
 }

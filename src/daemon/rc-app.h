@@ -8,6 +8,21 @@
 
 G_BEGIN_DECLS
 
+/* The limit fields of RcCgroupStats, which an app keeps between records:
+ * the whole RcCgroupStats, usage and reports included, was twice the
+ * size, kept for every app. */
+typedef struct {
+  guint64 cpu_weight;
+  guint64 io_weight;
+  guint64 memory_low;
+  guint64 memory_high;
+  guint64 memory_max;
+  guint64 tasks_max;
+  guint64 memory_min;
+  guint64 memory_swap_max;
+  guint32 cpu_quota;
+} RcAppLimits;
+
 /* One running app instance: what the registry learnt from systemd and the
  * desktop file. Usage is read from the cgroup whenever a record is made
  * (rc_app_to_variant), from files kept open. Limits are read once and
@@ -15,6 +30,7 @@ G_BEGIN_DECLS
  * (rc_app_forget_limits): systemd writes every change of a unit's settings
  * as a drop-in and re-reads them all at a reload. */
 typedef struct {
+  /* shared with the unit tracker and the watches: rc_shared_string */
   char *unit;
   char *object_path;
   char *control_group;
@@ -36,7 +52,7 @@ typedef struct {
   guint64         energy_uj;    /* since it started */
   double          power_w;      /* over the last interval */
   RcCgroupHandle *cgroup;       /* NULL until the first record, or without a folder */
-  RcCgroupStats   limits;       /* the limit fields, when limits_known */
+  RcAppLimits     limits;       /* when limits_known */
   gboolean        limits_known;
   guint           limits_settling;  /* changes systemd may not have applied yet: read, not kept */
 } RcApp;
@@ -67,7 +83,10 @@ void      rc_app_apply_desktop_entry (RcApp                *app,
                                       const RcDesktopEntry *entry);
 gboolean  rc_app_is_controllable_slice (const char *slice);
 GVariant *rc_app_to_variant (RcApp *app);
-GVariant *rc_app_list_to_variant (GPtrArray *apps);
+/* @reports: the records with what the limits do (GetApp, ListAppRecords),
+ * or without (ListApps). */
+GVariant *rc_app_list_to_variant (GPtrArray *apps,
+                                  gboolean   reports);
 void      rc_app_forget_limits (RcApp *app);
 /* Sets one of the interned fields, e.g. rc_app_set (app, &app->slice, "app.slice"). */
 void      rc_app_set (RcApp       *app,

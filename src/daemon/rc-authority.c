@@ -37,6 +37,7 @@ static const struct {
   const char *action;   /* NULL: reading, no authorization needed */
 } method_actions[] = {
   { "ListApps", NULL },
+  { "ListAppRecords", NULL },
   { "GetApp", NULL },
   { "SetWeight", RC_ACTION_SET_WEIGHT },
   { "SetMemoryLimit", RC_ACTION_SET_MEMORY_LIMIT },

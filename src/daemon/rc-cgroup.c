@@ -305,9 +305,12 @@ memory_events_from_text (const char *text,
   return g_steal_pointer (&events);
 }
 
+/* @reports: also memory.events and the pressure files (what the limits
+ * do), four files more per app. */
 static void
 read_usage (const RcCgroupHandle *handle,
-            RcCgroupStats        *out_stats)
+            RcCgroupStats        *out_stats,
+            gboolean              reports)
 {
   char buf[SMALL_FILE_MAX] = "";
   guint64 usage_usec;
@@ -322,6 +325,13 @@ read_usage (const RcCgroupHandle *handle,
   /* From the same read of cpu.stat: no file more per record. */
   if (!(buf[0] != '\0' && parse_keyed_u64 (buf, "throttled_usec", &out_stats->cpu_throttled_usec)))
     out_stats->cpu_throttled_usec = G_MAXUINT64;
+  if (!reports)
+    {
+      out_stats->memory_events = NULL;
+      for (guint i = 0; i < RC_N_PRESSURES; i++)
+        out_stats->pressure[i] = -1;
+      return;
+    }
   out_stats->memory_events = read_usage_file (handle, USAGE_MEMORY_EVENTS, buf)
                              ? memory_events_from_text (buf, &out_stats->memory_events_kept)
                              : NULL;
@@ -428,7 +438,7 @@ rc_cgroup_read_app (const char    *control_group,
   RcCgroupHandle handle = UNKEPT_HANDLE (open_cgroup_dir (control_group));
 
   dir_read_limits (handle.dir_fd, out_stats);
-  read_usage (&handle, out_stats);
+  read_usage (&handle, out_stats, TRUE);
   read_pids (&handle, out_pids);
   if (handle.dir_fd >= 0)
     close (handle.dir_fd);
@@ -543,11 +553,12 @@ rc_cgroup_read_limits (const char    *control_group,
 void
 rc_cgroup_read_usage (const char    *control_group,
                       RcCgroupStats *out_stats,
-                      GArray        *out_pids)
+                      GArray        *out_pids,
+                      gboolean       reports)
 {
   RcCgroupHandle handle = UNKEPT_HANDLE (open_cgroup_dir (control_group));
 
-  read_usage (&handle, out_stats);
+  read_usage (&handle, out_stats, reports);
   read_pids (&handle, out_pids);
   if (handle.dir_fd >= 0)
     close (handle.dir_fd);
@@ -563,9 +574,10 @@ rc_cgroup_handle_read_limits (RcCgroupHandle *handle,
 void
 rc_cgroup_handle_read_usage (RcCgroupHandle *handle,
                              RcCgroupStats  *out_stats,
-                             GArray         *out_pids)
+                             GArray         *out_pids,
+                             gboolean        reports)
 {
-  read_usage (handle, out_stats);
+  read_usage (handle, out_stats, reports);
   read_pids (handle, out_pids);
 }
 

@@ -56,12 +56,14 @@ void        rc_cgroup_stats_add_reports (RcCgroupStats   *stats,
 /* memory.events of @control_group as an a{st} (a full reference), or NULL. */
 GVariant   *rc_cgroup_read_memory_events (const char *control_group);
 /* The limit fields of @out_stats, or the usage ones and the pids: each
- * file opened, read and closed. */
+ * file opened, read and closed. @reports: memory_events and pressure too
+ * (else NULL and -1). */
 void        rc_cgroup_read_limits (const char    *control_group,
                                    RcCgroupStats *out_stats);
 void        rc_cgroup_read_usage (const char    *control_group,
                                   RcCgroupStats *out_stats,
-                                  GArray        *out_pids);
+                                  GArray        *out_pids,
+                                  gboolean       reports);
 
 /* An app's cgroup folder and the files of its usage, kept open: a read of
  * its usage is a pread per file, no open or close. Limits are read from
@@ -77,10 +79,11 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (RcCgroupHandle, rc_cgroup_handle_free);
 void        rc_cgroup_handle_read_limits (RcCgroupHandle *handle,
                                           RcCgroupStats  *out_stats);
 /* memory_current, tasks_current, cpu_usage_nsec, cpu_throttled_usec,
- * memory_events, pressure, and the pids. */
+ * the pids, and with @reports memory_events and pressure. */
 void        rc_cgroup_handle_read_usage (RcCgroupHandle *handle,
                                          RcCgroupStats  *out_stats,
-                                         GArray         *out_pids);
+                                         GArray         *out_pids,
+                                         gboolean        reports);
 /* cpu.stat usage_usec, from @handle's file kept open, or (@handle NULL)
  * from @control_group's folder. */
 gboolean    rc_cgroup_read_cpu_usage_usec (RcCgroupHandle *handle,

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-focus-watch.h"
 #include "rc-cgroup.h"
+#include "rc-heap.h"
 #include "rc-watch-set.h"
 #include "rc-names.h"
 
@@ -14,8 +15,8 @@
 #define MIN_INTERVAL_MS 200
 
 typedef struct {
-  char   *unit;
-  char   *path;
+  char   *unit;            /* both rc_shared_string, the app's own */
+  char   *control_group;
   RcFocus focus;
 } Watched;
 
@@ -33,8 +34,8 @@ static guint signals[N_SIGNALS];
 static void
 watched_free (Watched *watched)
 {
-  g_free (watched->unit);
-  g_free (watched->path);
+  g_ref_string_release (watched->unit);
+  g_ref_string_release (watched->control_group);
   g_free (watched);
 }
 
@@ -54,8 +55,9 @@ rc_focus_parse (const char *value,
 }
 
 static RcFocus
-read_focus (const char *path)
+read_focus (const char *control_group)
 {
+  g_autofree char *path = g_build_filename (rc_cgroup_root (), control_group, NULL);
   char value[64];
   ssize_t length = getxattr (path, RC_FOCUS_XATTR, value, sizeof value);
 
@@ -79,7 +81,7 @@ flush_cb (GPtrArray *units,
 
       if (watched == NULL)
         continue;
-      focus = read_focus (watched->path);
+      focus = read_focus (watched->control_group);
       if (focus == watched->focus || focus == RC_FOCUS_UNKNOWN)
         continue;
       watched->focus = focus;
@@ -110,13 +112,13 @@ rc_focus_watch_add (RcFocusWatch *self,
       *control_group == '\0' || g_hash_table_contains (self->by_unit, unit))
     return RC_FOCUS_UNKNOWN;
   watched = g_new0 (Watched, 1);
-  watched->unit = g_strdup (unit);
+  watched->unit = rc_shared_string (unit);
+  /* the folder's path is built when it is read: kept for every app, it
+   * was a copy of the control group's the app has already */
+  watched->control_group = rc_shared_string (control_group);
   built = g_build_filename (rc_cgroup_root (), control_group, NULL);
-  /* kept for every app: a copy of the exact size, not g_build_filename's
-   * GString (256 bytes for a path of some 110) */
-  watched->path = g_strdup (built);
-  rc_watch_set_add (self->files, unit, watched->path);
-  watched->focus = read_focus (watched->path);
+  rc_watch_set_add (self->files, unit, built);
+  watched->focus = read_focus (control_group);
   g_hash_table_insert (self->by_unit, watched->unit, watched);
   return watched->focus;
 }

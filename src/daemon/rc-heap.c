@@ -34,6 +34,12 @@ rc_heap_trim_cancel (void)
   g_clear_handle_id (&trim_id, g_source_remove);
 }
 
+char *
+rc_shared_string (const char *text)
+{
+  return g_ref_string_new_intern (text);
+}
+
 /* A daemon of many small blocks, most of them short-lived (a record is
  * built, sent and freed): memory it does not use must go back to the
  * system. Huge pages work against that: with transparent huge pages on

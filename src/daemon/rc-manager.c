@@ -39,7 +39,22 @@ handle_list_apps (RcDBusResourceControl *object,
   RcManager *self = RC_MANAGER (object);
   g_autoptr(GPtrArray) apps = rc_registry_get_apps (self->svc.registry);
 
-  rc_dbus_resource_control_complete_list_apps (object, invocation, rc_app_list_to_variant (apps));
+  rc_dbus_resource_control_complete_list_apps (object, invocation,
+                                               rc_app_list_to_variant (apps, FALSE));
+  rc_heap_trim_after (apps->len);
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
+}
+
+/* ListApps with what the limits do: top's and the panel's listing. */
+static gboolean
+handle_list_app_records (RcDBusResourceControl *object,
+                         GDBusMethodInvocation *invocation)
+{
+  RcManager *self = RC_MANAGER (object);
+  g_autoptr(GPtrArray) apps = rc_registry_get_apps (self->svc.registry);
+
+  rc_dbus_resource_control_complete_list_app_records (object, invocation,
+                                                      rc_app_list_to_variant (apps, TRUE));
   rc_heap_trim_after (apps->len);
   return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
@@ -58,7 +73,8 @@ get_app_cb (GObject      *source,
     g_dbus_method_invocation_return_gerror (invocation, error);
   else
     g_dbus_method_invocation_return_value (invocation,
-                                           g_variant_new ("(@aa{sv})", rc_app_list_to_variant (apps)));
+                                           g_variant_new ("(@aa{sv})",
+                                                          rc_app_list_to_variant (apps, TRUE)));
 }
 
 static gboolean
@@ -870,6 +886,7 @@ static void
 rc_manager_iface_init (RcDBusResourceControlIface *iface)
 {
   iface->handle_list_apps = handle_list_apps;
+  iface->handle_list_app_records = handle_list_app_records;
   iface->handle_get_app = handle_get_app;
   iface->handle_set_weight = handle_set_weight;
   iface->handle_set_memory_limit = handle_set_memory_limit;

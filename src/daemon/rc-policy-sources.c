@@ -69,7 +69,7 @@ policy_source (RcPolicy       *self,
       *out_kind = SOURCE_BOOST;
       *out_detail = g_strdup (self->focus_reason);
     }
-  else if (rc_limits_has (&unit->api, limit))
+  else if (rc_limits_has (unit_api (unit), limit))
     {
       *out_kind = SOURCE_API;
       *out_detail = g_strdup ("set through the API");

@@ -24,6 +24,7 @@ unit_free (Unit *unit)
   g_clear_handle_id (&unit->freeze_id, g_source_remove);
   rc_app_unref (unit->app);
   g_free (unit->pause_reason);
+  g_free (unit->limits);
   g_free (unit);
 }
 
@@ -77,14 +78,14 @@ rc_policy_effective_limits (RcPolicy *self,
 
   rc_limits_init_reset (&defaults, self->default_tasks_max);
   rc_policy_resolve_limits (boosted ? &boost->limits : NULL,
-                            &unit->api, rule != NULL ? &rule->limits : NULL, &unit->applied,
+                            unit_api (unit), rule != NULL ? &rule->limits : NULL, unit_applied (unit),
                             &defaults, out);
   /* Sound keeps at least its normal share: a rule (a power-saver one,
    * say) neither lowers its weight below the default nor caps it. */
-  if (unit->audio && !rc_limits_has (&unit->api, RC_LIMIT_CPU_WEIGHT) &&
+  if (unit->audio && !rc_limits_has (unit_api (unit), RC_LIMIT_CPU_WEIGHT) &&
       rc_limits_has (out, RC_LIMIT_CPU_WEIGHT) && out->values[RC_LIMIT_CPU_WEIGHT] < RC_WEIGHT_DEFAULT)
     out->values[RC_LIMIT_CPU_WEIGHT] = RC_WEIGHT_DEFAULT;
-  if (unit->audio && !rc_limits_has (&unit->api, RC_LIMIT_CPU_QUOTA) &&
+  if (unit->audio && !rc_limits_has (unit_api (unit), RC_LIMIT_CPU_QUOTA) &&
       rc_limits_has (out, RC_LIMIT_CPU_QUOTA))
     out->values[RC_LIMIT_CPU_QUOTA] = 0;
   /* IOWeight means nothing where io is not delegated (and SetLimits would
@@ -243,7 +244,7 @@ record_diff (RcPolicy       *self,
   RcLimits old;
 
   rc_limits_init_reset (&old, self->default_tasks_max);
-  rc_action_log_add_diff (self->actions, unit->app, &unit->applied, &old, diff,
+  rc_action_log_add_diff (self->actions, unit->app, unit_applied (unit), &old, diff,
                           unit->pause_reason != NULL ? &paused : &why);
   unit->boost_moved = unit->audio_moved = unit->power_changed = FALSE;
   g_clear_pointer (&unit->pause_reason, g_free);
@@ -261,7 +262,7 @@ take_diff (RcPolicy *self,
   guint skip;
 
   rc_policy_effective_limits (self, unit, &wanted);
-  rc_limits_diff (&wanted, &unit->applied, &diff);
+  rc_limits_diff (&wanted, unit_applied (unit), &diff);
   /* What systemd cannot do for a unit that runs: its ManagedOOMPreference
    * (written only when a unit starts: Launch gives it), and any ManagedOOM
    * key without systemd-oomd. Counted as done, so it is not tried again. */
@@ -270,7 +271,7 @@ take_diff (RcPolicy *self,
     {
       g_debug ("Policy: %s: the rule's ManagedOOM keys %x cannot be applied to a running unit",
                unit->app->unit, skip);
-      unit->applied.set |= skip;
+      unit_limits (unit)->applied.set |= skip;
       diff.set &= ~skip;
     }
   /* A rule never takes memory away from an app that uses it now (only a
@@ -281,12 +282,12 @@ take_diff (RcPolicy *self,
       g_message ("Not applying the memory limits of the %s rule to %s: %s",
                  unit->app->app_id, unit->app->unit, error->message);
       diff.set &= ~RC_LIMITS_MEMORY_CAPS;
-      unit->applied.set |= wanted.set & RC_LIMITS_MEMORY_CAPS;
+      unit_limits (unit)->applied.set |= wanted.set & RC_LIMITS_MEMORY_CAPS;
     }
   record_diff (self, unit, &diff);
   for (RcLimit limit = 0; limit < RC_N_LIMITS; limit++)
     if (rc_limits_has (&diff, limit))
-      rc_limits_set (&unit->applied, limit, diff.values[limit]);
+      rc_limits_set (&unit_limits (unit)->applied, limit, diff.values[limit]);
   *out_diff = diff;
 }
 
@@ -317,10 +318,10 @@ rc_policy_take_request (RcPolicy *self,
     {
       if (!rc_limits_has (limits, limit))
         continue;
-      rc_limits_set (&unit->api, limit, limits->values[limit]);
+      rc_limits_set (&unit_limits (unit)->api, limit, limits->values[limit]);
       if (boost_holds (self, unit, limit))
         limits->values[limit] = boost->limits.values[limit];
-      rc_limits_set (&unit->applied, limit, limits->values[limit]);
+      rc_limits_set (&unit_limits (unit)->applied, limit, limits->values[limit]);
     }
 }
 
@@ -642,8 +643,8 @@ app_added_cb (RcRegistry *registry,
 
       ruled.set &= ~start->api.set & (rule != NULL ? rule->limits.set : 0);
       record_diff (self, unit, &ruled);
-      unit->api = start->api;
-      unit->applied = start->applied;
+      unit_limits (unit)->api = start->api;
+      unit_limits (unit)->applied = start->applied;
       g_hash_table_remove (self->starting, app->unit);
     }
 
@@ -654,7 +655,7 @@ app_added_cb (RcRegistry *registry,
       unit->boost_moved = TRUE;
       for (RcLimit limit = 0; limit < RC_N_LIMITS; limit++)
         if (rc_limits_has (&boost->limits, limit))
-          rc_limits_set (&unit->applied, limit, boost->limits.values[limit]);
+          rc_limits_set (&unit_limits (unit)->applied, limit, boost->limits.values[limit]);
     }
   if (g_hash_table_remove (self->restored_frozen, app->unit))
     {

@@ -107,8 +107,8 @@ uncount (Tracked *tracked)
 static void
 tracked_free (Tracked *tracked)
 {
-  g_free (tracked->id);
-  g_free (tracked->object_path);
+  g_ref_string_release (tracked->id);
+  g_ref_string_release (tracked->object_path);
   g_free (tracked);
 }
 
@@ -551,8 +551,9 @@ track_parsed (RcUnitTracker    *self,
   Tracked *tracked = g_new0 (Tracked, 1);
 
   tracked->tracker = self;
-  tracked->id = g_strdup (id);
-  tracked->object_path = g_strdup (object_path);
+  /* shared with the app's record and the watches (rc_shared_string) */
+  tracked->id = rc_shared_string (id);
+  tracked->object_path = rc_shared_string (object_path);
   tracked->app_id = g_intern_string (parsed->app_id);
   tracked->launcher = g_intern_string (parsed->launcher);
   tracked->kind = parsed->kind;

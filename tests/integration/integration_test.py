@@ -241,6 +241,9 @@ class ListAppsTest(Base):
             'CPUThrottledUSec': 0,
         }
         self.assertEqual(rec, expected)
+        self.assertEqual(self.rc_call('ListAppRecords')[0], [expected])
+        # ListApps leaves out what the limits do (here CPUThrottledUSec)
+        del expected['CPUThrottledUSec']
         self.assertEqual(self.list_apps(), [expected])
 
     def set_property_behind_back(self, unit, files):

@@ -60,9 +60,16 @@ class MemoryEventsTest(Base):
         self.assertEqual(record['CPUPressure'], 12.5)
         self.assertEqual(record['MemoryPressure'], 0.25)
         self.assertEqual(record['IOPressure'], 3.0)
-        listed = [a for a in self.list_apps() if a['Unit'] == APP][0]
+        listed = [a for a in self.rc_call('ListAppRecords')[0] if a['Unit'] == APP][0]
         self.assertEqual(listed['MemoryEvents']['high'], 7)
         self.assertEqual(listed['CPUPressure'], 12.5)
+        self.assertEqual(listed['CPUThrottledUSec'], record['CPUThrottledUSec'])
+        # ListApps leaves them out: four files fewer per app, a smaller reply
+        listed = [a for a in self.list_apps() if a['Unit'] == APP][0]
+        for key in ('MemoryEvents', 'CPUThrottledUSec', 'CPUPressure', 'MemoryPressure',
+                    'IOPressure'):
+            self.assertNotIn(key, listed)
+        self.assertEqual(listed['MemoryCurrent'], record['MemoryCurrent'])
 
     def test_absent_files_mean_absent_keys(self):
         self.add_reporting_app(files={'memory.events': EVENTS})

@@ -642,7 +642,7 @@ class PanelTest(PanelTestCase):
         before = self.context_switches()
         visible = self.calls_to_daemon(scaled(6))
         woke_visible = self.woke(before, self.context_switches())
-        self.assertGreaterEqual(visible.count('ListApps'), 2,
+        self.assertGreaterEqual(visible.count('ListAppRecords'), 2,
                                 f'shown, the panel refreshes every 2 s; it called {visible}')
         xid = self.xid()
         # unmapped by someone else: GDK takes that for "minimised"
@@ -655,13 +655,13 @@ class PanelTest(PanelTestCase):
         print(f'context switches of the panel in 6 s: shown {woke_visible}, hidden {woke_hidden}',
               file=sys.stderr)
         self.assertEqual(hidden, [], 'hidden, the panel still called the daemon')
-        # flat: shown, the timer, the ListApps round trips and the redraws wake it
+        # flat: shown, the timer, the ListAppRecords round trips and the redraws wake it
         # (about 15 times in 6 s); hidden, nothing should (0 seen; a few allowed)
         self.assertGreaterEqual(woke_visible, 6, 'shown, the panel hardly woke up: the count is broken')
         self.assertLessEqual(woke_hidden, 3, f'hidden, the panel woke up {woke_hidden} times in 6 s')
         self.xdotool('windowmap', xid)
         shown = self.calls_to_daemon(scaled(5))
-        self.assertIn('ListApps', shown, 'shown again, the panel did not refresh')
+        self.assertIn('ListAppRecords', shown, 'shown again, the panel did not refresh')
 
 
 if __name__ == '__main__':

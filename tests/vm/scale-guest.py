@@ -7,6 +7,7 @@ system-test.sh, section scale); the processes outlive this script.
 
     scale-guest.py COUNT
     scale-guest.py list     # one ListApps: prints its seconds and the Scale units listed
+    scale-guest.py ratio PID  # ListApps beside a client alone, PID the daemon's: one line of figures
 
 The call is timed here, from the call to the reply: a client that prints
 the reply (busctl --json, jq) would add its own seconds under emulation.
@@ -90,10 +91,81 @@ def list_apps(conn):
     return 0
 
 
+RC = ('org.example.ResourceControl', '/org/example/ResourceControl', 'org.example.ResourceControl')
+APP_PATTERNS = ['app-*.scope', 'app-*.service', 'flatpak-*.scope', 'gnome-launched-*.scope']
+
+
+def client_alone(conn):
+    '''What a client does without us: ListUnitsByPatterns, then one GetAll of each
+    unit's type interface (where the cgroup properties live), all in flight at once
+    (bench/bench.py baseline_list()).'''
+    units = conn.call_sync(SD[0], SD[1], SD[2], 'ListUnitsByPatterns',
+                           GLib.Variant('(asas)', (['active', 'reloading'], APP_PATTERNS)), None,
+                           Gio.DBusCallFlags.NONE, 120000, None).unpack()[0]
+    ctx = GLib.MainContext.default()
+    state = {'left': len(units)}
+
+    def done(c, res):
+        state['left'] -= 1
+        c.call_finish(res)
+
+    for u in units:
+        iface = 'org.freedesktop.systemd1.' + ('Service' if u[0].endswith('.service') else 'Scope')
+        conn.call(SD[0], u[6], 'org.freedesktop.DBus.Properties', 'GetAll', GLib.Variant('(s)', (iface,)),
+                  None, Gio.DBusCallFlags.NONE, 120000, None, done)
+    while state['left'] > 0:
+        ctx.iteration(True)
+
+
+def cpu_ms(pid):
+    '''(user, system) CPU time of process pid so far, in ms.'''
+    with open(f'/proc/{pid}/stat', encoding='ascii') as f:
+        fields = f.read().rsplit(')', 1)[1].split()
+    tick = os.sysconf('SC_CLK_TCK')
+    return int(fields[11]) * 1000 / tick, int(fields[12]) * 1000 / tick
+
+
+def p50(values):
+    return sorted(values)[len(values) // 2]
+
+
+def ratio(conn, pid, calls=7, alone=3):
+    '''ListApps p50 of calls beside the client alone p50 of alone rounds (the goal: 20x),
+    the daemon's CPU per ListApps (user, system), the reply's size and this client's
+    GDBus decoding it, and ListAppRecords p50 for comparison.'''
+    def timed(fn, n):
+        times = []
+        for _ in range(n):
+            t0 = time.monotonic()
+            fn()
+            times.append((time.monotonic() - t0) * 1000)
+        return p50(times)
+
+    def call(method):
+        return conn.call_sync(*RC, method, None, None, Gio.DBusCallFlags.NONE, 120000, None)
+    call('ListApps')
+    u0, s0 = cpu_ms(pid)
+    listing = timed(lambda: call('ListApps'), calls)
+    u1, s1 = cpu_ms(pid)
+    records = timed(lambda: call('ListAppRecords'), 3)
+    msg = Gio.DBusMessage.new_method_call(*RC, 'ListApps')
+    reply, _serial = conn.send_message_with_reply_sync(msg, Gio.DBusSendMessageFlags.NONE, 120000, None)
+    blob = reply.to_blob(Gio.DBusCapabilityFlags.NONE)
+    decode = timed(lambda: Gio.DBusMessage.new_from_blob(blob, Gio.DBusCapabilityFlags.NONE), 5)
+    base = timed(lambda: client_alone(conn), alone)
+    print(f'ratio {base / listing:.1f}x: ListApps p50 {listing:.0f} ms, client alone p50 {base:.0f} ms; '
+          f'daemon CPU per ListApps {(u1 - u0) / calls:.0f} ms user + {(s1 - s0) / calls:.0f} ms system; '
+          f'reply {len(blob) // 1024} KiB, its decoding here {decode:.0f} ms; '
+          f'ListAppRecords p50 {records:.0f} ms')
+    return 0
+
+
 def main():
     conn = Gio.bus_get_sync(Gio.BusType.SESSION, None)
     if sys.argv[1] == 'list':
         return list_apps(conn)
+    if sys.argv[1] == 'ratio':
+        return ratio(conn, int(sys.argv[2]))
     count = int(sys.argv[1])
 
     def scopes():
