@@ -544,3 +544,27 @@ rc_limits_to_app_changes (const RcLimits *limits)
     }
   return g_variant_builder_end (&builder);
 }
+
+void
+rc_limits_resolve (const RcLimits *boost,
+                   const RcLimits *api,
+                   const RcLimits *rule,
+                   const RcLimits *applied,
+                   const RcLimits *defaults,
+                   RcLimits       *out_limits)
+{
+  RcLimits out = { 0, };
+
+  for (RcLimit limit = 0; limit < RC_N_LIMITS; limit++)
+    {
+      if (boost != NULL && rc_limits_has (boost, limit))
+        rc_limits_set (&out, limit, boost->values[limit]);
+      else if (rc_limits_has (api, limit))
+        rc_limits_set (&out, limit, api->values[limit]);
+      else if (rule != NULL && rc_limits_has (rule, limit))
+        rc_limits_set (&out, limit, rule->values[limit]);
+      else if (rc_limits_has (applied, limit))
+        rc_limits_set (&out, limit, defaults->values[limit]);
+    }
+  *out_limits = out;
+}

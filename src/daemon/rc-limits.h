@@ -82,4 +82,15 @@ guint       rc_limits_oom_without_oomd (const RcLimits *limits);
 gboolean    rc_limits_check_oomd (const RcLimits *limits,
                                   GError        **error);
 
+/* Which value each limit should have, first found: @boost (NULL unless the
+ * app holds the boost), @api (set through the API), @rule (NULL: none),
+ * and for a limit that has been applied (@applied) but no one sets any
+ * more, @defaults. A limit no one ever set is left out of @out_limits. */
+void         rc_limits_resolve (const RcLimits *boost,
+                                const RcLimits *api,
+                                const RcLimits *rule,
+                                const RcLimits *applied,
+                                const RcLimits *defaults,
+                                RcLimits       *out_limits);
+
 G_END_DECLS

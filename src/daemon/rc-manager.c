@@ -9,7 +9,7 @@
 #include "rc-adopt.h"
 #include "rc-launch.h"
 #include "rc-proc-reader.h"
-#include "rc-slices.h"
+#include "rc-slices-bus.h"
 #include "rc-limits.h"
 #include "rc-unit-name.h"
 
@@ -618,87 +618,6 @@ handle_list_processes (RcDBusResourceControl *object,
   return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
-/* ---- slices ------------------------------------------------------------ */
-
-static gboolean
-handle_list_slices (RcDBusResourceControl *object,
-                    GDBusMethodInvocation *invocation)
-{
-  rc_dbus_resource_control_complete_list_slices (object, invocation,
-                                                 rc_slices_to_variant (RC_MANAGER (object)->slices));
-  return G_DBUS_METHOD_INVOCATION_HANDLED;
-}
-
-typedef struct {
-  char    *slice;
-  RcLimits limits;
-} SliceEdit;
-
-static void
-slice_edit_free (SliceEdit *edit)
-{
-  g_free (edit->slice);
-  g_free (edit);
-}
-
-static void
-slice_limits_set_cb (GObject      *source,
-                     GAsyncResult *result,
-                     gpointer      user_data)
-{
-  g_autoptr(GDBusMethodInvocation) invocation = user_data;
-  g_autoptr(GError) error = NULL;
-
-  if (rc_slices_set_limits_finish (RC_SLICES (source), result, &error))
-    g_dbus_method_invocation_return_value (invocation, NULL);
-  else
-    g_dbus_method_invocation_return_gerror (invocation, error);
-}
-
-static void
-set_slice_limits_authorized (RcManager             *self,
-                             GDBusMethodInvocation *invocation,
-                             gpointer               data)
-{
-  SliceEdit *edit = data;
-
-  rc_slices_set_limits_async (self->slices, g_dbus_method_invocation_get_sender (invocation),
-                              edit->slice, &edit->limits, self->svc.cancellable,
-                              slice_limits_set_cb, g_object_ref (invocation));
-}
-
-static gboolean
-handle_set_slice_limits (RcDBusResourceControl *object,
-                         GDBusMethodInvocation *invocation,
-                         const char            *slice,
-                         GVariant              *limits,
-                         GVariant              *options)
-{
-  RcManager *self = RC_MANAGER (object);
-  SliceEdit *edit;
-  GError *error = NULL;
-  RcLimits parsed;
-
-  if (!rc_unit_name_is_valid (slice))
-    return reject (invocation,
-                   g_error_new (RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
-                                "\"%s\" is not a unit name: the slices are session.slice, "
-                                "app.slice and background.slice", slice));
-  if (!rc_slices_is_slice (slice))
-    return reject (invocation,
-                   g_error_new (RC_ERROR, RC_ERROR_PROTECTED,
-                                "%s is not one of the slices that can be changed: "
-                                "session.slice, app.slice and background.slice", slice));
-  if (!rc_limits_parse (limits, options, g_get_num_processors (), &parsed, &error))
-    return reject (invocation, error);
-  edit = g_new0 (SliceEdit, 1);
-  edit->slice = g_strdup (slice);
-  edit->limits = parsed;
-  authorize_then (self, invocation, set_slice_limits_authorized, edit,
-                  (GDestroyNotify) slice_edit_free);
-  return G_DBUS_METHOD_INVOCATION_HANDLED;
-}
-
 static gboolean
 handle_launch (RcDBusResourceControl *object,
                GDBusMethodInvocation *invocation,
@@ -833,6 +752,7 @@ rc_manager_new (RcRegistry     *registry,
   g_signal_connect_object (registry, "app-changed", G_CALLBACK (app_changed_cb), self, 0);
   self->gate = rc_call_gate_new (registry);
   rc_policy_serve (policy, RC_DBUS_RESOURCE_CONTROL (self), authority);
+  rc_slices_serve (slices, RC_DBUS_RESOURCE_CONTROL (self), authority, self->svc.cancellable);
 
   rc_dbus_resource_control_set_version (RC_DBUS_RESOURCE_CONTROL (self), RC_VERSION);
   rc_dbus_resource_control_set_freeze_supported (RC_DBUS_RESOURCE_CONTROL (self),
@@ -904,8 +824,6 @@ rc_manager_iface_init (RcDBusResourceControlIface *iface)
   iface->handle_adopt = handle_adopt;
   iface->handle_get_app_by_pid = handle_get_app_by_pid;
   iface->handle_list_processes = handle_list_processes;
-  iface->handle_list_slices = handle_list_slices;
-  iface->handle_set_slice_limits = handle_set_slice_limits;
 }
 
 static void

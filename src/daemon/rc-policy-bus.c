@@ -187,6 +187,8 @@ rc_policy_serve (RcPolicy              *self,
 {
   Served *served = g_new0 (Served, 1);
 
+  /* before the first app appears: systemd's unit list comes later, on the main loop */
+  rc_policy_restore_pause (self, self->restored_paused, self->restored_paused_until);
   served->policy = g_object_ref (self);
   served->authority = g_object_ref (authority);
   g_object_set_data_full (G_OBJECT (object), "rc-policy-served", served, served_free);

@@ -83,6 +83,8 @@ struct _RcPolicy {
   guint64         default_tasks_max;
   gboolean        paused;          /* Pause: no automation, no automatic change in force */
   guint64         paused_until;    /* CLOCK_REALTIME usec; 0: until Resume */
+  gboolean        restored_paused; /* the state file's pause, until rc_policy_serve takes it up */
+  guint64         restored_paused_until;
   guint           pause_end_id;
   GCancellable   *cancellable;
 };

@@ -77,9 +77,9 @@ rc_policy_effective_limits (RcPolicy *self,
   RcLimits defaults;
 
   rc_limits_init_reset (&defaults, self->default_tasks_max);
-  rc_policy_resolve_limits (boosted ? &boost->limits : NULL,
-                            unit_api (unit), rule != NULL ? &rule->limits : NULL, unit_applied (unit),
-                            &defaults, out);
+  rc_limits_resolve (boosted ? &boost->limits : NULL,
+                     unit_api (unit), rule != NULL ? &rule->limits : NULL, unit_applied (unit),
+                     &defaults, out);
   /* Sound keeps at least its normal share: a rule (a power-saver one,
    * say) neither lowers its weight below the default nor caps it. */
   if (unit->audio && !rc_limits_has (unit_api (unit), RC_LIMIT_CPU_WEIGHT) &&
@@ -340,8 +340,8 @@ rc_policy_prepare_start (RcPolicy       *self,
     return FALSE;
   start = g_new0 (Start, 1);
 
-  rc_policy_resolve_limits (NULL, requested, rule != NULL ? &rule->limits : NULL, &none, &none,
-                            out_limits);
+  rc_limits_resolve (NULL, requested, rule != NULL ? &rule->limits : NULL, &none, &none,
+                     out_limits);
   if (!rc_limits_has (out_limits, RC_LIMIT_CPU_WEIGHT))
     rc_limits_set (out_limits, RC_LIMIT_CPU_WEIGHT, RC_WEIGHT_DEFAULT);
   out_limits->force = FALSE;
@@ -775,14 +775,9 @@ rc_policy_new (RcRegistry     *registry,
   self->power_watch = g_object_ref (power_watch);
   self->state_file = g_strdup (state_file);
   self->actions = rc_action_log_new (0);
-  {
-    gboolean paused;
-    guint64 paused_until;
-
-    rc_policy_state_load (self->state_file, &self->restored_boosted, &self->restored_frozen,
-                          &paused, &paused_until);
-    rc_policy_restore_pause (self, paused, paused_until);
-  }
+  /* a pause in the state file is taken up when the policy is served */
+  rc_policy_state_load (self->state_file, &self->restored_boosted, &self->restored_frozen,
+                        &self->restored_paused, &self->restored_paused_until);
   g_signal_connect_object (registry, "app-added", G_CALLBACK (app_added_cb), self, 0);
   g_signal_connect_object (registry, "app-removed", G_CALLBACK (app_removed_cb), self, 0);
   g_signal_connect_object (rules, "changed", G_CALLBACK (rules_changed_cb), self, 0);

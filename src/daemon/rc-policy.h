@@ -53,17 +53,6 @@ RcPolicy *rc_policy_new (RcRegistry     *registry,
                          RcPowerWatch   *power_watch,
                          const char     *state_file);
 
-/* Which value each limit should have, first found: @boost (NULL unless the
- * app holds the boost), @api (set through the API), @rule (NULL: none),
- * and for a limit that has been applied (@applied) but no one sets any
- * more, @defaults. A limit no one ever set is left out of @out_limits. */
-void      rc_policy_resolve_limits (const RcLimits *boost,
-                                    const RcLimits *api,
-                                    const RcLimits *rule,
-                                    const RcLimits *applied,
-                                    const RcLimits *defaults,
-                                    RcLimits       *out_limits);
-
 /* The API is about to have systemd apply @limits to @app: they become the
  * app's API values, and limits the boost holds are replaced by the boost's
  * values in @limits, so the boost stays in force until the app loses it. */
@@ -119,7 +108,8 @@ gboolean  rc_policy_is_paused (RcPolicy *self,
  * the policy's precedence (rc-policy-sources.c lists the kinds). */
 GVariant *rc_policy_get_limit_sources (RcPolicy  *self,
                                        GPtrArray *apps);
-/* Serves GetLimitSources, Pause and Resume on @object (asking @authority
+/* Takes up a pause the state file kept, then serves GetLimitSources, Pause
+ * and Resume on @object (asking @authority
  * for the last two), keeps its Paused and PausedUntil properties, and
  * serves the action record (rc_action_log_serve). */
 void      rc_policy_serve (RcPolicy              *self,

@@ -161,8 +161,8 @@ wanted_limits (RcSlices *self,
   RcLimits defaults;
 
   rc_limits_init_reset (&defaults, G_MAXUINT64);
-  rc_policy_resolve_limits (NULL, &self->slices[i].api, rule, &self->slices[i].applied,
-                            &defaults, out);
+  rc_limits_resolve (NULL, &self->slices[i].api, rule, &self->slices[i].applied,
+                     &defaults, out);
 }
 
 static void

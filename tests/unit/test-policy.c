@@ -54,8 +54,8 @@ test_precedence (gconstpointer data)
   if (c->applied)
     rc_limits_set (&applied, RC_LIMIT_CPU_WEIGHT, 1);
 
-  rc_policy_resolve_limits (c->boosted ? &boost : NULL, &api, c->rule == NO_RULE ? NULL : &rule,
-                            &applied, &defaults, &out);
+  rc_limits_resolve (c->boosted ? &boost : NULL, &api, c->rule == NO_RULE ? NULL : &rule,
+                     &applied, &defaults, &out);
 
   if (c->expected == NONE)
     g_assert_false (rc_limits_has (&out, RC_LIMIT_CPU_WEIGHT));
@@ -81,7 +81,7 @@ test_defaults (void)
   rc_limits_init_reset (&defaults, 4915);
   for (RcLimit limit = 0; limit < RC_N_LIMITS; limit++)
     rc_limits_set (&applied, limit, 1);
-  rc_policy_resolve_limits (NULL, &none, NULL, &applied, &defaults, &out);
+  rc_limits_resolve (NULL, &none, NULL, &applied, &defaults, &out);
   for (RcLimit limit = 0; limit < RC_N_LIMITS; limit++)
     {
       g_assert_true (rc_limits_has (&out, limit));
