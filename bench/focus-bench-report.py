@@ -103,17 +103,19 @@ def plot(figures, png):
         print('focus-bench-report: no plot: python3-matplotlib is not installed '
               '(tools/install-deps.sh installs it)', file=sys.stderr)
         return False
-    fig, ax = plt.subplots(figsize=(10, 4.5), dpi=100)
-    for name, fig_ in figures.items():
-        ax.plot([t / 1000 for t in fig_['times_ms']], fig_['intervals_ms'], linewidth=0.8,
-                label=f"{LABELS.get(name, name)}: p99 {fig_['p99_ms']:.1f} ms, {fig_['missed']} missed")
     period = next(iter(figures.values()))['period_ms']
-    ax.axhline(period, color='grey', linestyle=':', linewidth=0.8)
-    ax.set_ylim(0, max(6 * period, min(200, max(max(f['intervals_ms']) for f in figures.values()) * 1.05)))
-    ax.set_xlabel('time in the measured run (s)')
-    ax.set_ylabel('frame interval (ms)')
-    ax.set_title('focus-bench: the focused app\'s frame intervals under load (60 Hz: 16.7 ms)')
-    ax.legend(loc='upper right', fontsize=8)
+    top = max(6 * period, min(200, max(max(f['intervals_ms']) for f in figures.values()) * 1.05))
+    fig, axes = plt.subplots(len(figures), 1, figsize=(10, 1.2 + 1.9 * len(figures)), dpi=100,
+                             sharex=True, sharey=True, squeeze=False)
+    for ax, (name, f) in zip(axes[:, 0], figures.items()):
+        ax.plot([t / 1000 for t in f['times_ms']], f['intervals_ms'], linewidth=0.7)
+        ax.axhline(period, color='grey', linestyle=':', linewidth=0.8)
+        ax.set_ylim(0, top)
+        ax.set_ylabel('ms')
+        ax.set_title(f"{LABELS.get(name, name)}: p99 {f['p99_ms']:.1f} ms, {f['missed']} of "
+                     f"{f['ticks']} frames missed", fontsize=9, loc='left')
+    axes[-1, 0].set_xlabel('time in the measured run (s)')
+    fig.suptitle('focus-bench: the focused app\'s frame intervals under load (60 Hz: 16.7 ms, dotted)')
     fig.tight_layout()
     fig.savefig(png)
     return True
