@@ -9,10 +9,37 @@
 
 #define ACTION_TYPE "(tsssssss)"
 
+/* One string the entries share, with how many of their fields point at
+ * it; the table holds it while that count is above zero. */
+typedef struct {
+  guint refs;
+  char  text[];
+} SharedString;
+
+/* One entry, packed: the strings repeat from entry to entry (a unit, its
+ * AppID, the kind, the key, the reason, and values such as "100"), so each
+ * field points into the log's table of shared strings rather than owning a
+ * copy. 64 bytes an entry in the ring's one array; the GVariant GetActions
+ * and ActionTaken give is built only when asked for. */
+typedef struct {
+  guint64     time_usec;
+  const char *unit;
+  const char *app_id;
+  const char *kind;
+  const char *key;
+  const char *old_value;
+  const char *new_value;
+  const char *reason;
+} ActionEntry;
+
 struct _RcActionLog {
   GObject         parent_instance;
-  GQueue          entries;        /* GVariant (tsssssss), oldest first */
+  ActionEntry    *ring;           /* allocated as it fills, up to capacity */
+  guint           allocated;
+  guint           head;           /* the oldest entry */
+  guint           length;
   guint           capacity;
+  GHashTable     *strings;        /* text -> itself, inside a SharedString */
   RcJournalWriter writer;
   gpointer        writer_data;
 };
@@ -111,6 +138,100 @@ format_limit (RcLimit limit,
   return text != NULL ? text : g_strdup_printf ("%" G_GUINT64_FORMAT, value);
 }
 
+/* @text from the table, counted once more; added when new. */
+static const char *
+shared_string_acquire (RcActionLog *self,
+                       const char  *text)
+{
+  char *found = g_hash_table_lookup (self->strings, text);
+  SharedString *shared;
+  gsize size;
+
+  if (found != NULL)
+    {
+      shared = (SharedString *) (found - G_STRUCT_OFFSET (SharedString, text));
+      shared->refs++;
+      return found;
+    }
+  size = strlen (text) + 1;
+  shared = g_malloc (sizeof (SharedString) + size);
+  shared->refs = 1;
+  memcpy (shared->text, text, size);
+  g_hash_table_add (self->strings, shared->text);
+  return shared->text;
+}
+
+/* Counts one field fewer pointing at @text; the last one frees it. */
+static void
+shared_string_release (RcActionLog *self,
+                       const char  *text)
+{
+  SharedString *shared = (SharedString *) (text - G_STRUCT_OFFSET (SharedString, text));
+
+  if (--shared->refs > 0)
+    return;
+  g_hash_table_remove (self->strings, text);
+  g_free (shared);
+}
+
+static void
+action_entry_clear (RcActionLog *self,
+                    ActionEntry *entry)
+{
+  shared_string_release (self, entry->unit);
+  shared_string_release (self, entry->app_id);
+  shared_string_release (self, entry->kind);
+  shared_string_release (self, entry->key);
+  shared_string_release (self, entry->old_value);
+  shared_string_release (self, entry->new_value);
+  shared_string_release (self, entry->reason);
+}
+
+/* The @index-th entry, oldest first. */
+static ActionEntry *
+ring_entry (RcActionLog *self,
+            guint        index)
+{
+  return &self->ring[(self->head + index) % self->allocated];
+}
+
+/* A new slot at the tail: the array grows until it holds @capacity
+ * entries (it wraps only once full, so growing never splits it), then the
+ * oldest entry gives up its place. */
+static ActionEntry *
+ring_push (RcActionLog *self)
+{
+  ActionEntry *slot;
+
+  if (self->length < self->capacity && self->length == self->allocated)
+    {
+      self->allocated = MIN (self->capacity, MAX (16, self->allocated * 2));
+      self->ring = g_renew (ActionEntry, self->ring, self->allocated);
+    }
+  if (self->length == self->capacity)
+    {
+      slot = ring_entry (self, 0);
+      action_entry_clear (self, slot);
+      self->head = (self->head + 1) % self->allocated;
+      return slot;
+    }
+  self->length++;
+  return ring_entry (self, self->length - 1);
+}
+
+static GVariant *
+action_entry_to_variant (const ActionEntry *entry)
+{
+  return g_variant_new (ACTION_TYPE, entry->time_usec, entry->unit, entry->app_id, entry->kind,
+                        entry->key, entry->old_value, entry->new_value, entry->reason);
+}
+
+guint
+rc_action_log_count_strings (RcActionLog *self)
+{
+  return g_hash_table_size (self->strings);
+}
+
 RcActionLog *
 rc_action_log_new (guint capacity)
 {
@@ -143,18 +264,23 @@ rc_action_log_add (RcActionLog *self,
                    const char  *new_value,
                    const char  *reason)
 {
-  GVariant *action = g_variant_ref_sink (g_variant_new (ACTION_TYPE, (guint64) g_get_real_time (),
-                                                        unit, app_id, kind, key, old_value,
-                                                        new_value, reason));
-  g_auto(GStrv) fields = rc_action_journal_fields (action);
+  ActionEntry *entry = ring_push (self);
+  g_autoptr(GVariant) action = NULL;
+  g_auto(GStrv) fields = NULL;
 
-  /* kept serialised: one block per entry rather than a tree of nine */
-  g_variant_get_data (action);
+  entry->time_usec = (guint64) g_get_real_time ();
+  entry->unit = shared_string_acquire (self, unit);
+  entry->app_id = shared_string_acquire (self, app_id);
+  entry->kind = shared_string_acquire (self, kind);
+  entry->key = shared_string_acquire (self, key);
+  entry->old_value = shared_string_acquire (self, old_value);
+  entry->new_value = shared_string_acquire (self, new_value);
+  entry->reason = shared_string_acquire (self, reason);
+  /* the tuple lives only for the journal and the signal */
+  action = g_variant_ref_sink (action_entry_to_variant (entry));
+  fields = rc_action_journal_fields (action);
   g_debug ("Action: %s", fields[1] + strlen ("MESSAGE="));
   self->writer ((const char * const *) fields, self->writer_data);
-  g_queue_push_tail (&self->entries, action);
-  while (self->entries.length > self->capacity)
-    g_variant_unref (g_queue_pop_head (&self->entries));
   g_signal_emit (self, signals[SIGNAL_ACTION_TAKEN], 0, action);
 }
 
@@ -219,18 +345,15 @@ rc_action_log_get (RcActionLog *self,
 {
   g_auto(GVariantBuilder) builder = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a" ACTION_TYPE));
 
-  for (GList *l = self->entries.head; l != NULL; l = l->next)
+  for (guint i = 0; i < self->length; i++)
     {
-      const char *unit, *app_id;
-      guint64 time_usec;
+      const ActionEntry *entry = ring_entry (self, i);
 
-      g_variant_get (l->data, "(t&s&s&s&s&s&s&s)", &time_usec, &unit, &app_id, NULL, NULL, NULL,
-                     NULL, NULL);
-      if (time_usec < since_usec)
+      if (entry->time_usec < since_usec)
         continue;
-      if (*app != '\0' && !g_str_equal (app, app_id) && !g_str_equal (app, unit))
+      if (*app != '\0' && !g_str_equal (app, entry->app_id) && !g_str_equal (app, entry->unit))
         continue;
-      g_variant_builder_add_value (&builder, l->data);
+      g_variant_builder_add_value (&builder, action_entry_to_variant (entry));
     }
   return g_variant_builder_end (&builder);
 }
@@ -283,7 +406,10 @@ rc_action_log_finalize (GObject *object)
 {
   RcActionLog *self = RC_ACTION_LOG (object);
 
-  g_queue_clear_full (&self->entries, (GDestroyNotify) g_variant_unref);
+  for (guint i = 0; i < self->length; i++)
+    action_entry_clear (self, ring_entry (self, i));
+  g_clear_pointer (&self->ring, g_free);
+  g_clear_pointer (&self->strings, g_hash_table_unref);
   G_OBJECT_CLASS (rc_action_log_parent_class)->finalize (object);
 }
 
@@ -299,6 +425,6 @@ rc_action_log_class_init (RcActionLogClass *klass)
 static void
 rc_action_log_init (RcActionLog *self)
 {
-  g_queue_init (&self->entries);
+  self->strings = g_hash_table_new (g_str_hash, g_str_equal);
   self->writer = journal_write;
 }

@@ -90,6 +90,31 @@ test_the_default_bound (void)
   g_assert_cmpuint (g_variant_n_children (actions), ==, RC_ACTION_LOG_SIZE);
 }
 
+/* Entries share their strings: seven fields repeated over the ring are
+ * seven strings, and a string goes when the last entry that used it does. */
+static void
+test_strings_are_shared (void)
+{
+  g_autoptr(GPtrArray) sent = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(RcActionLog) log = new_log (3, sent);
+  g_autofree char *all = NULL;
+
+  g_assert_cmpuint (rc_action_log_count_strings (log), ==, 0);
+  for (int i = 0; i < 3; i++)
+    add (log, "app-a-org.example.A-1.scope", "org.example.A", "300");
+  /* unit, AppID, "boost", "CPUWeight", "100", "300", the reason */
+  g_assert_cmpuint (rc_action_log_count_strings (log), ==, 7);
+  add (log, "app-b-org.example.B-2.scope", "org.example.B", "300");
+  add (log, "app-b-org.example.B-2.scope", "org.example.B", "300");
+  /* one entry of A is left: its unit and AppID stay */
+  g_assert_cmpuint (rc_action_log_count_strings (log), ==, 9);
+  add (log, "app-b-org.example.B-2.scope", "org.example.B", "200");
+  /* A's last entry gone, and its strings with it; "200" came */
+  g_assert_cmpuint (rc_action_log_count_strings (log), ==, 8);
+  all = joined (rc_action_log_get (log, "org.example.B", 0));
+  g_assert_cmpstr (all, ==, "300 300 200");
+}
+
 static void
 test_filters (void)
 {
@@ -205,6 +230,7 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/action-log/ring-drops-oldest", test_the_ring_drops_the_oldest);
   g_test_add_func ("/action-log/default-bound", test_the_default_bound);
+  g_test_add_func ("/action-log/strings-are-shared", test_strings_are_shared);
   g_test_add_func ("/action-log/filters", test_filters);
   g_test_add_func ("/action-log/journal-fields", test_journal_fields);
   g_test_add_func ("/action-log/message-ids-differ", test_message_ids_differ);
