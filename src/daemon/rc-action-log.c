@@ -35,8 +35,7 @@ typedef struct {
 
 struct _RcActionLog {
   GObject         parent_instance;
-  ActionEntry    *ring;           /* allocated as it fills, up to capacity */
-  guint           allocated;
+  ActionEntry    *ring;           /* capacity entries, taken at the first */
   guint           head;           /* the oldest entry */
   guint           length;
   guint           capacity;
@@ -193,27 +192,25 @@ static ActionEntry *
 ring_entry (RcActionLog *self,
             guint        index)
 {
-  return &self->ring[(self->head + index) % self->allocated];
+  return &self->ring[(self->head + index) % self->capacity];
 }
 
-/* A new slot at the tail: the array grows until it holds @capacity
- * entries (it wraps only once full, so growing never splits it), then the
- * oldest entry gives up its place. */
+/* A new slot at the tail; once full, the oldest entry gives up its place. The
+ * array is taken whole at the first entry: malloc gives pages only as the ring
+ * writes them, where growing it by doubling would leave as much again in freed
+ * smaller arrays. */
 static ActionEntry *
 ring_push (RcActionLog *self)
 {
   ActionEntry *slot;
 
-  if (self->length < self->capacity && self->length == self->allocated)
-    {
-      self->allocated = MIN (self->capacity, MAX (16, self->allocated * 2));
-      self->ring = g_renew (ActionEntry, self->ring, self->allocated);
-    }
+  if (self->ring == NULL)
+    self->ring = g_new (ActionEntry, self->capacity);
   if (self->length == self->capacity)
     {
       slot = ring_entry (self, 0);
       action_entry_clear (self, slot);
-      self->head = (self->head + 1) % self->allocated;
+      self->head = (self->head + 1) % self->capacity;
       return slot;
     }
   self->length++;
