@@ -257,14 +257,67 @@ def move_boost(conn, units, state, moves):
         rb.rc_call(conn, 'SetForegroundApp', (units[state['i'] % 2],), '(s)')
 
 
-def fill_action_ring(conn, units, state):
-    '''Moves the boost until the record stops growing: full. Returns its number of entries.'''
-    count = action_count(conn)
-    while True:
+# RC_ACTION_LOG_SIZE: the entries the record keeps
+RING_SIZE = 1024
+
+
+def new_actions(conn, since):
+    '''How many entries were made at or after `since` (CLOCK_REALTIME, us), and the time to
+    ask from next: a reply of the latest entries, not of the whole record.'''
+    actions = rb.rc_call(conn, 'GetActions', ('', since), '(st)')[0]
+    return len(actions), (max(a[0] for a in actions) + 1 if actions else since)
+
+
+def fill_action_ring(conn, units, state, pid):
+    '''Moves the boost until it has made a full record of entries, counted from the
+    entries made since the last look (a reply of the whole record would leave its own
+    garbage in malloc's arenas: that is measured apart). Returns the entries made, the
+    daemon's CPU seconds over the moves and their number.'''
+    since = int(time.time() * 1e6)
+    made = moves = 0
+    cpu_s = 0.0
+    while made < RING_SIZE:
+        cpu0 = rb.cpu_seconds(pid)
         move_boost(conn, units, state, 128)
-        was, count = count, action_count(conn)
-        if count == was:
-            return count
+        cpu_s += rb.cpu_seconds(pid) - cpu0
+        moves += 128
+        n, since = new_actions(conn, since)
+        made += n
+    return made, cpu_s, moves
+
+
+def repeat_foreground(conn, unit, calls):
+    '''The same call as a move, naming the app that has the boost already: no entry.'''
+    for _ in range(calls):
+        rb.rc_call(conn, 'SetForegroundApp', (unit,), '(s)')
+
+
+def measure_recording_cpu(conn, units, state, pid, cpu_s, entries, moves):
+    '''The daemon's CPU per entry made. The moves' CPU, over the entries they made, less:
+    that of as many calls that move nothing (the polkit check, the lookup, the reply; the
+    figure left is an upper bound, the change and its record), and less two unrecorded
+    writes a move (a SetWeight through the API less a call moving nothing: a move takes the
+    boost back from one app and gives it to the other) for the record alone.'''
+    if not entries:
+        return None
+    held = units[state['i'] % 2]
+    cpu0 = rb.cpu_seconds(pid)
+    repeat_foreground(conn, held, moves)
+    idle_calls_s = rb.cpu_seconds(pid) - cpu0
+    other = units[(state['i'] + 1) % 2]
+    cpu0 = rb.cpu_seconds(pid)
+    for i in range(moves):
+        rb.rc_call(conn, 'SetWeight', (other, 200 + i % 2 * 100), '(st)')
+    writes_s = rb.cpu_seconds(pid) - cpu0
+    rb.rc_call(conn, 'SetWeight', (other, 100), '(st)')
+    change_s = max(0.0, cpu_s - idle_calls_s)
+    record_s = max(0.0, change_s - 2 * max(0.0, writes_s - idle_calls_s))
+    return {'moves': moves, 'entries': entries, 'cpu_ms_moves': round(cpu_s * 1000, 1),
+            'cpu_ms_calls_moving_nothing': round(idle_calls_s * 1000, 1),
+            'cpu_ms_set_weight_calls': round(writes_s * 1000, 1),
+            'cpu_ms_per_entry_with_call': round(cpu_s * 1000 / entries, 3),
+            'cpu_ms_per_entry_with_writes': round(change_s * 1000 / entries, 3),
+            'cpu_ms_per_entry': round(record_s * 1000 / entries, 3)}
 
 
 def measure_action_ring(env, prof, pid):
@@ -272,24 +325,37 @@ def measure_action_ring(env, prof, pid):
     daemon's own (the boost moving, as a focus source moves it), not made up by a hook. A
     second round through the whole ring (not with --quick: a move costs a polkit check,
     some 18 ms on the host) shows the figure once old entries are freed and new ones take
-    their place.'''
+    their place. Then the daemon's CPU per entry, and its wake-ups at rest with the record
+    full.'''
     conn = env.conn
     before = rb.memory(pid)
     state = {'i': 0}
     t0 = time.monotonic()
-    entries = fill_action_ring(conn, env.units, state)
+    made, cpu_s, moves = fill_action_ring(conn, env.units, state, pid)
     full = rb.memory(pid)
     again = None
     if not prof.quick:
-        move_boost(conn, env.units, state, entries)
+        move_boost(conn, env.units, state, RING_SIZE)
         again = rb.memory(pid)
+    cpu = measure_recording_cpu(conn, env.units, state, pid, cpu_s, made, moves)
+    # one reply of the whole record: what GDBus leaves in malloc's arenas after sending it
+    entries = action_count(conn)
+    after_reply = rb.memory(pid)
     rb.rc_call(conn, 'SetForegroundApp', ('',), '(s)')
+    rb.log(f'  idle for {prof.idle_s} s with the record full')
+    idle = measure_idle(pid, prof.idle_s)
     added = max(full['RssAnon_kib'], again['RssAnon_kib'] if again else 0) - before['RssAnon_kib']
     out = {'apps': len(env.units), 'entries': entries, 'moves': state['i'],
            'fill_s': round(time.monotonic() - t0, 1),
            'rss_anon_kib_before': before['RssAnon_kib'], 'rss_anon_kib_full': full['RssAnon_kib'],
            'rss_anon_kib_full_again': again['RssAnon_kib'] if again else None, 'rss_anon_kib_added': added,
-           'bytes_per_entry': round(added * 1024 / entries) if entries else None}
+           'bytes_per_entry': round(added * 1024 / entries) if entries else None,
+           'rss_anon_kib_after_full_reply': after_reply['RssAnon_kib'],
+           'rss_anon_kib_added_with_full_reply': after_reply['RssAnon_kib'] - before['RssAnon_kib'],
+           'cpu': cpu, 'idle': idle,
+           'wakeups_at_rest': idle['voluntary_ctxt_switches'] + idle['nonvoluntary_ctxt_switches']}
+    if cpu is not None:
+        out['cpu_ms_per_event'] = cpu['cpu_ms_per_entry']
     if len(env.units) == 1000:
         out['rss_anon_kib_at_1000'] = added
     return out
@@ -503,6 +569,23 @@ def print_table(res, out=sys.stdout):
           f'{ring["rss_anon_kib_before"]} -> {ring["rss_anon_kib_full"]}, a second round through it '
           f'{again if again is not None else "not run (quick)"}: +{ring["rss_anon_kib_added"]} KiB, '
           f'{ring["bytes_per_entry"]} bytes an entry{judged}')
+        if 'rss_anon_kib_after_full_reply' in ring:
+            p(f'  after one GetActions of the whole record: RssAnon {ring["rss_anon_kib_after_full_reply"]}, '
+              f'+{ring["rss_anon_kib_added_with_full_reply"]} KiB (the reply\'s garbage in malloc\'s arenas)')
+        cpu, idle = ring.get('cpu'), ring.get('idle')
+        if cpu:
+            budget = budgets.capability('action_record')['cpu_ms_per_event']
+            p(f'  the action record\'s CPU: {cpu["moves"]} moves made {cpu["entries"]} entries in '
+              f'{cpu["cpu_ms_moves"]} ms; as many calls moving nothing {cpu["cpu_ms_calls_moving_nothing"]} ms, '
+              f'SetWeight calls {cpu.get("cpu_ms_set_weight_calls", "-")} ms: an entry '
+              f'{cpu["cpu_ms_per_entry_with_call"]} ms with its call, '
+              f'{cpu.get("cpu_ms_per_entry_with_writes", "-")} with the writes to systemd, '
+              f'{cpu["cpu_ms_per_entry"]} ms recorded; budget {budget} ms: '
+              + ('met' if cpu['cpu_ms_per_entry'] <= budget else 'MISSED'))
+        if idle:
+            rest = 'met' if ring['wakeups_at_rest'] == 0 else 'MISSED'
+            p(f'  at rest with the record full, {idle["seconds"]} s: {ring["wakeups_at_rest"]} context '
+              f'switches, {idle["cpu_ms"]} ms CPU, budget 0: {rest}')
     if 'throughput' in f:
         p()
         p('Throughput (closed loop, one call in flight per client)')

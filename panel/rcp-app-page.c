@@ -259,10 +259,14 @@ app_changed_cb (RcpAppPage *self)
   g_autofree char *usage = NULL;
   g_autofree char *priority = NULL;
   g_autofree char *now = NULL;
+  /* a group's title and description are always Pango markup (libadwaita 1.2 has no
+   * switch for them): escaped, the desktop file's name shows as written */
+  g_autofree char *name = g_markup_escape_text (rcp_app_get_name (app), -1);
+  g_autofree char *app_id = g_markup_escape_text (rcp_app_get_app_id (app), -1);
 
   self->updating = TRUE;
-  adw_preferences_group_set_title (self->status_group, rcp_app_get_name (app));
-  adw_preferences_group_set_description (self->status_group, rcp_app_get_app_id (app));
+  adw_preferences_group_set_title (self->status_group, name);
+  adw_preferences_group_set_description (self->status_group, app_id);
   usage = rcp_format_usage (rcp_app_get_n_instances (app), rcp_app_get_cpu_percent (app),
                             rcp_app_get_memory_current (app), memory_max);
   adw_action_row_set_subtitle (self->usage_row, usage);

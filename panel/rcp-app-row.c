@@ -95,6 +95,8 @@ rcp_app_row_class_init (RcpAppRowClass *klass)
 static void
 rcp_app_row_init (RcpAppRow *self)
 {
+  /* the name is the desktop file's: text, never markup */
+  adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (self), FALSE);
 }
 
 GtkWidget *

@@ -21,11 +21,14 @@ toast (GtkWidget  *widget,
        const char *text)
 {
   GtkWidget *overlay = gtk_widget_get_ancestor (widget, ADW_TYPE_TOAST_OVERLAY);
+  /* a toast's title is Pango markup (no switch before libadwaita 1.4), and the
+   * text can hold the daemon's error message or an app's name */
+  g_autofree char *escaped = g_markup_escape_text (text, -1);
   AdwToast *t;
 
   if (overlay == NULL)
     return;
-  t = adw_toast_new (text);
+  t = adw_toast_new (escaped);
   adw_toast_set_timeout (t, 4);
   adw_toast_overlay_add_toast (ADW_TOAST_OVERLAY (overlay), t);
 }

@@ -66,6 +66,7 @@ show_rules (RcpRulesPage *self,
       /* The words `resourcectl rule list` uses too (common's table). */
       g_autofree char *description = rc_limit_format_rule (keys, " ", " · ");
 
+      adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
       adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), app_id);
       adw_action_row_set_subtitle (row, description);
       gtk_widget_set_valign (button, GTK_ALIGN_CENTER);

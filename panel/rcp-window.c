@@ -230,8 +230,11 @@ show_pending_app (RcpWindow *self)
     open_app (self, app);
   else
     {
+      /* a toast's title is markup: the name escaped */
+      g_autofree char *title = g_markup_printf_escaped ("%s is no longer running", wanted);
+
       show_main (self);
-      add_toast (self, adw_toast_new_format ("%s is no longer running", wanted));
+      add_toast (self, adw_toast_new (title));
     }
 }
 
@@ -277,7 +280,8 @@ apps_changed_cb (GListModel *apps,
   if (shown != NULL && removed > 0 &&
       rcp_client_lookup_app (self->client, rcp_app_get_app_id (shown)) != shown)
     {
-      AdwToast *toast = adw_toast_new_format ("%s stopped", rcp_app_get_name (shown));
+      g_autofree char *title = g_markup_printf_escaped ("%s stopped", rcp_app_get_name (shown));
+      AdwToast *toast = adw_toast_new (title);
 
       show_main (self);
       add_toast (self, toast);

@@ -8,11 +8,38 @@
 #include <systemd/sd-journal.h>
 
 #define ACTION_TYPE "(tsssssss)"
+#define GVARIANT_ALIGN8(n) (((n) + 7) & ~(gsize) 7)
+
+/* One string the entries share, with how many of their fields point at
+ * it; the table holds it while that count is above zero. */
+typedef struct {
+  guint refs;
+  char  text[];
+} SharedString;
+
+/* One entry, packed: the strings repeat from entry to entry (a unit, its
+ * AppID, the kind, the key, the reason, and values such as "100"), so each
+ * field points into the log's table of shared strings rather than owning a
+ * copy. 64 bytes an entry in the ring's one array; the GVariant GetActions
+ * and ActionTaken give is built only when asked for. */
+typedef struct {
+  guint64     time_usec;
+  const char *unit;
+  const char *app_id;
+  const char *kind;
+  const char *key;
+  const char *old_value;
+  const char *new_value;
+  const char *reason;
+} ActionEntry;
 
 struct _RcActionLog {
   GObject         parent_instance;
-  GQueue          entries;        /* GVariant (tsssssss), oldest first */
+  ActionEntry    *ring;           /* capacity entries, taken at the first */
+  guint           head;           /* the oldest entry */
+  guint           length;
   guint           capacity;
+  GHashTable     *strings;        /* text -> itself, inside a SharedString */
   RcJournalWriter writer;
   gpointer        writer_data;
 };
@@ -111,6 +138,98 @@ rc_action_format_limit (RcLimit limit,
   return text != NULL ? text : g_strdup_printf ("%" G_GUINT64_FORMAT, value);
 }
 
+/* @text from the table, counted once more; added when new. */
+static const char *
+shared_string_acquire (RcActionLog *self,
+                       const char  *text)
+{
+  char *found = g_hash_table_lookup (self->strings, text);
+  SharedString *shared;
+  gsize size;
+
+  if (found != NULL)
+    {
+      shared = (SharedString *) (found - G_STRUCT_OFFSET (SharedString, text));
+      shared->refs++;
+      return found;
+    }
+  size = strlen (text) + 1;
+  shared = g_malloc (sizeof (SharedString) + size);
+  shared->refs = 1;
+  memcpy (shared->text, text, size);
+  g_hash_table_add (self->strings, shared->text);
+  return shared->text;
+}
+
+/* Counts one field fewer pointing at @text; the last one frees it. */
+static void
+shared_string_release (RcActionLog *self,
+                       const char  *text)
+{
+  SharedString *shared = (SharedString *) (text - G_STRUCT_OFFSET (SharedString, text));
+
+  if (--shared->refs > 0)
+    return;
+  g_hash_table_remove (self->strings, text);
+  g_free (shared);
+}
+
+static void
+action_entry_clear (RcActionLog *self,
+                    ActionEntry *entry)
+{
+  shared_string_release (self, entry->unit);
+  shared_string_release (self, entry->app_id);
+  shared_string_release (self, entry->kind);
+  shared_string_release (self, entry->key);
+  shared_string_release (self, entry->old_value);
+  shared_string_release (self, entry->new_value);
+  shared_string_release (self, entry->reason);
+}
+
+/* The @index-th entry, oldest first. */
+static ActionEntry *
+ring_entry (RcActionLog *self,
+            guint        index)
+{
+  return &self->ring[(self->head + index) % self->capacity];
+}
+
+/* A new slot at the tail; once full, the oldest entry gives up its place. The
+ * array is taken whole at the first entry: malloc gives pages only as the ring
+ * writes them, where growing it by doubling would leave as much again in freed
+ * smaller arrays. */
+static ActionEntry *
+ring_push (RcActionLog *self)
+{
+  ActionEntry *slot;
+
+  if (self->ring == NULL)
+    self->ring = g_new (ActionEntry, self->capacity);
+  if (self->length == self->capacity)
+    {
+      slot = ring_entry (self, 0);
+      action_entry_clear (self, slot);
+      self->head = (self->head + 1) % self->capacity;
+      return slot;
+    }
+  self->length++;
+  return ring_entry (self, self->length - 1);
+}
+
+static GVariant *
+action_entry_to_variant (const ActionEntry *entry)
+{
+  return g_variant_new (ACTION_TYPE, entry->time_usec, entry->unit, entry->app_id, entry->kind,
+                        entry->key, entry->old_value, entry->new_value, entry->reason);
+}
+
+guint
+rc_action_log_count_strings (RcActionLog *self)
+{
+  return g_hash_table_size (self->strings);
+}
+
 RcActionLog *
 rc_action_log_new (guint capacity)
 {
@@ -143,18 +262,23 @@ rc_action_log_add (RcActionLog *self,
                    const char  *new_value,
                    const char  *reason)
 {
-  GVariant *action = g_variant_ref_sink (g_variant_new (ACTION_TYPE, (guint64) g_get_real_time (),
-                                                        unit, app_id, kind, key, old_value,
-                                                        new_value, reason));
-  g_auto(GStrv) fields = rc_action_journal_fields (action);
+  ActionEntry *entry = ring_push (self);
+  g_autoptr(GVariant) action = NULL;
+  g_auto(GStrv) fields = NULL;
 
-  /* kept serialised: one block per entry rather than a tree of nine */
-  g_variant_get_data (action);
+  entry->time_usec = (guint64) g_get_real_time ();
+  entry->unit = shared_string_acquire (self, unit);
+  entry->app_id = shared_string_acquire (self, app_id);
+  entry->kind = shared_string_acquire (self, kind);
+  entry->key = shared_string_acquire (self, key);
+  entry->old_value = shared_string_acquire (self, old_value);
+  entry->new_value = shared_string_acquire (self, new_value);
+  entry->reason = shared_string_acquire (self, reason);
+  /* the tuple lives only for the journal and the signal */
+  action = g_variant_ref_sink (action_entry_to_variant (entry));
+  fields = rc_action_journal_fields (action);
   g_debug ("Action: %s", fields[1] + strlen ("MESSAGE="));
   self->writer ((const char * const *) fields, self->writer_data);
-  g_queue_push_tail (&self->entries, action);
-  while (self->entries.length > self->capacity)
-    g_variant_unref (g_queue_pop_head (&self->entries));
   g_signal_emit (self, signals[SIGNAL_ACTION_TAKEN], 0, action);
 }
 
@@ -212,27 +336,151 @@ rc_action_power_reason (const char *profile,
   return g_strdup ("on AC power");
 }
 
+/* GetActions' reply is written here in GVariant's serialised form (see "GVariant
+ * Serialisation" in GLib's docs), straight from the entries: one block the size of
+ * the reply (some 130 KiB for a full ring), where a builder's tree of nine nodes an
+ * entry would take some 1.7 MiB at its peak, which malloc keeps after the reply. */
+
+/* The size of a container of @body bytes and @n framing offsets, the offsets as
+ * small as that size allows. */
+static gsize
+framed_size (gsize body,
+             gsize n)
+{
+  if (body + n <= G_MAXUINT8)
+    return body + n;
+  if (body + 2 * n <= G_MAXUINT16)
+    return body + 2 * n;
+  if (body + 4 * n <= G_MAXUINT32)
+    return body + 4 * n;
+  return body + 8 * n;
+}
+
+static guint
+offset_size (gsize container_size)
+{
+  if (container_size > G_MAXUINT32)
+    return 8;
+  if (container_size > G_MAXUINT16)
+    return 4;
+  if (container_size > G_MAXUINT8)
+    return 2;
+  return container_size > 0 ? 1 : 0;
+}
+
+static void
+write_offset (guint8 *dest,
+              gsize   value,
+              guint   size)
+{
+  for (guint i = 0; i < size; i++)
+    dest[i] = (guint8) (value >> (8 * i));
+}
+
+#define N_ENTRY_STRINGS 7
+
+static void
+entry_strings (const ActionEntry *entry,
+               const char       **out_strings)
+{
+  out_strings[0] = entry->unit;
+  out_strings[1] = entry->app_id;
+  out_strings[2] = entry->kind;
+  out_strings[3] = entry->key;
+  out_strings[4] = entry->old_value;
+  out_strings[5] = entry->new_value;
+  out_strings[6] = entry->reason;
+}
+
+/* (tsssssss): the time, the strings with their NULs, and the end of every string
+ * but the last, from the end backwards. */
+static gsize
+entry_serialised_size (const ActionEntry *entry)
+{
+  const char *strings[N_ENTRY_STRINGS];
+  gsize body = sizeof (guint64);
+
+  entry_strings (entry, strings);
+  for (guint i = 0; i < N_ENTRY_STRINGS; i++)
+    body += strlen (strings[i]) + 1;
+  return framed_size (body, N_ENTRY_STRINGS - 1);
+}
+
+static void
+entry_serialise (const ActionEntry *entry,
+                 guint8            *dest,
+                 gsize              size)
+{
+  const char *strings[N_ENTRY_STRINGS];
+  guint framing = offset_size (size);
+  gsize pos = sizeof (guint64), end = size;
+
+  entry_strings (entry, strings);
+  memcpy (dest, &entry->time_usec, sizeof (guint64));
+  for (guint i = 0; i < N_ENTRY_STRINGS; i++)
+    {
+      gsize length = strlen (strings[i]) + 1;
+
+      memcpy (dest + pos, strings[i], length);
+      pos += length;
+      if (i + 1 < N_ENTRY_STRINGS)
+        {
+          end -= framing;
+          write_offset (dest + end, pos, framing);
+        }
+    }
+}
+
+static gboolean
+entry_matches (const ActionEntry *entry,
+               const char        *app,
+               guint64            since_usec)
+{
+  if (entry->time_usec < since_usec)
+    return FALSE;
+  return *app == '\0' || g_str_equal (app, entry->app_id) || g_str_equal (app, entry->unit);
+}
+
+/* The tuples start 8-aligned (for the t), each followed by its end in the
+ * array's framing offsets. */
 GVariant *
 rc_action_log_get (RcActionLog *self,
                    const char  *app,
                    guint64      since_usec)
 {
-  g_auto(GVariantBuilder) builder = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a" ACTION_TYPE));
+  gsize body = 0, n = 0, total, pos = 0, offsets;
+  g_autoptr(GBytes) bytes = NULL;
+  guint framing;
+  guint8 *data;
 
-  for (GList *l = self->entries.head; l != NULL; l = l->next)
+  for (guint i = 0; i < self->length; i++)
+    if (entry_matches (ring_entry (self, i), app, since_usec))
+      {
+        body = GVARIANT_ALIGN8 (body) + entry_serialised_size (ring_entry (self, i));
+        n++;
+      }
+  if (n == 0)
+    return g_variant_new_array (G_VARIANT_TYPE (ACTION_TYPE), NULL, 0);
+  total = framed_size (body, n);
+  framing = offset_size (total);
+  data = g_malloc0 (total);
+  offsets = body;
+  for (guint i = 0; i < self->length; i++)
     {
-      const char *unit, *app_id;
-      guint64 time_usec;
+      const ActionEntry *entry = ring_entry (self, i);
+      gsize size;
 
-      g_variant_get (l->data, "(t&s&s&s&s&s&s&s)", &time_usec, &unit, &app_id, NULL, NULL, NULL,
-                     NULL, NULL);
-      if (time_usec < since_usec)
+      if (!entry_matches (entry, app, since_usec))
         continue;
-      if (*app != '\0' && !g_str_equal (app, app_id) && !g_str_equal (app, unit))
-        continue;
-      g_variant_builder_add_value (&builder, l->data);
+      pos = GVARIANT_ALIGN8 (pos);
+      size = entry_serialised_size (entry);
+      entry_serialise (entry, data + pos, size);
+      pos += size;
+      write_offset (data + offsets, pos, framing);
+      offsets += framing;
     }
-  return g_variant_builder_end (&builder);
+  bytes = g_bytes_new_take (data, total);
+  return g_variant_new_from_bytes (G_VARIANT_TYPE ("a" ACTION_TYPE), bytes, FALSE);
 }
 
 static gboolean
@@ -283,7 +531,10 @@ rc_action_log_finalize (GObject *object)
 {
   RcActionLog *self = RC_ACTION_LOG (object);
 
-  g_queue_clear_full (&self->entries, (GDestroyNotify) g_variant_unref);
+  for (guint i = 0; i < self->length; i++)
+    action_entry_clear (self, ring_entry (self, i));
+  g_clear_pointer (&self->ring, g_free);
+  g_clear_pointer (&self->strings, g_hash_table_unref);
   G_OBJECT_CLASS (rc_action_log_parent_class)->finalize (object);
 }
 
@@ -299,6 +550,6 @@ rc_action_log_class_init (RcActionLogClass *klass)
 static void
 rc_action_log_init (RcActionLog *self)
 {
-  g_queue_init (&self->entries);
+  self->strings = g_hash_table_new (g_str_hash, g_str_equal);
   self->writer = journal_write;
 }

@@ -106,4 +106,7 @@ const char  *rc_action_message_id (const char *kind);
 void         rc_action_log_serve (RcActionLog           *self,
                                   RcDBusResourceControl *object);
 
+/* How many distinct strings the entries share (for tests). */
+guint        rc_action_log_count_strings (RcActionLog *self);
+
 G_END_DECLS

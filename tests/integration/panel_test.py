@@ -615,6 +615,23 @@ class PanelTest(PanelTestCase):
         self.wait_gone('The Real App', 'LABEL')
         self.wait_shown(APP_NAME, 'LABEL')
 
+    def test_names_are_text_not_markup(self):
+        '''An app's name from its desktop file is shown as it is written, & and < too: in
+        the list and as its page's heading (libadwaita reads those as Pango markup unless
+        told otherwise, and shows nothing for a string that does not parse).'''
+        name = 'Tom & Jerry <beta> <b>bold</b> &amp;'
+        h._write(os.path.join(self.applications_dir, 'org.example.Tom.desktop'),
+                 f'[Desktop Entry]\nType=Application\nName={name}\nExec=/bin/true\n')
+        unit = 'app-gnome-org.example.Tom-7.scope'
+        self.add_app(unit)
+        self.assertEqual(self.get_one(unit)['Name'], name)
+        self.start_panel(wait_for=None)
+        self.wait_shown(name, 'LABEL')
+        self.open_app_page(name)
+        # the window's title and the page's heading, the AppID below it
+        self.wait_shown('org.example.Tom', 'LABEL')
+        self.wait_until(lambda: self.names('LABEL').count(name) == 2, message='the name twice')
+
     def test_polkit_deny_shows_the_daemons_message(self):
         self.set_rules('deny-set-weight')
         expected = self.assert_rc_error('NotAuthorized', 'SetWeight', (APP_ID, 300), '(st)')

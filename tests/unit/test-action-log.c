@@ -90,6 +90,100 @@ test_the_default_bound (void)
   g_assert_cmpuint (g_variant_n_children (actions), ==, RC_ACTION_LOG_SIZE);
 }
 
+/* Entries share their strings: seven fields repeated over the ring are
+ * seven strings, and a string goes when the last entry that used it does. */
+static void
+test_strings_are_shared (void)
+{
+  g_autoptr(GPtrArray) sent = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(RcActionLog) log = new_log (3, sent);
+  g_autofree char *all = NULL;
+
+  g_assert_cmpuint (rc_action_log_count_strings (log), ==, 0);
+  for (int i = 0; i < 3; i++)
+    add (log, "app-a-org.example.A-1.scope", "org.example.A", "300");
+  /* unit, AppID, "boost", "CPUWeight", "100", "300", the reason */
+  g_assert_cmpuint (rc_action_log_count_strings (log), ==, 7);
+  add (log, "app-b-org.example.B-2.scope", "org.example.B", "300");
+  add (log, "app-b-org.example.B-2.scope", "org.example.B", "300");
+  /* one entry of A is left: its unit and AppID stay */
+  g_assert_cmpuint (rc_action_log_count_strings (log), ==, 9);
+  add (log, "app-b-org.example.B-2.scope", "org.example.B", "200");
+  /* A's last entry gone, and its strings with it; "200" came */
+  g_assert_cmpuint (rc_action_log_count_strings (log), ==, 8);
+  all = joined (rc_action_log_get (log, "org.example.B", 0));
+  g_assert_cmpstr (all, ==, "300 300 200");
+}
+
+static void
+keep_taken (RcActionLog *log,
+            GVariant    *action,
+            GPtrArray   *taken)
+{
+  g_ptr_array_add (taken, g_variant_ref (action));
+}
+
+/* GetActions' reply, written by hand from the entries, is byte for byte what
+ * a GVariantBuilder makes of the tuples ActionTaken gave. */
+static void
+assert_reply_as_built (RcActionLog *log,
+                       GPtrArray   *taken,
+                       guint        capacity,
+                       const char  *app)
+{
+  g_auto(GVariantBuilder) builder = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(tsssssss)"));
+  g_autoptr(GVariant) expected = NULL;
+  g_autoptr(GVariant) reply = g_variant_ref_sink (rc_action_log_get (log, app, 0));
+
+  for (guint i = taken->len > capacity ? taken->len - capacity : 0; i < taken->len; i++)
+    {
+      const char *unit, *app_id;
+
+      g_variant_get (g_ptr_array_index (taken, i), "(t&s&s&s&s&s&s&s)", NULL, &unit, &app_id,
+                     NULL, NULL, NULL, NULL, NULL);
+      if (*app == '\0' || g_str_equal (app, unit) || g_str_equal (app, app_id))
+        g_variant_builder_add_value (&builder, g_ptr_array_index (taken, i));
+    }
+  expected = g_variant_ref_sink (g_variant_builder_end (&builder));
+  g_assert_true (g_variant_is_normal_form (reply));
+  g_assert_cmpuint (g_variant_get_size (reply), ==, g_variant_get_size (expected));
+  g_assert_cmpmem (g_variant_get_data (reply), g_variant_get_size (reply),
+                   g_variant_get_data (expected), g_variant_get_size (expected));
+}
+
+static void
+test_reply_is_serialised_right (void)
+{
+  /* framing offsets of 1 byte (three short entries), 2 (a long reason), 4 (the
+   * full ring of 1,024 is over 64 KiB) */
+  guint capacities[] = { 3, 3, RC_ACTION_LOG_SIZE };
+  guint counts[] = { 5, 5, RC_ACTION_LOG_SIZE + 10 };
+  guint reason_lengths[] = { 5, 300, 40 };
+
+  for (gsize c = 0; c < G_N_ELEMENTS (capacities); c++)
+    {
+      g_autoptr(GPtrArray) sent = g_ptr_array_new_with_free_func (g_free);
+      g_autoptr(GPtrArray) taken = g_ptr_array_new_with_free_func ((GDestroyNotify) g_variant_unref);
+      g_autoptr(RcActionLog) log = new_log (capacities[c], sent);
+
+      g_signal_connect (log, "action-taken", G_CALLBACK (keep_taken), taken);
+      assert_reply_as_built (log, taken, capacities[c], "");
+      for (guint i = 0; i < counts[c]; i++)
+        {
+          g_autofree char *value = g_strdup_printf ("%u", i * 7);
+          g_autofree char *reason = g_strnfill (reason_lengths[c] + i % 3, 'r');
+
+          rc_action_log_add (log, i % 2 ? "app-a-org.example.A-1.scope" : "app-b-org.example.B-2.scope",
+                             i % 2 ? "org.example.A" : "org.example.B", RC_ACTION_KIND_BOOST,
+                             i % 5 ? "CPUWeight" : "", "100", value, reason);
+        }
+      assert_reply_as_built (log, taken, capacities[c], "");
+      assert_reply_as_built (log, taken, capacities[c], "org.example.A");
+      assert_reply_as_built (log, taken, capacities[c], "app-b-org.example.B-2.scope");
+      assert_reply_as_built (log, taken, capacities[c], "org.example.C");
+    }
+}
+
 static void
 test_filters (void)
 {
@@ -205,6 +299,8 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/action-log/ring-drops-oldest", test_the_ring_drops_the_oldest);
   g_test_add_func ("/action-log/default-bound", test_the_default_bound);
+  g_test_add_func ("/action-log/strings-are-shared", test_strings_are_shared);
+  g_test_add_func ("/action-log/reply-is-serialised-right", test_reply_is_serialised_right);
   g_test_add_func ("/action-log/filters", test_filters);
   g_test_add_func ("/action-log/journal-fields", test_journal_fields);
   g_test_add_func ("/action-log/message-ids-differ", test_message_ids_differ);
