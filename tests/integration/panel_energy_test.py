@@ -141,6 +141,11 @@ class PanelEnergyTest(PanelTestCase, EnergyWorld):
         self.wait_shown('No battery or energy meter this user can read: ' + totals['Reason'], 'LABEL')
         self.wait_shown('No energy measured in this time', 'LABEL')
         self.assertEqual(self.chart_description(), 'No energy measured in the last 24 hours')
+        # the ledger changes at the battery's pace: not at each of the window's 2 s refreshes
+        # (which the monitor sees: the app list's)
+        calls = self.calls_to_daemon(h.scaled(2.5))
+        self.assertTrue(calls, 'the monitor saw no call of the panel')
+        self.assertNotIn('GetEnergyUsage', calls)
 
 
 if __name__ == '__main__':
