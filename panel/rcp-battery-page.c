@@ -281,8 +281,13 @@ get_energy_usage_cb (GObject      *source,
     self->load_error = g_steal_pointer (&error);
   if (--self->pending > 0)
     return;
-  if (!g_cancellable_is_cancelled (self->cancellable))
-    show_load (self);
+  /* disposed (the window closed) while the calls were out: nothing to show, nothing to ask */
+  if (self->client == NULL)
+    {
+      clear_load (self);
+      return;
+    }
+  show_load (self);
   clear_load (self);
   if (self->load_again)
     {
