@@ -44,6 +44,25 @@ rcp_format_pressure (double percent)
 }
 
 char *
+rcp_format_energy (double joules)
+{
+  double wh = joules / 3600.0;
+
+  /* a light app's day is a few milliwatt-hours (and 99.7 mWh is no "100 mWh") */
+  if (wh * 1000 < 99.5)
+    return g_strdup_printf ("%.0f mWh", wh * 1000);
+  return g_strdup_printf (wh < 10 ? "%.2f Wh" : "%.1f Wh", wh);
+}
+
+char *
+rcp_format_share (double share)
+{
+  if (share > 0 && share < 0.005)
+    return g_strdup ("< 1 %");
+  return g_strdup_printf ("%.0f %%", share * 100);
+}
+
+char *
 rcp_format_oom_kills (guint64 oom_kills)
 {
   return g_strdup_printf (oom_kills == 1 ? "%" G_GUINT64_FORMAT " process stopped for lack of memory"

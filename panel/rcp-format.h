@@ -19,6 +19,10 @@ char *rcp_format_usage (guint   n_instances,
 char *rcp_format_weight (guint64 weight);
 /* A PSI figure: "12 %". */
 char *rcp_format_pressure (double percent);
+/* Joules as watt-hours: "12 mWh", "3.40 Wh", "25.0 Wh". */
+char *rcp_format_energy (double joules);
+/* A share of the energy, 0..1: "30 %", "< 1 %" for a sliver. */
+char *rcp_format_share (double share);
 /* memory.events oom_kill: "1 process stopped for lack of memory". */
 char *rcp_format_oom_kills (guint64 oom_kills);
 /* The main list's marker of an app held back (RcpHeld), or NULL: "Held

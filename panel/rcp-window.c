@@ -3,6 +3,7 @@
 
 #include "rcp-app-page.h"
 #include "rcp-app-row.h"
+#include "rcp-battery-page.h"
 #include "rcp-rules-page.h"
 #include "rcp-slices-page.h"
 
@@ -28,7 +29,7 @@ struct _RcpWindow
 
   GtkStack             *top_stack;  /* loading, unavailable, content */
   GtkStack             *nav_stack;  /* main, app */
-  AdwViewStack         *view_stack; /* apps, slices, rules */
+  AdwViewStack         *view_stack; /* apps, battery, slices, rules */
   AdwViewSwitcherTitle *switcher_title;
   GtkWidget            *back_button;
   GtkWidget            *sort_box;
@@ -36,6 +37,7 @@ struct _RcpWindow
   GtkWidget            *list_box;
   GtkWidget            *status_label;
   RcpAppPage           *app_page;
+  RcpBatteryPage       *battery_page;
   RcpSlicesPage        *slices_page;
   RcpRulesPage         *rules_page;
 };
@@ -93,10 +95,15 @@ refreshed_cb (RcpWindow *self)
 static void
 refresh_now (RcpWindow *self)
 {
+  const char *view = adw_view_stack_get_visible_child_name (self->view_stack);
+
   rcp_client_refresh (self->client);
-  if (g_strcmp0 (gtk_stack_get_visible_child_name (self->nav_stack), "main") == 0 &&
-      g_strcmp0 (adw_view_stack_get_visible_child_name (self->view_stack), "slices") == 0)
+  if (g_strcmp0 (gtk_stack_get_visible_child_name (self->nav_stack), "main") != 0)
+    return;
+  if (g_strcmp0 (view, "slices") == 0)
     rcp_slices_page_reload (self->slices_page);
+  else if (g_strcmp0 (view, "battery") == 0)
+    rcp_battery_page_reload (self->battery_page, FALSE);
 }
 
 static gboolean
@@ -196,6 +203,21 @@ add_toast (RcpWindow *self,
 {
   adw_toast_overlay_add_toast (ADW_TOAST_OVERLAY (adw_application_window_get_content (ADW_APPLICATION_WINDOW (self))),
                                toast);
+}
+
+/* From "Battery use": the ledger names apps by AppID, and one may have
+ * stopped since the page asked. */
+static void
+open_app_id_cb (RcpBatteryPage *page,
+                const char     *app_id,
+                RcpWindow      *self)
+{
+  RcpApp *app = rcp_client_lookup_app (self->client, app_id);
+
+  if (app != NULL)
+    open_app (self, app);
+  else
+    add_toast (self, adw_toast_new_format ("%s is no longer running", app_id));
 }
 
 /* An AppID, or one of the units of an app. */
@@ -311,6 +333,8 @@ view_changed_cb (RcpWindow *self)
     return;
   if (g_strcmp0 (name, "slices") == 0)
     rcp_slices_page_reload (self->slices_page);
+  else if (g_strcmp0 (name, "battery") == 0)
+    rcp_battery_page_reload (self->battery_page, TRUE);
   else if (g_strcmp0 (name, "rules") == 0)
     rcp_rules_page_reload (self->rules_page);
 }
@@ -529,6 +553,10 @@ build (RcpWindow *self)
   self->view_stack = ADW_VIEW_STACK (adw_view_stack_new ());
   page = adw_view_stack_add_titled (self->view_stack, build_apps_view (self), "apps", "Apps");
   adw_view_stack_page_set_icon_name (page, "view-list-symbolic");
+  self->battery_page = RCP_BATTERY_PAGE (rcp_battery_page_new (self->client));
+  page = adw_view_stack_add_titled (self->view_stack, GTK_WIDGET (self->battery_page), "battery", "Battery use");
+  adw_view_stack_page_set_icon_name (page, "battery-symbolic");
+  g_signal_connect (self->battery_page, "open-app", G_CALLBACK (open_app_id_cb), self);
   self->slices_page = RCP_SLICES_PAGE (rcp_slices_page_new (self->client));
   page = adw_view_stack_add_titled (self->view_stack, GTK_WIDGET (self->slices_page), "slices", "Slices");
   adw_view_stack_page_set_icon_name (page, "view-grid-symbolic");

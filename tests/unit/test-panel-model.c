@@ -340,6 +340,47 @@ test_action_texts (void)
   g_assert_cmpstr (two_days, ==, expected_old);
 }
 
+static void
+test_energy_texts (void)
+{
+  static const struct
+  {
+    double      joules;
+    const char *text;
+  } energies[] = {
+    { 0, "0 mWh" },
+    { 36, "10 mWh" },
+    { 358, "99 mWh" },
+    { 359, "0.10 Wh" },       /* 99.7 mWh: no "100 mWh" */
+    { 360, "0.10 Wh" },
+    { 12240, "3.40 Wh" },
+    { 90000, "25.0 Wh" },
+  };
+  static const struct
+  {
+    double      share;
+    const char *text;
+  } shares[] = {
+    { 0, "0 %" },
+    { 0.001, "< 1 %" },
+    { 0.3, "30 %" },
+    { 1, "100 %" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (energies); i++)
+    {
+      g_autofree char *text = rcp_format_energy (energies[i].joules);
+
+      g_assert_cmpstr (text, ==, energies[i].text);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (shares); i++)
+    {
+      g_autofree char *text = rcp_format_share (shares[i].share);
+
+      g_assert_cmpstr (text, ==, shares[i].text);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -352,5 +393,6 @@ main (int   argc,
   g_test_add_func ("/panel/app/held-back-without-figures", test_held_back_without_figures);
   g_test_add_func ("/panel/texts", test_texts);
   g_test_add_func ("/panel/action-texts", test_action_texts);
+  g_test_add_func ("/panel/energy-texts", test_energy_texts);
   return g_test_run ();
 }
