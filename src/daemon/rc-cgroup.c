@@ -692,6 +692,20 @@ rc_cgroup_read_cpu_throttle (const char *control_group,
   return TRUE;
 }
 
+gboolean
+rc_cgroup_read_cpu_usage (const char *control_group,
+                          guint64    *out_usage_usec)
+{
+  int dir_fd = open_cgroup_dir (control_group);
+  gboolean ok;
+
+  if (dir_fd < 0)
+    return FALSE;
+  ok = dir_read_keyed_u64 (dir_fd, "cpu.stat", "usage_usec", out_usage_usec);
+  close (dir_fd);
+  return ok;
+}
+
 guint64
 rc_cgroup_read_oomd_kills (const char *control_group)
 {

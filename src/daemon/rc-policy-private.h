@@ -72,6 +72,7 @@ struct _RcPolicy {
   RcAudioWatch   *audio_watch;
   RcPowerWatch   *power_watch;
   RcActionLog    *actions;
+  RcGuardHolds   *guard;           /* the responsiveness guard's CPUWeight holds */
   char           *focus_reason;    /* "focus from sway": who moved the boost last */
   gboolean        power_changing;  /* the rules change for the power state */
   char           *state_file;
