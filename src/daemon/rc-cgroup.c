@@ -693,6 +693,16 @@ rc_cgroup_read_cpu_throttle (const char *control_group,
 }
 
 gboolean
+rc_cgroup_handle_read_cpu_usage (RcCgroupHandle *handle,
+                                 guint64        *out_usage_usec)
+{
+  char buf[SMALL_FILE_MAX];
+
+  return read_usage_file (handle, USAGE_CPU_STAT, buf) &&
+         parse_keyed_u64 (buf, "usage_usec", out_usage_usec);
+}
+
+gboolean
 rc_cgroup_read_cpu_usage (const char *control_group,
                           guint64    *out_usage_usec)
 {

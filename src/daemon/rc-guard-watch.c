@@ -187,8 +187,7 @@ read_usage (RcGuardWatch *self,
       RcApp *app = g_ptr_array_index (apps, i);
       guint64 usage;
 
-      if (rc_app_is_controllable_slice (app->slice) &&
-          rc_cgroup_read_cpu_usage (app->control_group, &usage))
+      if (rc_app_is_controllable_slice (app->slice) && rc_app_read_cpu_usage (app, &usage))
         g_hash_table_insert (self->usage, g_strdup (app->unit), g_memdup2 (&usage, sizeof usage));
     }
   self->usage_usec = now_usec;

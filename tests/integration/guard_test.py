@@ -68,8 +68,10 @@ class FakeKernel(threading.Thread):
                 for key in keys:
                     self.values[key] += self.rates[key] * (now - last)
             last = now
+            # a counter that stands still is not rewritten: the daemon's inotify watches on the
+            # folders (memory.events) would wake it, where the kernel's files wake no one
             for folder, kind in keys:
-                if os.path.isdir(folder):
+                if self.rates[(folder, kind)] and os.path.isdir(folder):
                     self.write(folder, kind)
 
 
