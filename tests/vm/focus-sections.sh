@@ -620,13 +620,15 @@ guard_settled () {
   a=$(guard_steps "$1" RC_NEW | wc -l); nap 6; b=$(guard_steps "$1" RC_NEW | wc -l)
   [ "$a" = "$b" ]
 }
-guard_checks_logged () {
-  journalctl --no-pager -o cat _SYSTEMD_USER_UNIT=resource-control.service 2>/dev/null | grep -c 'Guard: CPU pressure of'
+# how many of the daemon's log lines have TEXT (its debug lines: the system test runs it verbose)
+guard_log_count () {
+  journalctl --no-pager -o cat _SYSTEMD_USER_UNIT=resource-control.service 2>/dev/null | grep -cF "$1"
 }
+guard_log_grew () { [ "$(guard_log_count "$1")" -gt "$2" ]; }
 
 sec_guard () {
   login_session
-  local t0=$EPOCHREALTIME wl sock held out steps gaps cur n0 n1 stop=/tmp/rc-guard-stop
+  local t0=$EPOCHREALTIME wl sock held out steps gaps cur n0 n1 stops stop=/tmp/rc-guard-stop
   rm -f "$stop"
   printf 'include /etc/sway/config.d/*\n' > /tmp/rc-sway.conf
   chmod 644 /tmp/rc-sway.conf
@@ -678,6 +680,7 @@ sec_guard () {
   note "guard: the focused app's cpu.pressure, the build held at $cur: $(head -1 "$(cg "$GF")/cpu.pressure")"
 
   # the build's loops end: the pressure falls and the steps are given back, one per calm spell
+  stops=$(guard_log_count 'no more checks')
   touch "$stop"
   wait_for 90 file_is "$(cg "$GB")/cpu.weight" 100
   check "guard: the build given back its weight" 100 "$(cat "$(cg "$GB")/cpu.weight")"
@@ -688,8 +691,11 @@ sec_guard () {
   held=$(cl busctl --user get-property "$RC_NAME" "$RC_PATH" "$RC_IFACE" GuardHeld 2>&1)
   check "guard: GuardHeld empty" "a(ssu) 0" "$held"
   # at rest: no more checks, though the focused app still spins (alone on its CPU, no pressure)
-  wait_for 15 sh -c "journalctl --no-pager -o cat _SYSTEMD_USER_UNIT=resource-control.service | grep -q 'no more checks'"
-  n0=$(guard_checks_logged); daemon_switch_map > /tmp/rc-switches; nap 10; n1=$(guard_checks_logged)
+  wait_for 15 guard_log_grew 'no more checks' "$stops"
+  check "guard: the checks stopped once all was given back" yes \
+    "$(guard_log_grew 'no more checks' "$stops" && echo yes || echo no)"
+  n0=$(guard_log_count 'Guard: CPU pressure of'); daemon_switch_map > /tmp/rc-switches; nap 10
+  n1=$(guard_log_count 'Guard: CPU pressure of')
   check "guard: no check in 10 s at rest" "$n0" "$n1"
   note "FIGURES guard at rest (the focused app busy alone): $(wakeups_since /tmp/rc-switches) daemon wake-ups in 10 s (goal 0)"
   usc stop -- "$GF" "$GB" "$GI" rc-test-sway-guard.scope
