@@ -22,8 +22,12 @@ import sys
 import threading
 import time
 
+from gi.repository import Gio, GLib
+
 import rctest_harness as h
-from power_audio_test import Base as PowerAudioBase
+from rctest_harness import own_cgroup
+from power_audio_test import (Base as PowerAudioBase, MOCK_IFACE, PLAYER_NAME, PLAYER_PATH,
+                              PLAYER_IFACE)
 
 F = 'app-gnome-org.example.Focused-1.scope'
 B = 'app-gnome-org.example.Build-2.scope'
@@ -80,12 +84,15 @@ class GuardTest(PowerAudioBase):
 
     RULES = '[Guard]\nCPUWeightFloor=25\n'
 
+    def add_apps(self):
+        for unit in (F, B, C, IDLE):
+            self.add_app(unit)
+
     def setUp(self):
         super().setUp()
         self.write_rules(self.RULES)
         self.start_daemon()
-        for unit in (F, B, C, IDLE):
-            self.add_app(unit)
+        self.add_apps()
         self.kernel = FakeKernel()
         self.kernel.start()
         self.addCleanup(self.kernel.join)
@@ -207,6 +214,54 @@ class GuardTest(PowerAudioBase):
         self.under_pressure(60)
         self.wait_weight(B, 50)
         self.assertRegex(self.guard_actions(B)[0][7], r'over 50 %$')
+
+
+class AudioGuardTest(GuardTest):
+    '''C plays (an MPRIS player in its cgroup) and is as busy as B: never lowered while it plays.'''
+
+    def add_apps(self):
+        if not os.environ.get('RC_TEST_CGROUP_DIR'):
+            self.fail('no writable cgroup v2 hierarchy to put the player in a real cgroup '
+                      '(the root harness prints why)')
+        self.player = self.start_dbusmock('session', [PLAYER_NAME, PLAYER_PATH, PLAYER_IFACE])
+        self.wait_owned(self.conn, PLAYER_NAME)
+        self.conn.call_sync(PLAYER_NAME, PLAYER_PATH, MOCK_IFACE, 'AddProperty',
+                            GLib.Variant('(ssv)', (PLAYER_IFACE, 'PlaybackStatus',
+                                                   GLib.Variant('s', 'Playing'))),
+                            None, Gio.DBusCallFlags.NONE, -1, None)
+        for unit in (F, B, IDLE):
+            self.add_app(unit)
+        # C's record names the player's (real) cgroup, whose fake twin holds its counters
+        self.add_app(C, control_group=own_cgroup(self.player.pid), pids=[self.player.pid])
+
+    def play(self, status):
+        self.update_properties(self.conn, PLAYER_NAME, PLAYER_PATH, PLAYER_IFACE,
+                               {'PlaybackStatus': GLib.Variant('s', status)})
+
+    def test_an_app_playing_sound_is_never_lowered(self):
+        self.play('Playing')
+        self.wait_value(lambda: self.get_one(C)['Audio'], True, 'C held for audio')
+        self.rc_call('SetForegroundApp', (F,), '(s)')
+        self.under_pressure(40, busy=(B, C))
+        self.wait_weight(B, 50)
+        self.wait_weight(B, 25)
+        self.assertEqual(self.kernel_weight(C), 100, 'C lowered while it plays')
+        self.assertEqual(self.guard_actions(C), [])
+        # silent again: as busy as B, it is lowered in turn
+        self.play('Paused')
+        self.wait_value(lambda: self.get_one(C)['Audio'], False, 'C no longer held')
+        self.wait_weight(C, 50)
+        # playing again: the audio hold takes it back to its normal share at once
+        self.play('Playing')
+        self.wait_weight(C, 100)
+        self.wait_until(lambda: [u for u, _, _ in self.held()] == [B], 5, 'C let go')
+
+    # the cases of GuardTest are not run again here
+    test_lowers_the_busiest_step_by_step_and_gives_back = None
+    test_an_api_value_is_never_lowered = None
+    test_the_focus_takes_over_from_the_guard = None
+    test_rules_turn_it_off_and_it_gives_everything_back = None
+    test_a_target_from_the_rules = None
 
 
 if __name__ == '__main__':
