@@ -641,7 +641,10 @@ sec_guard () {
   wait_for 15 focus_source_is sway
   check "guard: FocusSource" sway "$(focus_source)"
   start_scope "$GI" sleep infinity
-  start_scope "$GF" env WAYLAND_DISPLAY="$wl" foot -T GuardFocused -- taskset -c 0 sh -c "$(busy)"
+  # foot runs the spinning shell from a script: no "--" or option of its own in start_scope's words
+  printf 'exec taskset -c 0 sh -c %s\n' "'$(busy)'" > /tmp/rc-guard-spin.sh
+  chmod 644 /tmp/rc-guard-spin.sh
+  start_scope "$GF" env WAYLAND_DISPLAY="$wl" foot -T GuardFocused /bin/sh /tmp/rc-guard-spin.sh
   wait_for 30 all_active "$GF" "$GI"
   wait_for 60 file_is "$(cg "$GF")/cpu.weight" 300
   check "guard: the focused window's app is boosted" 300 "$(cat "$(cg "$GF")/cpu.weight")"
