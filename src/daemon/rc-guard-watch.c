@@ -4,6 +4,7 @@
 #include "rc-guard.h"
 
 #include <glib-unix.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 /* A usage reading older than this is no base for a step: it would blame
@@ -22,6 +23,13 @@ typedef struct {
   guint         source_id;
   guint64       total;        /* "some" total at the last look; G_MAXUINT64 unknown */
 } Watched;
+
+/* One app's CPU use at a reading. A reading is one array sorted by the
+ * app's address: 16 bytes an app, only while checking. */
+typedef struct {
+  RcApp  *app;
+  guint64 usage_usec;
+} Usage;
 
 /* An app the guard holds back. */
 typedef struct {
@@ -42,7 +50,7 @@ struct _RcGuardWatch {
   GHashTable            *watched;       /* control group -> Watched */
   char                  *session_cgroup;
   GHashTable            *steps;         /* unit -> Step */
-  GHashTable            *usage;         /* unit -> guint64 usage_usec, only while checking */
+  GArray                *usage;         /* Usage, the last reading, only while checking */
   gint64                 usage_usec;    /* when @usage was read; 0: not */
   gint64                 looked_usec;   /* when the totals were read */
   guint                  check_id;
@@ -85,6 +93,35 @@ step_free (Step *step)
 {
   rc_app_unref (step->app);
   g_free (step);
+}
+
+static int
+usage_compare (gconstpointer a,
+               gconstpointer b)
+{
+  guintptr x = (guintptr) ((const Usage *) a)->app, y = (guintptr) ((const Usage *) b)->app;
+
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+static void
+usage_free (GArray *usage)
+{
+  for (guint i = 0; i < usage->len; i++)
+    rc_app_unref (g_array_index (usage, Usage, i).app);
+  g_array_free (usage, TRUE);
+}
+
+/* @app's use in @usage (NULL: none). */
+static const Usage *
+usage_lookup (GArray *usage,
+              RcApp  *app)
+{
+  Usage key = { .app = app };
+
+  if (usage == NULL || usage->len == 0)
+    return NULL;
+  return bsearch (&key, usage->data, usage->len, sizeof (Usage), usage_compare);
 }
 
 static guint64
@@ -179,17 +216,20 @@ read_usage (RcGuardWatch *self,
 {
   g_autoptr(GPtrArray) apps = rc_registry_get_apps (self->registry);
 
-  if (self->usage == NULL)
-    self->usage = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  g_hash_table_remove_all (self->usage);
+  g_clear_pointer (&self->usage, usage_free);
+  self->usage = g_array_sized_new (FALSE, FALSE, sizeof (Usage), apps->len);
   for (guint i = 0; i < apps->len; i++)
     {
-      RcApp *app = g_ptr_array_index (apps, i);
-      guint64 usage;
+      Usage entry = { .app = g_ptr_array_index (apps, i) };
 
-      if (rc_app_is_controllable_slice (app->slice) && rc_app_read_cpu_usage (app, &usage))
-        g_hash_table_insert (self->usage, g_strdup (app->unit), g_memdup2 (&usage, sizeof usage));
+      if (rc_app_is_controllable_slice (entry.app->slice) &&
+          rc_app_read_cpu_usage (entry.app, &entry.usage_usec))
+        {
+          rc_app_ref (entry.app);
+          g_array_append_val (self->usage, entry);
+        }
     }
+  g_array_sort (self->usage, usage_compare);
   self->usage_usec = now_usec;
 }
 
@@ -229,7 +269,7 @@ read_pressure (RcGuardWatch *self,
  * last look (the checks without a trigger go on while it does). */
 static gboolean
 focused_busy (RcGuardWatch *self,
-              GHashTable   *before,
+              GArray       *before,
               gint64        interval_usec)
 {
   GHashTableIter iter;
@@ -238,12 +278,12 @@ focused_busy (RcGuardWatch *self,
   g_hash_table_iter_init (&iter, self->watched);
   while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &watched))
     {
-      guint64 *was = watched->app != NULL && before != NULL ?
-                     g_hash_table_lookup (before, watched->app->unit) : NULL;
+      const Usage *was = watched->app != NULL ? usage_lookup (before, watched->app) : NULL;
       guint64 now;
 
-      if (was != NULL && rc_cgroup_read_cpu_usage (watched->control_group, &now) && now >= *was &&
-          (now - *was) * 1000 >= (guint64) interval_usec * RC_GUARD_BUSY_PERMILLE)
+      if (was != NULL && rc_cgroup_read_cpu_usage (watched->control_group, &now) &&
+          now >= was->usage_usec &&
+          (now - was->usage_usec) * 1000 >= (guint64) interval_usec * RC_GUARD_BUSY_PERMILLE)
         return TRUE;
     }
   return FALSE;
@@ -270,11 +310,11 @@ fill_app (RcGuardWatch *self,
     entry->weight = 0;
 }
 
-/* Every held app, and with @with_usage every app whose use since the last
- * reading is known, as the planner takes them. */
+/* Every held app, and with @before (the last reading but one) every app
+ * whose use since then is known, as the planner takes them. */
 static GArray *
 gather (RcGuardWatch *self,
-        GHashTable   *before,
+        GArray       *before,
         gint64        interval_usec)
 {
   GArray *apps = g_array_new (FALSE, TRUE, sizeof (RcGuardApp));
@@ -287,24 +327,23 @@ gather (RcGuardWatch *self,
     {
       RcGuardApp entry = { 0, };
 
-      if (before != NULL && g_hash_table_contains (before, step->app->unit))
+      if (usage_lookup (before, step->app) != NULL)
         continue;
       fill_app (self, &entry, step->app, 0, busy_usec);
       g_array_append_val (apps, entry);
     }
-  if (before == NULL)
-    return apps;
-  g_hash_table_iter_init (&iter, before);
-  for (const char *unit; g_hash_table_iter_next (&iter, (gpointer *) &unit, NULL);)
+  for (guint i = 0; before != NULL && i < before->len; i++)
     {
-      guint64 *was = g_hash_table_lookup (before, unit);
-      guint64 *now = self->usage != NULL ? g_hash_table_lookup (self->usage, unit) : NULL;
-      RcApp *app = rc_registry_lookup_unit (self->registry, unit);
+      const Usage *was = &g_array_index (before, Usage, i);
+      const Usage *now = usage_lookup (self->usage, was->app);
       RcGuardApp entry = { 0, };
 
-      if (app == NULL || now == NULL)
+      /* gone meanwhile (its removal let go of any hold) */
+      if (now == NULL || rc_registry_lookup_unit (self->registry, was->app->unit) != was->app)
         continue;
-      fill_app (self, &entry, app, *now >= *was ? *now - *was : 0, busy_usec);
+      fill_app (self, &entry, was->app,
+                now->usage_usec >= was->usage_usec ? now->usage_usec - was->usage_usec : 0,
+                busy_usec);
       g_array_append_val (apps, entry);
     }
   return apps;
@@ -319,7 +358,7 @@ check_cb (gpointer user_data)
   const RcGuardRules *rules = rules_now (self);
   gint64 now_usec = g_get_monotonic_time ();
   gint64 interval_usec = now_usec - self->usage_usec;
-  g_autoptr(GHashTable) before = NULL;
+  GArray *before = NULL;
   g_autoptr(GArray) apps = NULL;
   g_autofree char *lower_reason = NULL;
   g_autofree char *back_reason = NULL;
@@ -363,6 +402,7 @@ check_cb (gpointer user_data)
         }
       publish (self);
     }
+  g_clear_pointer (&before, usage_free);
   if (g_hash_table_size (self->steps) > 0 || pressure > rules->cpu_pressure_target ||
       (self->refused && (busy || pressure * 2 >= rules->cpu_pressure_target)))
     return G_SOURCE_CONTINUE;
@@ -376,7 +416,7 @@ static void
 stop_checks (RcGuardWatch *self)
 {
   g_clear_handle_id (&self->check_id, g_source_remove);
-  g_clear_pointer (&self->usage, g_hash_table_unref);
+  g_clear_pointer (&self->usage, usage_free);
   self->usage_usec = 0;
   self->calm_checks = 0;
 }
