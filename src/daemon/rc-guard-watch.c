@@ -69,6 +69,13 @@ rules_now (RcGuardWatch *self)
   return rc_rules_get_guard (self->rules);
 }
 
+/* The rules have it on, and the automation is not paused. */
+static gboolean
+guard_on (RcGuardWatch *self)
+{
+  return rules_now (self)->enabled && !rc_policy_is_paused (self->policy, NULL);
+}
+
 static void
 watched_disarm (Watched *watched)
 {
@@ -429,7 +436,7 @@ start_checks (RcGuardWatch *self)
   Watched *watched;
   gint64 now_usec = g_get_monotonic_time ();
 
-  if (self->check_id != 0 || !rules_now (self)->enabled)
+  if (self->check_id != 0 || !guard_on (self))
     return;
   g_hash_table_iter_init (&iter, self->watched);
   while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &watched))
@@ -468,7 +475,7 @@ arm (RcGuardWatch *self,
   g_autofree char *trigger = rc_guard_trigger_text (rules_now (self)->cpu_pressure_target);
 
   watched_disarm (watched);
-  if (self->refused || !rules_now (self)->enabled)
+  if (self->refused || !guard_on (self))
     return;
   watched->fd = rc_cgroup_open_pressure_trigger (watched->control_group, RC_PRESSURE_CPU, trigger,
                                                  &error);
@@ -512,7 +519,7 @@ arm_all (RcGuardWatch *self)
   Watched *watched;
 
   self->armed_target = rules_now (self)->cpu_pressure_target;
-  self->armed_enabled = rules_now (self)->enabled;
+  self->armed_enabled = guard_on (self);
   g_hash_table_iter_init (&iter, self->watched);
   while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &watched))
     arm (self, watched);
@@ -552,19 +559,29 @@ app_removed_cb (RcRegistry   *registry,
     publish (self);
 }
 
+/* The rules or the pause turned the guard on or off, or moved its target. */
 static void
 rules_changed_cb (RcRules      *rules,
                   RcGuardWatch *self)
 {
-  const RcGuardRules *guard = rules_now (self);
+  gboolean paused = rc_policy_is_paused (self->policy, NULL);
 
-  if (!guard->enabled)
+  if (!guard_on (self))
     {
       stop_checks (self);
-      let_all_go (self, "the guard was turned off");
+      /* a pause takes back what is in force, and records it itself */
+      let_all_go (self, paused ? NULL : "the guard was turned off");
     }
-  if (guard->enabled != self->armed_enabled || guard->cpu_pressure_target != self->armed_target)
+  if (guard_on (self) != self->armed_enabled ||
+      rules_now (self)->cpu_pressure_target != self->armed_target)
     arm_all (self);
+}
+
+static void
+paused_changed_cb (RcPolicy     *policy,
+                   RcGuardWatch *self)
+{
+  rules_changed_cb (self->rules, self);
 }
 
 static void
@@ -612,10 +629,11 @@ rc_guard_watch_new (RcRegistry *registry,
   self->policy = g_object_ref (policy);
   self->holds = rc_policy_get_guard_holds (policy);
   self->armed_target = rules_now (self)->cpu_pressure_target;
-  self->armed_enabled = rules_now (self)->enabled;
+  self->armed_enabled = guard_on (self);
   rc_guard_holds_set_focus_func (self->holds, focus_cb, self);
   g_signal_connect_object (registry, "app-removed", G_CALLBACK (app_removed_cb), self, 0);
   g_signal_connect_object (rules, "changed", G_CALLBACK (rules_changed_cb), self, 0);
+  g_signal_connect_object (policy, "paused-changed", G_CALLBACK (paused_changed_cb), self, 0);
   g_signal_connect_object (systemd, "appeared", G_CALLBACK (systemd_appeared_cb), self, 0);
   if (rc_systemd_is_present (systemd))
     systemd_appeared_cb (systemd, self);

@@ -2,7 +2,8 @@
 #pragma once
 
 /* What the policy's files (rc-policy.c, rc-policy-pause.c,
- * rc-policy-sources.c, rc-policy-bus.c) share; nothing else includes it. */
+ * rc-policy-sources.c, rc-policy-bus.c, rc-policy-guard.c) share; nothing
+ * else includes it. */
 
 #include "rc-policy.h"
 
