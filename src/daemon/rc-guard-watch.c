@@ -54,7 +54,7 @@ struct _RcGuardWatch {
   gint64                 usage_usec;    /* when @usage was read; 0: not */
   gint64                 looked_usec;   /* when the totals were read */
   guint                  check_id;
-  guint                  calm_checks;
+  RcGuardCalm            calm;
   guint                  armed_target;  /* the target the triggers were made for */
   gboolean               armed_enabled; /* and whether the guard was on */
   gboolean               refused;       /* the kernel takes no trigger: focus starts checks */
@@ -371,7 +371,7 @@ check_cb (gpointer user_data)
   g_autofree char *back_reason = NULL;
   const char *whose;
   double pressure = read_pressure (self, now_usec, &whose);
-  RcGuardMove move = rc_guard_judge (rules, pressure, &self->calm_checks);
+  RcGuardMove move = rc_guard_judge (rules, pressure, &self->calm);
   gboolean busy = FALSE;
 
   /* The apps' use is read for a step down, and to see whether a focused
@@ -395,7 +395,7 @@ check_cb (gpointer user_data)
                                       rules->cpu_pressure_target);
       back_reason = g_strdup_printf ("CPU pressure %.0f %% under %u %% for %u s", pressure,
                                      rules->cpu_pressure_target / 2,
-                                     RC_GUARD_CALM_CHECKS * RC_GUARD_CHECK_MSEC / 1000);
+                                     self->calm.needed * RC_GUARD_CHECK_MSEC / 1000);
       for (guint i = 0; i < apps->len; i++)
         {
           RcGuardApp *entry = &g_array_index (apps, RcGuardApp, i);
@@ -425,7 +425,7 @@ stop_checks (RcGuardWatch *self)
   g_clear_handle_id (&self->check_id, g_source_remove);
   g_clear_pointer (&self->usage, usage_free);
   self->usage_usec = 0;
-  self->calm_checks = 0;
+  self->calm = RC_GUARD_CALM_INIT;
 }
 
 /* Takes the readings the first check compares with, and starts checking. */
@@ -443,7 +443,7 @@ start_checks (RcGuardWatch *self)
     watched->total = read_total (watched->control_group);
   self->looked_usec = now_usec;
   read_usage (self, now_usec);
-  self->calm_checks = 0;
+  self->calm = RC_GUARD_CALM_INIT;
   self->check_id = g_timeout_add (RC_GUARD_CHECK_MSEC, check_cb, self);
 }
 
@@ -694,4 +694,5 @@ rc_guard_watch_init (RcGuardWatch *self)
   self->steps = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
                                        (GDestroyNotify) step_free);
   self->cancellable = g_cancellable_new ();
+  self->calm = RC_GUARD_CALM_INIT;
 }

@@ -49,23 +49,27 @@ rc_guard_pressure_percent (guint64 total_before,
 RcGuardMove
 rc_guard_judge (const RcGuardRules *rules,
                 double              pressure,
-                guint              *calm_checks)
+                RcGuardCalm        *calm)
 {
   if (pressure > rules->cpu_pressure_target)
     {
-      *calm_checks = 0;
+      /* the last step back was one too many: wait longer before the next */
+      if (calm->gave_back)
+        calm->needed = MIN (calm->needed * 2, RC_GUARD_CALM_CHECKS_MAX);
+      calm->gave_back = FALSE;
+      calm->checks = 0;
       return RC_GUARD_LOWER;
     }
   if (pressure * 2 >= rules->cpu_pressure_target)
     {
-      *calm_checks = 0;
+      calm->checks = 0;
       return RC_GUARD_STAY;
     }
-  /* Given back one step per calm spell, not per check: a step back that
-   * brings the pressure over the target again costs a spell's wait. */
-  if (++*calm_checks < RC_GUARD_CALM_CHECKS)
+  /* Given back one step per calm spell, not per check. */
+  if (++calm->checks < calm->needed)
     return RC_GUARD_STAY;
-  *calm_checks = 0;
+  calm->checks = 0;
+  calm->gave_back = TRUE;
   return RC_GUARD_GIVE_BACK;
 }
 

@@ -24,8 +24,12 @@ G_BEGIN_DECLS
  * change one app's weight at most. */
 #define RC_GUARD_CHECK_MSEC     1000
 #define RC_GUARD_SPACING_USEC   (2 * G_USEC_PER_SEC)
-/* Checks below half the target in a row before a step is given back. */
-#define RC_GUARD_CALM_CHECKS    3
+/* Checks below half the target in a row before a step is given back; twice
+ * as many each time a step back is undone (the pressure went over the
+ * target again before the next one), up to RC_GUARD_CALM_CHECKS_MAX: a
+ * weight that cannot be given back is not tried again every few seconds. */
+#define RC_GUARD_CALM_CHECKS     3
+#define RC_GUARD_CALM_CHECKS_MAX 48
 /* Apps lowered by one check at most. */
 #define RC_GUARD_STEPS_PER_CHECK 3
 /* An app counts as busy when it used at least this share of one CPU
@@ -62,11 +66,20 @@ gboolean    rc_guard_parse_some_total (const char *text,
 double      rc_guard_pressure_percent (guint64 total_before,
                                        guint64 total_now,
                                        gint64  elapsed_usec);
-/* What a check finding @pressure (percent) calls for; @calm_checks counts
- * the checks below half the target in a row (kept by the caller). */
+/* What the guard keeps from one check to the next (RC_GUARD_CALM_INIT
+ * when it starts checking). */
+typedef struct {
+  guint    checks;     /* below half the target in a row */
+  guint    needed;     /* in a row before a step back */
+  gboolean gave_back;  /* the last step was a step back */
+} RcGuardCalm;
+
+#define RC_GUARD_CALM_INIT ((RcGuardCalm) { .needed = RC_GUARD_CALM_CHECKS })
+
+/* What a check finding @pressure (percent) calls for. */
 RcGuardMove rc_guard_judge (const RcGuardRules *rules,
                             double              pressure,
-                            guint              *calm_checks);
+                            RcGuardCalm        *calm);
 /* Sets each app's next (and held_from when a hold begins) for @move, at
  * @now_usec after an interval of @interval_usec; returns how many apps
  * change. An app no longer eligible is let go whatever the move. */

@@ -71,24 +71,24 @@ test_trigger_text (void)
 static void
 test_judge (void)
 {
-  guint calm = 0;
+  RcGuardCalm calm = RC_GUARD_CALM_INIT;
 
   g_assert_cmpint (rc_guard_judge (&rules, 23, &calm), ==, RC_GUARD_LOWER);
   /* at the target is not over it; between half and the target: stay */
   g_assert_cmpint (rc_guard_judge (&rules, 10, &calm), ==, RC_GUARD_STAY);
   g_assert_cmpint (rc_guard_judge (&rules, 5, &calm), ==, RC_GUARD_STAY);
-  g_assert_cmpuint (calm, ==, 0);
+  g_assert_cmpuint (calm.checks, ==, 0);
   /* below half the target for RC_GUARD_CALM_CHECKS checks in a row */
   for (guint i = 1; i < RC_GUARD_CALM_CHECKS; i++)
     g_assert_cmpint (rc_guard_judge (&rules, 1, &calm), ==, RC_GUARD_STAY);
   g_assert_cmpint (rc_guard_judge (&rules, 1, &calm), ==, RC_GUARD_GIVE_BACK);
   /* then a new spell before the next step back */
-  g_assert_cmpuint (calm, ==, 0);
+  g_assert_cmpuint (calm.checks, ==, 0);
   g_assert_cmpint (rc_guard_judge (&rules, 1, &calm), ==, RC_GUARD_STAY);
   /* a check over half the target breaks the spell */
   g_assert_cmpint (rc_guard_judge (&rules, 1, &calm), ==, RC_GUARD_STAY);
   g_assert_cmpint (rc_guard_judge (&rules, 6, &calm), ==, RC_GUARD_STAY);
-  g_assert_cmpuint (calm, ==, 0);
+  g_assert_cmpuint (calm.checks, ==, 0);
   /* a target from the rules */
   {
     RcGuardRules loose = rules;
@@ -97,6 +97,39 @@ test_judge (void)
     g_assert_cmpint (rc_guard_judge (&loose, 23, &calm), ==, RC_GUARD_STAY);
     g_assert_cmpint (rc_guard_judge (&loose, 51, &calm), ==, RC_GUARD_LOWER);
   }
+}
+
+/* Calm spells to a step back, from a fresh start: the one the guard waits. */
+static guint
+checks_to_give_back (RcGuardCalm *calm)
+{
+  guint n = 0;
+
+  while (rc_guard_judge (&rules, 1, calm) != RC_GUARD_GIVE_BACK)
+    n++;
+  return n + 1;
+}
+
+static void
+test_undone_step_back_waits_longer (void)
+{
+  RcGuardCalm calm = RC_GUARD_CALM_INIT;
+  guint expected = RC_GUARD_CALM_CHECKS;
+
+  g_assert_cmpint (rc_guard_judge (&rules, 30, &calm), ==, RC_GUARD_LOWER);
+  g_assert_cmpuint (checks_to_give_back (&calm), ==, expected);
+  /* the step back brought the pressure over the target again: twice the wait, each time,
+   * up to the most; a step down that follows no step back changes nothing */
+  for (guint i = 0; i < 6; i++)
+    {
+      g_assert_cmpint (rc_guard_judge (&rules, 30, &calm), ==, RC_GUARD_LOWER);
+      g_assert_cmpint (rc_guard_judge (&rules, 30, &calm), ==, RC_GUARD_LOWER);
+      expected = MIN (expected * 2, RC_GUARD_CALM_CHECKS_MAX);
+      g_assert_cmpuint (checks_to_give_back (&calm), ==, expected);
+    }
+  g_assert_cmpuint (expected, ==, RC_GUARD_CALM_CHECKS_MAX);
+  /* a step back the pressure took: the wait stays as it is */
+  g_assert_cmpuint (checks_to_give_back (&calm), ==, RC_GUARD_CALM_CHECKS_MAX);
 }
 
 static void
@@ -211,7 +244,7 @@ test_giving_back (void)
 {
   RcGuardApp app = busy_app ("build", 0);
   guint64 steps[] = { 50, 0 };
-  guint calm = 0;
+  RcGuardCalm calm = RC_GUARD_CALM_INIT;
   gint64 now = T0;
 
   app.held = 25;
@@ -372,6 +405,7 @@ main (int   argc,
   g_test_add_func ("/guard/pressure-percent", test_pressure_percent);
   g_test_add_func ("/guard/trigger-text", test_trigger_text);
   g_test_add_func ("/guard/judge", test_judge);
+  g_test_add_func ("/guard/undone-step-back-waits-longer", test_undone_step_back_waits_longer);
   g_test_add_func ("/guard/lowers-the-busiest", test_lowers_the_busiest);
   g_test_add_func ("/guard/at-most-a-few-per-check", test_at_most_a_few_per_check);
   g_test_add_func ("/guard/floor", test_floor);
