@@ -65,9 +65,12 @@ rc_guard_judge (const RcGuardRules *rules,
       calm->checks = 0;
       return RC_GUARD_STAY;
     }
-  /* Given back one step per calm spell, not per check. */
+  /* Given back one step per calm spell, not per check; a step back the
+   * pressure took (the last move was one too) halves the next wait. */
   if (++calm->checks < calm->needed)
     return RC_GUARD_STAY;
+  if (calm->gave_back)
+    calm->needed = MAX (RC_GUARD_CALM_CHECKS, calm->needed / 2);
   calm->checks = 0;
   calm->gave_back = TRUE;
   return RC_GUARD_GIVE_BACK;

@@ -26,8 +26,9 @@ G_BEGIN_DECLS
 #define RC_GUARD_SPACING_USEC   (2 * G_USEC_PER_SEC)
 /* Checks below half the target in a row before a step is given back; twice
  * as many each time a step back is undone (the pressure went over the
- * target again before the next one), up to RC_GUARD_CALM_CHECKS_MAX: a
- * weight that cannot be given back is not tried again every few seconds. */
+ * target again before the next one), up to RC_GUARD_CALM_CHECKS_MAX, so a
+ * weight that cannot be given back is not tried again every few seconds;
+ * half as many again after each step back the pressure took. */
 #define RC_GUARD_CALM_CHECKS     3
 #define RC_GUARD_CALM_CHECKS_MAX 48
 /* Apps lowered by one check at most. */

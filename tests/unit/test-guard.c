@@ -128,8 +128,10 @@ test_undone_step_back_waits_longer (void)
       g_assert_cmpuint (checks_to_give_back (&calm), ==, expected);
     }
   g_assert_cmpuint (expected, ==, RC_GUARD_CALM_CHECKS_MAX);
-  /* a step back the pressure took: the wait stays as it is */
-  g_assert_cmpuint (checks_to_give_back (&calm), ==, RC_GUARD_CALM_CHECKS_MAX);
+  /* steps back the pressure took: each halves the next wait, down to the first */
+  for (guint wait = RC_GUARD_CALM_CHECKS_MAX; wait >= RC_GUARD_CALM_CHECKS; wait /= 2)
+    g_assert_cmpuint (checks_to_give_back (&calm), ==, wait);
+  g_assert_cmpuint (checks_to_give_back (&calm), ==, RC_GUARD_CALM_CHECKS);
 }
 
 static void
