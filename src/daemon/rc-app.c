@@ -255,17 +255,6 @@ open_cgroup (RcApp *app)
     }
 }
 
-gboolean
-rc_app_read_cpu_usage (RcApp   *app,
-                       guint64 *out_usage_usec)
-{
-  if (app->cgroup == NULL)
-    app->cgroup = rc_cgroup_handle_open (app->control_group);
-  if (app->cgroup != NULL)
-    return rc_cgroup_handle_read_cpu_usage (app->cgroup, out_usage_usec);
-  return rc_cgroup_read_cpu_usage (app->control_group, out_usage_usec);
-}
-
 /* The limits open_cgroup () left, with usage and pids from the files kept
  * open, or opened for this read. */
 static void

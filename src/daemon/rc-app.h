@@ -88,10 +88,6 @@ GVariant *rc_app_to_variant (RcApp *app);
 GVariant *rc_app_list_to_variant (GPtrArray *apps,
                                   gboolean   reports);
 void      rc_app_forget_limits (RcApp *app);
-/* cpu.stat usage_usec, from the cgroup's files kept open (opened now if
- * they are not yet): FALSE without it. */
-gboolean  rc_app_read_cpu_usage (RcApp   *app,
-                                 guint64 *out_usage_usec);
 /* Sets one of the interned fields, e.g. rc_app_set (app, &app->slice, "app.slice"). */
 void      rc_app_set (RcApp       *app,
                       const char **field,

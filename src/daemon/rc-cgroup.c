@@ -692,30 +692,6 @@ rc_cgroup_read_cpu_throttle (const char *control_group,
   return TRUE;
 }
 
-gboolean
-rc_cgroup_handle_read_cpu_usage (RcCgroupHandle *handle,
-                                 guint64        *out_usage_usec)
-{
-  char buf[SMALL_FILE_MAX];
-
-  return read_usage_file (handle, USAGE_CPU_STAT, buf) &&
-         parse_keyed_u64 (buf, "usage_usec", out_usage_usec);
-}
-
-gboolean
-rc_cgroup_read_cpu_usage (const char *control_group,
-                          guint64    *out_usage_usec)
-{
-  int dir_fd = open_cgroup_dir (control_group);
-  gboolean ok;
-
-  if (dir_fd < 0)
-    return FALSE;
-  ok = dir_read_keyed_u64 (dir_fd, "cpu.stat", "usage_usec", out_usage_usec);
-  close (dir_fd);
-  return ok;
-}
-
 guint64
 rc_cgroup_read_oomd_kills (const char *control_group)
 {

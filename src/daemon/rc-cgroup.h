@@ -104,12 +104,6 @@ gboolean    rc_cgroup_path_contains (const char *parent,
 gboolean    rc_cgroup_read_cpu_throttle (const char *control_group,
                                          guint32    *out_quota_percent,
                                          guint64    *out_throttled_usec);
-/* cpu.stat usage_usec: the CPU time the cgroup used. FALSE without it. */
-gboolean    rc_cgroup_read_cpu_usage (const char *control_group,
-                                      guint64    *out_usage_usec);
-/* The same from a handle's file kept open: one pread. */
-gboolean    rc_cgroup_handle_read_cpu_usage (RcCgroupHandle *handle,
-                                             guint64        *out_usage_usec);
 /* How many times systemd-oomd started killing in the cgroup: the counter it
  * keeps in the folder's "user.oomd_ooms" extended attribute (0 without). */
 guint64     rc_cgroup_read_oomd_kills (const char *control_group);

@@ -288,7 +288,7 @@ focused_busy (RcGuardWatch *self,
       const Usage *was = watched->app != NULL ? usage_lookup (before, watched->app) : NULL;
       guint64 now;
 
-      if (was != NULL && rc_cgroup_read_cpu_usage (watched->control_group, &now) &&
+      if (was != NULL && rc_cgroup_read_cpu_usage_usec (NULL, watched->control_group, &now) &&
           now >= was->usage_usec &&
           (now - was->usage_usec) * 1000 >= (guint64) interval_usec * RC_GUARD_BUSY_PERMILLE)
         return TRUE;

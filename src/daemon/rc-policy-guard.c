@@ -21,5 +21,5 @@ rc_policy_guard_app (RcPolicy *self,
   /* paused: nothing automatic is in force, the guard's holds neither */
   return unit != NULL && unit->app == app && !self->paused &&
          rc_app_is_controllable_slice (unit->app->slice) && !unit->foreground && !unit->audio &&
-         !rc_limits_has (&unit->api, RC_LIMIT_CPU_WEIGHT);
+         !rc_limits_has (unit_api (unit), RC_LIMIT_CPU_WEIGHT);
 }

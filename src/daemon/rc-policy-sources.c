@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Which value each limit has, and where it comes from: the precedence of
  * docs/design.md ("Authorization and safety": focus boost > last API value
- * > the guard's lowered CPUWeight > rule > default) as a pure function for the writes, and as words for
- * GetLimitSources (`resourcectl why`). */
+ * > the guard's lowered CPUWeight > rule > default) as a pure function for
+ * the writes, and as words for GetLimitSources (`resourcectl why`). */
 #include "rc-policy-private.h"
 #include "rc-api-keys.h"
 #include "rc-limit-table.h"
