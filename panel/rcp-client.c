@@ -341,6 +341,33 @@ dup_string_property (RcpClient  *self,
   return g_variant_dup_string (value, NULL);
 }
 
+/* " · Held back for the focused app: Name (CPU weight 25), ...": the
+ * daemon's GuardHeld, when it holds any. */
+static void
+append_guard_held (RcpClient *self,
+                   GString   *text)
+{
+  g_autoptr(GVariant) held = NULL;
+  GVariantIter iter;
+  const char *app_id;
+  guint32 weight;
+  guint n = 0;
+
+  if (self->proxy != NULL)
+    held = g_dbus_proxy_get_cached_property (G_DBUS_PROXY (self->proxy), "GuardHeld");
+  if (held == NULL || !g_variant_is_of_type (held, G_VARIANT_TYPE ("a(ssu)")))
+    return;
+  g_variant_iter_init (&iter, held);
+  while (g_variant_iter_next (&iter, "(&s&su)", NULL, &app_id, &weight))
+    {
+      RcpApp *app = rcp_client_lookup_app (self, app_id);
+
+      g_string_append_printf (text, "%s%s (CPU weight %u)",
+                              n++ > 0 ? ", " : " · Held back for the focused app: ",
+                              app != NULL ? rcp_app_get_name (app) : app_id, weight);
+    }
+}
+
 char *
 rcp_client_dup_status (RcpClient *self)
 {
@@ -367,6 +394,7 @@ rcp_client_dup_status (RcpClient *self)
     }
   if (held == 0)
     g_string_append (text, "none");
+  append_guard_held (self, text);
   return g_string_free (text, FALSE);
 }
 

@@ -23,8 +23,9 @@ RcpClient  *rcp_client_new (GBusType bus_type);
 
 gboolean    rcp_client_get_available (RcpClient *self);
 gboolean    rcp_client_get_freeze_supported (RcpClient *self);
-/* One line for the user: the focus source, the power state and the apps
- * held for audio, as the daemon says them. */
+/* One line for the user: the focus source, the power state, the apps
+ * held for audio and those the responsiveness guard holds back, as the
+ * daemon says them. */
 char       *rcp_client_dup_status (RcpClient *self);
 /* RcpApp items, sorted by AppID. */
 GListModel *rcp_client_get_apps (RcpClient *self);

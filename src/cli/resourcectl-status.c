@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* resourcectl status: what the daemon follows (focus, power), whether its
- * automation is paused, and which apps it holds for audio, as it says. */
+ * automation is paused, which apps it holds for audio and which the
+ * responsiveness guard holds back, as it says. */
 #include "resourcectl.h"
 #include "rc-api-keys.h"
 
@@ -89,6 +90,31 @@ print_energy_source (RcDBusResourceControl *proxy)
     g_print ("Energy source:    none (%s)\n", reason);
 }
 
+/* GuardHeld: "Guard holds back: NAME (UNIT) at CPUWeight 25", one a line. */
+static void
+print_guard_held (RcDBusResourceControl *proxy)
+{
+  g_autoptr(GVariant) held = cached (proxy, "GuardHeld", G_VARIANT_TYPE ("a(ssu)"));
+  GVariantIter iter;
+  const char *unit, *app_id;
+  guint32 weight;
+  guint n = 0;
+
+  if (held == NULL)
+    return;
+  g_variant_iter_init (&iter, held);
+  while (g_variant_iter_next (&iter, "(&s&su)", &unit, &app_id, &weight))
+    {
+      g_autofree char *shown_unit = rcctl_printable (unit);
+      g_autofree char *shown_app = rcctl_printable (app_id);
+
+      g_print ("%s %s (%s) at CPUWeight %u\n", n++ == 0 ? "Guard holds back:" : "                ",
+               shown_app, shown_unit, weight);
+    }
+  if (n == 0)
+    g_print ("Guard holds back: none\n");
+}
+
 int
 rcctl_run_status (RcDBusResourceControl *proxy)
 {
@@ -142,5 +168,6 @@ rcctl_run_status (RcDBusResourceControl *proxy)
     }
   if (held == 0)
     g_print ("Held for audio:   none\n");
+  print_guard_held (proxy);
   return EXIT_SUCCESS;
 }

@@ -11,6 +11,7 @@
 #include "rc-energy.h"
 #include "rc-focus-tracker.h"
 #include "rc-focus-watch.h"
+#include "rc-guard-watch.h"
 #include "rc-heap.h"
 #include "rc-manager.h"
 #include "rc-memory-watch.h"
@@ -41,6 +42,7 @@ typedef struct {
   RcPowerWatch    *power_watch;
   RcEnergy        *energy;
   RcPolicy        *policy;
+  RcGuardWatch    *guard;
   RcRequestQueue  *queue;
   RcManager       *manager;
   guint            owner_id;
@@ -140,6 +142,8 @@ start_policy (Daemon *daemon)
   daemon->policy = rc_policy_new (daemon->registry, daemon->systemd, daemon->queue, daemon->rules,
                                   daemon->focus_watch, daemon->audio_watch, daemon->power_watch,
                                   state_file);
+  daemon->guard = rc_guard_watch_new (daemon->registry, daemon->systemd, daemon->rules,
+                                      daemon->policy);
 }
 
 static void
@@ -178,6 +182,7 @@ start (Daemon  *daemon,
   daemon->focus = rc_focus_tracker_new (daemon->connection, daemon->registry, daemon->policy);
   start_energy (daemon);
   rc_manager_set_focus (daemon->manager, daemon->focus);
+  rc_guard_watch_serve (daemon->guard, RC_DBUS_RESOURCE_CONTROL (daemon->manager));
   if (!g_dbus_interface_skeleton_export (G_DBUS_INTERFACE_SKELETON (daemon->manager),
                                          daemon->connection, RC_DBUS_PATH, error))
     return FALSE;
@@ -208,6 +213,7 @@ stop (Daemon *daemon)
   dispose_and_clear (&daemon->energy);
   dispose_and_clear (&daemon->slices);
   dispose_and_clear (&daemon->focus);
+  dispose_and_clear (&daemon->guard);
   dispose_and_clear (&daemon->policy);
   g_clear_object (&daemon->queue);
   g_clear_object (&daemon->focus_watch);

@@ -62,6 +62,7 @@ static const struct {
   { RC_ACTION_KIND_AUDIO_HOLD, "2b7bd73320394621b4b209ff694ddf5d" },
   { RC_ACTION_KIND_NOTIFICATION, "596bb82e473f41c585a2586cb8126c67" },
   { RC_ACTION_KIND_PAUSE, "a32e2db4ece84ae78a42c71456ff1ffd" },
+  { RC_ACTION_KIND_GUARD, "13b96c505f0e4138a82b3e303fdb4d8c" },
 };
 
 const char *
@@ -319,6 +320,8 @@ rc_action_log_add_diff (RcActionLog            *self,
       else if (why->audio_moved && (limit == RC_LIMIT_CPU_WEIGHT || limit == RC_LIMIT_CPU_QUOTA))
         kind = RC_ACTION_KIND_AUDIO_HOLD,
         reason = why->audio ? "playing audio" : "no longer playing audio";
+      else if (why->guard != NULL && limit == RC_LIMIT_CPU_WEIGHT)
+        kind = RC_ACTION_KIND_GUARD, reason = why->guard;
       rc_action_log_add_limit (self, app, kind, limit, old_value, diff->values[limit], reason);
     }
 }

@@ -11,8 +11,8 @@ G_BEGIN_DECLS
 
 /* The action record: one entry for every change the daemon makes by itself
  * (a rule applied, the boost moved, a power group taken or given back, a
- * freeze or thaw by policy, an audio hold, a notification, a value taken
- * back by a pause or given back when it ends), never for a
+ * freeze or thaw by policy, an audio hold, a guard step, a notification, a
+ * value taken back by a pause or given back when it ends), never for a
  * value set through the API. Each entry goes to the journal (structured,
  * a MESSAGE_ID per kind) and into a bounded ring, oldest dropped, that
  * GetActions reads and ActionTaken announces.
@@ -34,6 +34,7 @@ G_DECLARE_FINAL_TYPE (RcActionLog, rc_action_log, RC, ACTION_LOG, GObject);
 #define RC_ACTION_KIND_AUDIO_HOLD   "audio-hold"
 #define RC_ACTION_KIND_NOTIFICATION "notification"
 #define RC_ACTION_KIND_PAUSE        "pause"   /* a pause took a value back, or its end gave it */
+#define RC_ACTION_KIND_GUARD        "guard"
 
 /* Sends one journal entry, @fields as "NAME=value" strings. */
 typedef void (*RcJournalWriter) (const char * const *fields,
@@ -74,12 +75,14 @@ typedef struct {
   gboolean        audio;
   const char     *kind;         /* for any other key: RC_ACTION_KIND_RULE or _POWER */
   const char     *reason;
+  const char     *guard;        /* why the guard moved CPUWeight, else NULL */
 } RcActionTriggers;
 
 /* Records each limit of @diff, the change from @applied (what systemd was
  * told; @defaults where it was told nothing) explained by @why: the boost
  * for its keys when it moved, sound for CPUWeight and CPUQuota when it
- * started or stopped, else @why's kind and reason. */
+ * started or stopped, the guard for CPUWeight when it moved, else @why's
+ * kind and reason. */
 void         rc_action_log_add_diff (RcActionLog            *self,
                                      RcApp                  *app,
                                      const RcLimits         *applied,

@@ -2,7 +2,8 @@
 #pragma once
 
 /* What the policy's files (rc-policy.c, rc-policy-pause.c,
- * rc-policy-sources.c, rc-policy-bus.c) share; nothing else includes it. */
+ * rc-policy-sources.c, rc-policy-bus.c, rc-policy-guard.c) share; nothing
+ * else includes it. */
 
 #include "rc-policy.h"
 
@@ -72,6 +73,7 @@ struct _RcPolicy {
   RcAudioWatch   *audio_watch;
   RcPowerWatch   *power_watch;
   RcActionLog    *actions;
+  RcGuardHolds   *guard;           /* the responsiveness guard's CPUWeight holds */
   char           *focus_reason;    /* "focus from sway": who moved the boost last */
   gboolean        power_changing;  /* the rules change for the power state */
   char           *state_file;

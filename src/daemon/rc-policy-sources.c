@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Which value each limit has, and where it comes from: the precedence of
  * docs/design.md ("Authorization and safety": focus boost > last API value
- * > rule > default) as a pure function for the writes, and as words for
- * GetLimitSources (`resourcectl why`). */
+ * > the guard's lowered CPUWeight > rule > default) as a pure function for
+ * the writes, and as words for GetLimitSources (`resourcectl why`). */
 #include "rc-policy-private.h"
 #include "rc-api-keys.h"
 #include "rc-limit-table.h"
@@ -13,6 +13,7 @@
 #define SOURCE_POWER   "power"       /* an @battery or @power-saver group in force */
 #define SOURCE_BOOST   "boost"       /* the foreground boost */
 #define SOURCE_AUDIO   "audio-hold"  /* kept up by the audio hold, over the rule */
+#define SOURCE_GUARD   "guard"       /* lowered by the responsiveness guard */
 #define SOURCE_FREEZE  "freeze"      /* frozen by FreezeWhenInactiveSec */
 #define SOURCE_DEFAULT "default"     /* the drop-in's or systemd's default */
 #define SOURCE_OUTSIDE "outside"     /* not the default, and not set by the daemon */
@@ -49,6 +50,13 @@ policy_source (RcPolicy       *self,
     {
       *out_kind = SOURCE_API;
       *out_detail = g_strdup ("set through the API");
+    }
+  else if (!self->paused && limit == RC_LIMIT_CPU_WEIGHT && !unit->foreground &&
+           rc_guard_holds_get (self->guard, unit->app->unit) == wanted->values[limit])
+    {
+      *out_kind = SOURCE_GUARD;
+      *out_detail = g_strdup ("the responsiveness guard: the focused app or session.slice is "
+                              "short of CPU");
     }
   else if (rule != NULL && rc_limits_has (&rule->limits, limit) &&
            wanted->values[limit] != rule->limits.values[limit] && unit->audio)

@@ -5,6 +5,7 @@
 #include "rc-cgroup.h"
 #include "rc-api-keys.h"
 #include "rc-error.h"
+#include "rc-guard.h"
 #include "rc-request-queue.h"
 
 G_DEFINE_TYPE (RcPolicy, rc_policy, G_TYPE_OBJECT);
@@ -80,6 +81,8 @@ rc_policy_effective_limits (RcPolicy *self,
   rc_limits_resolve (boosted ? &boost->limits : NULL,
                      unit_api (unit), rule != NULL ? &rule->limits : NULL, unit_applied (unit),
                      &defaults, out);
+  if (!self->paused)
+    rc_guard_holds_apply (self->guard, unit->app->unit, unit->foreground, unit_api (unit), out);
   /* Sound keeps at least its normal share: a rule (a power-saver one,
    * say) neither lowers its weight below the default nor caps it. */
   if (unit->audio && !rc_limits_has (unit_api (unit), RC_LIMIT_CPU_WEIGHT) &&
@@ -232,13 +235,14 @@ record_diff (RcPolicy       *self,
   g_autofree char *rule = found != NULL && found->origin != NULL ?
                           g_strconcat ("rule ", found->origin, NULL) :
                           g_strdup_printf ("no rule for %s", unit->app->app_id);
+  g_autofree char *guard = rc_guard_holds_take_reason (self->guard, unit->app->unit);
   g_autofree char *power = rc_action_power_reason (rc_power_watch_get_profile (self->power_watch),
                                                    rc_power_watch_get_on_battery (self->power_watch));
   RcActionTriggers why = {
     .boost = unit->boost_moved ? &rc_rules_get_boost (self->rules)->limits : NULL,
     .focus = self->focus_reason, .audio_moved = unit->audio_moved, .audio = unit->audio,
     .kind = unit->power_changed ? RC_ACTION_KIND_POWER : RC_ACTION_KIND_RULE,
-    .reason = unit->power_changed ? power : rule,
+    .reason = unit->power_changed ? power : rule, .guard = guard,
   };
   RcActionTriggers paused = { .kind = RC_ACTION_KIND_PAUSE, .reason = unit->pause_reason };
   RcLimits old;
@@ -431,6 +435,7 @@ set_unit_foreground (RcPolicy *self,
   unit->foreground = foreground;
   unit->app->foreground = foreground;
   unit->boost_moved = TRUE;
+  rc_guard_holds_note_focus (self->guard, unit->app, foreground);
   if (foreground)
     {
       unit->inactive = FALSE;
@@ -820,6 +825,7 @@ rc_policy_finalize (GObject *object)
   g_clear_pointer (&self->restored_boosted, g_hash_table_unref);
   g_clear_pointer (&self->restored_frozen, g_hash_table_unref);
   g_clear_pointer (&self->starting, g_hash_table_unref);
+  g_clear_pointer (&self->guard, rc_guard_holds_free);
   g_free (self->state_file);
   g_free (self->state_written);
   g_free (self->focus_reason);
@@ -851,6 +857,7 @@ rc_policy_emit_paused_changed (RcPolicy *self)
 static void
 rc_policy_init (RcPolicy *self)
 {
+  self->guard = rc_guard_holds_new ();
   self->starting = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->cancellable = g_cancellable_new ();
   self->units = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,

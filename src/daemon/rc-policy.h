@@ -7,6 +7,7 @@
 #include "rc-audio-watch.h"
 #include "rc-authority.h"
 #include "rc-focus-watch.h"
+#include "rc-guard.h"
 #include "rc-limits.h"
 #include "rc-power-watch.h"
 #include "rc-registry.h"
@@ -19,7 +20,8 @@ G_BEGIN_DECLS
 /* The policy: keeps every running app instance at what the rules, the API
  * and the focus say, through systemd. For each limit the value in force is,
  * first found: the foreground boost, the last value set through the API,
- * the app's rule, the default (once the daemon changed it). Rules reach an
+ * the responsiveness guard's lowered CPUWeight, the app's rule, the default
+ * (once the daemon changed it). Rules reach an
  * instance when it becomes active and whenever they change; the boost
  * follows SetForeground* calls and Mutter's focus marks; an instance whose
  * rule has FreezeWhenInactiveSec is frozen that long after it lost the
@@ -83,6 +85,16 @@ void      rc_policy_set_foreground (RcPolicy   *self,
                                     const char *source);
 /* The action record of the policy's changes. */
 RcActionLog *rc_policy_get_action_log (RcPolicy *self);
+/* The responsiveness guard's CPUWeight holds (rc-guard.h): in force below a
+ * value set through the API and the boost, over the rule's and the
+ * default (a hold only ever lowers the weight the app would have). */
+RcGuardHolds *rc_policy_get_guard_holds (RcPolicy *self);
+/* Whether the guard may hold @app's CPUWeight (a controllable instance
+ * without the focus, sound, or a CPUWeight set through the API); with
+ * @sync, has systemd apply its hold as it is now, in the queue. */
+gboolean  rc_policy_guard_app (RcPolicy *self,
+                               RcApp    *app,
+                               gboolean  sync);
 
 /* The longest timed pause, in seconds (30 days). */
 #define RC_PAUSE_MAX_SEC (30 * 24 * 3600)

@@ -15,6 +15,7 @@
 #define ENABLED_KEY "Enabled"
 #define SLICE_GROUP_PREFIX "Slice "
 #define NOTIFY_GROUP "Notify"
+#define GUARD_GROUP "Guard"
 
 static const struct {
   const char  *suffix;
@@ -162,6 +163,56 @@ read_notify_group (GPtrArray     *problems,
     }
 }
 
+/* [Guard]: Enabled (true, false), CPUPressureTarget (percent, 1..100, a
+ * trailing % allowed), CPUWeightFloor (a CPUWeight). */
+static void
+read_guard_group (GPtrArray    *problems,
+                  GKeyFile     *file,
+                  const char   *path,
+                  RcGuardRules *guard)
+{
+  g_auto(GStrv) names = g_key_file_get_keys (file, GUARD_GROUP, NULL, NULL);
+
+  for (guint i = 0; names != NULL && names[i] != NULL; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autofree char *text = g_key_file_get_value (file, GUARD_GROUP, names[i], NULL);
+      const char *why = NULL;
+      guint64 value;
+
+      g_strstrip (text);
+      if (g_str_equal (names[i], ENABLED_KEY))
+        {
+          gboolean enabled = g_key_file_get_boolean (file, GUARD_GROUP, names[i], &error);
+
+          if (error != NULL)
+            why = "must be true or false";
+          else
+            guard->enabled = enabled;
+        }
+      else if (g_str_equal (names[i], "CPUPressureTarget"))
+        {
+          if (g_str_has_suffix (text, "%"))
+            text[strlen (text) - 1] = '\0';
+          if (!g_ascii_string_to_unsigned (text, 10, 1, 100, &value, NULL))
+            why = "must be a percent from 1 to 100";
+          else
+            guard->cpu_pressure_target = (guint) value;
+        }
+      else if (g_str_equal (names[i], "CPUWeightFloor"))
+        {
+          if (!g_ascii_string_to_unsigned (text, 10, RC_WEIGHT_MIN, RC_WEIGHT_MAX, &value, NULL))
+            why = "must be a CPU weight from 1 to 10000";
+          else
+            guard->cpu_weight_floor = value;
+        }
+      else
+        why = "unknown key: allowed are Enabled, CPUPressureTarget and CPUWeightFloor";
+      if (why != NULL)
+        problem (problems, "%s, [%s], %s: %s", path, GUARD_GROUP, names[i], why);
+    }
+}
+
 /* "~/.config/resource-control/rules.d/20-x.conf [org.x]": D-Bus and
  * journal text, so valid UTF-8 whatever bytes the file name has, and cut
  * at a character below RC_RULE_ORIGIN_MAX bytes. */
@@ -286,6 +337,7 @@ rc_rules_parse_data (const char    *data,
                      GHashTable   **slices,
                      RcBoost       *boost,
                      RcNotifyRules *notify,
+                     RcGuardRules  *guard,
                      GPtrArray     *problems)
 {
   g_autoptr(GKeyFile) file = g_key_file_new ();
@@ -321,6 +373,10 @@ rc_rules_parse_data (const char    *data,
         read_notify_group (problems, file, path, notify);
       else if (g_str_equal (base, NOTIFY_GROUP))
         problem (problems, "%s, [%s]: notifications have no power conditions", path, groups[i]);
+      else if (g_str_equal (base, GUARD_GROUP) && layer == RC_RULES_LAYER_BASE)
+        read_guard_group (problems, file, path, guard);
+      else if (g_str_equal (base, GUARD_GROUP))
+        problem (problems, "%s, [%s]: the guard has no power conditions", path, groups[i]);
       else if (slice != NULL)
         g_hash_table_replace (slices[layer], g_steal_pointer (&slice),
                               read_slice_group (problems, file, path, groups[i]));

@@ -91,7 +91,7 @@ read_one (RcRulesReading *reading,
     }
   *left -= length;
   rc_rules_parse_data (contents, length, path, reading->rules, reading->slices, &reading->boost,
-                       &reading->notify, reading->problems);
+                       &reading->notify, &reading->guard, reading->problems);
 }
 
 RcRulesReading *
@@ -111,6 +111,7 @@ rc_rules_reading_new (const char *system_dir,
   rc_limits_set (&reading->boost.limits, RC_LIMIT_CPU_WEIGHT, RC_BOOST_WEIGHT_DEFAULT);
   rc_limits_set (&reading->boost.limits, RC_LIMIT_IO_WEIGHT, RC_BOOST_WEIGHT_DEFAULT);
   reading->notify = RC_NOTIFY_RULES_DEFAULT;
+  reading->guard = RC_GUARD_RULES_DEFAULT;
   reading->problems = g_ptr_array_new_with_free_func (g_free);
   for (guint d = 0; d < G_N_ELEMENTS (dirs); d++)
     {

@@ -26,6 +26,7 @@ typedef struct {
   GHashTable   *slices[RC_RULES_N_LAYERS];  /* slice unit name -> RcLimits */
   RcBoost       boost;
   RcNotifyRules notify;
+  RcGuardRules  guard;
   GPtrArray    *problems;                   /* messages, for the store to log once */
 } RcRulesReading;
 

@@ -27,6 +27,7 @@ struct _RcRules {
   GHashTable   *slices;      /* slice unit name -> RcLimits, the same */
   RcBoost       boost;
   RcNotifyRules notify;
+  RcGuardRules  guard;
   GHashTable   *reported;    /* problems logged at the last reading */
   GFileMonitor *monitors[2];
   guint         reload_id;
@@ -186,6 +187,7 @@ apply_reading (RcRules        *self,
   merge_layers (self);
   self->boost = reading->boost;
   self->notify = reading->notify;
+  self->guard = reading->guard;
   g_hash_table_unref (self->reported);
   self->reported = g_steal_pointer (&reported);
   g_debug ("Rules: %u AppIDs, boost %s", g_hash_table_size (self->file_rules[LAYER_BASE]),
@@ -362,6 +364,12 @@ const RcNotifyRules *
 rc_rules_get_notify (RcRules *self)
 {
   return &self->notify;
+}
+
+const RcGuardRules *
+rc_rules_get_guard (RcRules *self)
+{
+  return &self->guard;
 }
 
 static GVariant *

@@ -11,7 +11,8 @@ G_BEGIN_DECLS
  * from key files in the system's rules folder and then the user's (later
  * wins per AppID; one group per AppID, a [Boost] group for the boost, a
  * [Slice session], [Slice app] or [Slice background] group for a slice, a
- * [Notify] group for the desktop notifications),
+ * [Notify] group for the desktop notifications, a [Guard] group for the
+ * responsiveness guard),
  * re-read when the files change, and written by SetRule and RemoveRule into
  * the user's folder. It knows nothing of running apps.
  *
@@ -60,6 +61,19 @@ typedef struct {
 
 #define RC_NOTIFY_RULES_DEFAULT ((RcNotifyRules) { .out_of_memory = TRUE, .held_back = TRUE })
 
+/* The [Guard] group: the responsiveness guard (rc-guard.h). */
+typedef struct {
+  gboolean enabled;                    /* Enabled */
+  guint    cpu_pressure_target;        /* CPUPressureTarget: percent, 1..100 */
+  guint64  cpu_weight_floor;           /* CPUWeightFloor: 1..10000 */
+} RcGuardRules;
+
+#define RC_GUARD_TARGET_DEFAULT 10
+#define RC_GUARD_FLOOR_DEFAULT  10
+#define RC_GUARD_RULES_DEFAULT  ((RcGuardRules) { .enabled = TRUE, \
+                                                  .cpu_pressure_target = RC_GUARD_TARGET_DEFAULT, \
+                                                  .cpu_weight_floor = RC_GUARD_FLOOR_DEFAULT })
+
 /* The groups of the files by condition: none, @battery, @power-saver (in
  * the order they apply). */
 typedef enum {
@@ -77,7 +91,7 @@ RcConditions   rc_rules_layer_condition (RcRulesLayer layer);
  * groups into @slices (slice unit name -> RcLimits), arrays of
  * RC_RULES_N_LAYERS tables indexed by RcRulesLayer, replacing a group an
  * earlier file gave; its [Boost] keys into @boost, its [Notify] keys into
- * @notify. A key, group or file
+ * @notify, its [Guard] keys into @guard. A key, group or file
  * that cannot be used is skipped, with a message (naming @path) appended to
  * @problems. */
 void           rc_rules_parse_data (const char    *data,
@@ -87,6 +101,7 @@ void           rc_rules_parse_data (const char    *data,
                                     GHashTable   **slices,
                                     RcBoost       *boost,
                                     RcNotifyRules *notify,
+                                    RcGuardRules  *guard,
                                     GPtrArray     *problems);
 /* Replaces @app_id's group in @file with @rule, as SetRule writes it. */
 void           rc_rules_write_group (GKeyFile     *file,
@@ -120,6 +135,7 @@ gboolean       rc_rules_split_group (const char   *group,
                                      RcConditions *out_condition);
 const RcBoost *rc_rules_get_boost (RcRules *self);
 const RcNotifyRules *rc_rules_get_notify (RcRules *self);
+const RcGuardRules *rc_rules_get_guard (RcRules *self);
 /* The limits of a [Slice session], [Slice app] or [Slice background]
  * group, by the slice's unit name ("session.slice"); NULL for none. */
 const RcLimits *rc_rules_lookup_slice (RcRules    *self,

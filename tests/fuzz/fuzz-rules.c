@@ -22,6 +22,7 @@ typedef struct {
   GHashTable   *slices[RC_RULES_N_LAYERS];
   RcBoost       boost;
   RcNotifyRules notify;
+  RcGuardRules  guard;
   GPtrArray    *problems;
 } Parsed;
 
@@ -40,9 +41,10 @@ parse (Parsed     *parsed,
   rc_limits_set (&parsed->boost.limits, RC_LIMIT_CPU_WEIGHT, RC_BOOST_WEIGHT_DEFAULT);
   rc_limits_set (&parsed->boost.limits, RC_LIMIT_IO_WEIGHT, RC_BOOST_WEIGHT_DEFAULT);
   parsed->notify = RC_NOTIFY_RULES_DEFAULT;
+  parsed->guard = RC_GUARD_RULES_DEFAULT;
   parsed->problems = g_ptr_array_new_with_free_func (g_free);
   rc_rules_parse_data (data, size, "fuzz.conf", parsed->rules, parsed->slices, &parsed->boost,
-                       &parsed->notify, parsed->problems);
+                       &parsed->notify, &parsed->guard, parsed->problems);
 }
 
 static void

@@ -203,6 +203,7 @@ test_notify_group (void)
       GHashTable *rules[RC_RULES_N_LAYERS], *slices[RC_RULES_N_LAYERS];
       RcBoost boost = { .enabled = TRUE };
       RcNotifyRules notify = RC_NOTIFY_RULES_DEFAULT;
+      RcGuardRules guard = RC_GUARD_RULES_DEFAULT;
 
       for (guint l = 0; l < RC_RULES_N_LAYERS; l++)
         {
@@ -210,7 +211,7 @@ test_notify_group (void)
           slices[l] = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
         }
       rc_rules_parse_data (cases[i].text, strlen (cases[i].text), "n.conf", rules, slices, &boost,
-                           &notify, problems);
+                           &notify, &guard, problems);
       g_assert_cmpint (notify.out_of_memory, ==, cases[i].out_of_memory);
       g_assert_cmpint (notify.held_back, ==, cases[i].held_back);
       g_assert_cmpuint (problems->len, ==, cases[i].n_problems);
@@ -408,6 +409,7 @@ test_origin (void)
       GHashTable *rules[RC_RULES_N_LAYERS], *slices[RC_RULES_N_LAYERS];
       g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func (g_free);
       RcNotifyRules notify = RC_NOTIFY_RULES_DEFAULT;
+      RcGuardRules guard = RC_GUARD_RULES_DEFAULT;
       RcBoost boost = { 0, };
       const RcRule *rule;
 
@@ -417,7 +419,7 @@ test_origin (void)
           slices[l] = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
         }
       rc_rules_parse_data (text, strlen (text), cases[i].path, rules, slices, &boost, &notify,
-                           problems);
+                           &guard, problems);
       rule = g_hash_table_lookup (rules[RC_RULES_LAYER_BASE], "org.example.A");
       g_assert_nonnull (rule);
       g_assert_nonnull (rule->origin);

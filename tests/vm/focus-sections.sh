@@ -597,3 +597,119 @@ sec_audio_power () {
   usc stop wireplumber.service pipewire.service pipewire.socket
   systemctl stop power-profiles-daemon.service
 }
+
+# ---------------------------------------------------------------------------------------------------
+# the responsiveness guard under real CPU pressure: the focused window's app (a foot window whose
+# shell spins) against a build of four busy processes, all on CPU 0, sway telling the focus; the
+# kernel's cpu.weight files show the guard's steps, and their undoing when the build's loops end
+
+GF='app-sway-org.example.GuardFocused-1.scope'   # the focused window, busy
+GB='app-sway-org.example.GuardBuild-2.scope'     # a build: four busy processes, then idle
+GI='app-sway-org.example.GuardIdle-3.scope'      # an idle app: never lowered
+
+# guard_steps UNIT FIELD: FIELD (RC_NEW, __REALTIME_TIMESTAMP, RC_REASON) of each "guard" entry of
+# UNIT in the journal, one a line, oldest first
+guard_steps () {
+  journalctl --no-pager -o json --output-fields=RC_NEW,RC_REASON RC_KIND=guard RC_UNIT="$1" 2>/dev/null |
+    sed 's/" *: *"/":"/g' | grep -o "\"$2\":\"[^\"]*\"" | cut -d'"' -f4
+}
+weight_below () { local v=; read -r v 2>/dev/null < "$(cg "$1")/cpu.weight"; [ -n "$v" ] && [ "$v" -lt "$2" ]; }
+# no new guard entry for UNIT in 8 s
+guard_settled () {
+  local a b
+  a=$(guard_steps "$1" RC_NEW | wc -l); nap 8; b=$(guard_steps "$1" RC_NEW | wc -l)
+  [ "$a" = "$b" ]
+}
+# how many of the daemon's log lines have TEXT (its debug lines: the system test runs it verbose)
+guard_log_count () {
+  journalctl --no-pager -o cat _SYSTEMD_USER_UNIT=resource-control.service 2>/dev/null | grep -cF "$1"
+}
+guard_log_grew () { [ "$(guard_log_count "$1")" -gt "$2" ]; }
+
+sec_guard () {
+  login_session
+  local t0=$EPOCHREALTIME wl sock held out steps gaps cur n0 n1 stops stop=/tmp/rc-guard-stop
+  rm -f "$stop"
+  printf 'include /etc/sway/config.d/*\n' > /tmp/rc-sway.conf
+  chmod 644 /tmp/rc-sway.conf
+  "$AU" systemd-run --user --scope --quiet -u rc-test-sway-guard.scope env WLR_BACKENDS=headless \
+    WLR_RENDERER=pixman WLR_LIBINPUT_NO_DEVICES=1 sway -c /tmp/rc-sway.conf \
+    > "$OUT/sway-guard.log" 2>&1 < /dev/null &
+  wait_for 60 sh -c "$AU systemctl --user show-environment | grep -q ^SWAYSOCK="
+  sock=$(session_env show-environment | sed -n 's/^SWAYSOCK=//p')
+  wl=$(session_env show-environment | sed -n 's/^WAYLAND_DISPLAY=//p')
+  wait_for 15 focus_source_is sway
+  check "guard: FocusSource" sway "$(focus_source)"
+  start_scope "$GI" sleep infinity
+  # foot runs the spinning shell from a script: no "--" or option of its own in start_scope's words
+  printf 'exec taskset -c 0 sh -c %s\n' "'$(busy)'" > /tmp/rc-guard-spin.sh
+  chmod 644 /tmp/rc-guard-spin.sh
+  start_scope "$GF" env WAYLAND_DISPLAY="$wl" foot -T GuardFocused /bin/sh /tmp/rc-guard-spin.sh
+  wait_for 30 all_active "$GF" "$GI"
+  wait_for 60 file_is "$(cg "$GF")/cpu.weight" 300
+  check "guard: the focused window's app is boosted" 300 "$(cat "$(cg "$GF")/cpu.weight")"
+  # the build: its loops end when $stop appears; the scope stays
+  start_scope "$GB" taskset -c 0 sh -c \
+    "for i in 1 2 3 4; do sh -c 'while [ ! -e $stop ]; do :; done' & done; wait; exec sleep infinity"
+  wait_for 30 all_active "$GB"
+  # the kernel's own figure for the focused app, before the guard acts (avg10 lags: a note)
+  nap 3
+  note "guard: the focused app's cpu.pressure with the build running: $(head -1 "$(cg "$GF")/cpu.pressure")"
+  # How far it goes depends on how short of CPU the focused app still is after each step (the
+  # kernel's scheduling under emulation): the steps are checked for their form, not their count.
+  wait_for 60 weight_below "$GB" 100
+  check "guard: the build's cpu.weight lowered" yes "$(weight_below "$GB" 100 && echo yes || echo no)"
+  wait_for 90 guard_settled "$GB"
+  cur=$(cat "$(cg "$GB")/cpu.weight")
+  steps=$(guard_steps "$GB" RC_NEW | tr '\n' ' ' | sed 's/ $//')
+  note "guard: the build's steps down: $steps"
+  # a step halves, never below the floor; one given back doubles (and is undone if the pressure
+  # comes back: the next step back then waits twice as long)
+  check "guard: each step halves (or doubles, given back), never below the floor (10), the last in the kernel" yes \
+    "$(awk -v cur="$cur" '{ p = 100; ok = NF > 0; for (i = 1; i <= NF; i++) { w = int(p / 2); if (w < 10) w = 10; if ($i != w && $i != p * 2) ok = 0; p = $i } print (ok && p == cur) ? "yes" : "no" }' <<<"$steps")"
+  check_range "guard: steps back undone while the build runs (the calm wait doubles each time)" 0 2 \
+    "$(awk '{ n = 0; for (i = 2; i <= NF; i++) if ($i > $(i - 1)) n++; print n }' <<<"$steps")"
+  # decided 2 s apart at least by the guard's clock; each record is the write's, in its turn after
+  # the decision, so a first write that waited may come a little later: 1.9 s
+  gaps=$(guard_steps "$GB" __REALTIME_TIMESTAMP |
+    awk 'NR > 1 { d = ($1 - p) / 1e6; if (m == "" || d < m) m = d } { p = $1 } END { printf "%.2f", (m == "" ? 99 : m) }')
+  check_range "guard: at most one change of the build per 2 s (shortest gap, s)" 1.9 1000 "$gaps"
+  check_has "guard: the reason names the focused app's pressure" "CPU pressure of the focused app" \
+    "$(guard_steps "$GB" RC_REASON | head -1)"
+  check "guard: the idle app is not lowered" 100 "$(cat "$(cg "$GI")/cpu.weight")"
+  check "guard: the focused app keeps its boost" 300 "$(cat "$(cg "$GF")/cpu.weight")"
+  held=$(cl busctl --user get-property "$RC_NAME" "$RC_PATH" "$RC_IFACE" GuardHeld 2>&1)
+  check "guard: GuardHeld" "a(ssu) 1 \"$GB\" \"org.example.GuardBuild\" $cur" "$held"
+  out=$(cl resourcectl status 2>&1)
+  check_has "guard: resourcectl status" "Guard holds back: org.example.GuardBuild ($GB) at CPUWeight $cur" "$out"
+  out=$(journalctl --no-pager -o cat _SYSTEMD_USER_UNIT=resource-control.service 2>/dev/null)
+  check "guard: the kernel took the PSI triggers (Debian 12's 6.1, the user's cgroups)" 0 \
+    "$(grep -c 'no PSI trigger' <<<"$out")"
+  check_has "guard: a trigger woke the guard" "is short of CPU" "$out"
+  note "guard: the focused app's cpu.pressure, the build held at $cur: $(head -1 "$(cg "$GF")/cpu.pressure")"
+
+  # the build's loops end: the pressure falls and the steps are given back, one per calm spell
+  stops=$(guard_log_count 'no more checks')
+  touch "$stop"
+  wait_for 90 file_is "$(cg "$GB")/cpu.weight" 100
+  check "guard: the build given back its weight" 100 "$(cat "$(cg "$GB")/cpu.weight")"
+  out=$(guard_steps "$GB" RC_NEW | tr '\n' ' ' | sed 's/ $//')
+  note "guard: the build's steps, down and back: $out"
+  check "guard: given back by doubling, then let go at its weight" yes \
+    "$(awk -v n="$(wc -w <<<"$steps")" '{ ok = NF > n; for (i = n + 1; i <= NF; i++) { w = (i < NF) ? $(i - 1) * 2 : 100; if ($i != w) ok = 0 } print ok ? "yes" : "no" }' <<<"$out")"
+  held=$(cl busctl --user get-property "$RC_NAME" "$RC_PATH" "$RC_IFACE" GuardHeld 2>&1)
+  check "guard: GuardHeld empty" "a(ssu) 0" "$held"
+  # at rest: no more checks, though the focused app still spins (alone on its CPU, no pressure)
+  wait_for 15 guard_log_grew 'no more checks' "$stops"
+  check "guard: the checks stopped once all was given back" yes \
+    "$(guard_log_grew 'no more checks' "$stops" && echo yes || echo no)"
+  # (journald writes the daemon's lines a moment late under emulation: counted once it caught up)
+  nap 3; n0=$(guard_log_count 'Guard: CPU pressure of'); daemon_switch_map > /tmp/rc-switches; nap 10
+  n1=$(guard_log_count 'Guard: CPU pressure of')
+  check "guard: no check in 10 s at rest" "$n0" "$n1"
+  note "FIGURES guard at rest (the focused app busy alone): $(wakeups_since /tmp/rc-switches) daemon wake-ups in 10 s (goal 0)"
+  usc stop -- "$GF" "$GB" "$GI" rc-test-sway-guard.scope
+  session_env unset-environment SWAYSOCK WAYLAND_DISPLAY DISPLAY
+  rm -f "$stop"
+  note "section guard: $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s"
+}

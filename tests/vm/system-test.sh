@@ -758,7 +758,7 @@ sec_faults () {
 # the sections kept in files of their own (they use the helpers above)
 for sections_file in rules-sections.sh launch-sections.sh slices-sections.sh notify-sections.sh; do . "$(dirname "$0")/$sections_file"; done
 
-SECTIONS="install apps activate list getapp signals cli polkit_default fair weight freeze_effect demo knobs errors faults rules boost autostart focus_sway focus_kwin focus_i3 launch adopt processes audio_power energy slices oomd oom notify polkit_down health io settings scale"
+SECTIONS="install apps activate list getapp signals cli polkit_default fair weight freeze_effect demo knobs errors faults rules boost autostart focus_sway guard focus_kwin focus_i3 launch adopt processes audio_power energy slices oomd oom notify polkit_down health io settings scale"
 ALWAYS="install apps activate"
 NO_DAEMON="install apps activate fair"
 SECTIONS="$SECTIONS panel"

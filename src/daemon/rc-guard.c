@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "rc-guard.h"
+
+#include <string.h>
+
+gboolean
+rc_guard_parse_some_total (const char *text,
+                           guint64    *out_total_usec)
+{
+  const char *line = text;
+
+  while (line != NULL && *line != '\0')
+    {
+      if (g_str_has_prefix (line, "some "))
+        {
+          const char *total = strstr (line, " total=");
+          const char *end = strchr (line, '\n');
+          char *after = NULL;
+          guint64 value;
+
+          if (total == NULL || (end != NULL && total > end))
+            return FALSE;
+          total += strlen (" total=");
+          if (!g_ascii_isdigit (*total))
+            return FALSE;
+          value = g_ascii_strtoull (total, &after, 10);
+          if (after == total)
+            return FALSE;
+          *out_total_usec = value;
+          return TRUE;
+        }
+      line = strchr (line, '\n');
+      if (line != NULL)
+        line++;
+    }
+  return FALSE;
+}
+
+double
+rc_guard_pressure_percent (guint64 total_before,
+                           guint64 total_now,
+                           gint64  elapsed_usec)
+{
+  if (elapsed_usec <= 0 || total_now < total_before)
+    return 0;
+  return MIN (100.0, (double) (total_now - total_before) * 100.0 / (double) elapsed_usec);
+}
+
+RcGuardMove
+rc_guard_judge (const RcGuardRules *rules,
+                double              pressure,
+                RcGuardCalm        *calm)
+{
+  if (pressure > rules->cpu_pressure_target)
+    {
+      /* the last step back was one too many: wait longer before the next */
+      if (calm->gave_back)
+        calm->needed = MIN (calm->needed * 2, RC_GUARD_CALM_CHECKS_MAX);
+      calm->gave_back = FALSE;
+      calm->checks = 0;
+      return RC_GUARD_LOWER;
+    }
+  if (pressure * 2 >= rules->cpu_pressure_target)
+    {
+      calm->checks = 0;
+      return RC_GUARD_STAY;
+    }
+  /* Given back one step per calm spell, not per check; a step back the
+   * pressure took (the last move was one too) halves the next wait. */
+  if (++calm->checks < calm->needed)
+    return RC_GUARD_STAY;
+  if (calm->gave_back)
+    calm->needed = MAX (RC_GUARD_CALM_CHECKS, calm->needed / 2);
+  calm->checks = 0;
+  calm->gave_back = TRUE;
+  return RC_GUARD_GIVE_BACK;
+}
+
+static gboolean
+may_change (const RcGuardApp *app,
+            gint64            now_usec)
+{
+  return app->changed_usec == 0 || now_usec - app->changed_usec >= RC_GUARD_SPACING_USEC;
+}
+
+static int
+by_usage_desc (gconstpointer a,
+               gconstpointer b)
+{
+  const RcGuardApp *x = *(const RcGuardApp * const *) a;
+  const RcGuardApp *y = *(const RcGuardApp * const *) b;
+
+  return x->usage_usec < y->usage_usec ? 1 : x->usage_usec > y->usage_usec ? -1 : 0;
+}
+
+static guint
+plan_lower (const RcGuardRules *rules,
+            RcGuardApp         *apps,
+            guint               n_apps,
+            gint64              interval_usec,
+            gint64              now_usec)
+{
+  g_autoptr(GPtrArray) busy = g_ptr_array_new ();
+  guint64 busy_usec = interval_usec > 0 ? (guint64) interval_usec * RC_GUARD_BUSY_PERMILLE / 1000 : 0;
+  guint changed = 0;
+
+  for (guint i = 0; i < n_apps; i++)
+    if (apps[i].eligible && apps[i].usage_usec >= busy_usec && apps[i].usage_usec > 0)
+      g_ptr_array_add (busy, &apps[i]);
+  g_ptr_array_sort (busy, by_usage_desc);
+  for (guint i = 0; i < busy->len && changed < RC_GUARD_STEPS_PER_CHECK; i++)
+    {
+      RcGuardApp *app = g_ptr_array_index (busy, i);
+      const RcGuardApp *busiest = g_ptr_array_index (busy, 0);
+      guint64 now = app->held != 0 ? app->held : app->weight != 0 ? app->weight : RC_WEIGHT_DEFAULT;
+
+      if (app->usage_usec * 4 < busiest->usage_usec)
+        break;
+      if (!may_change (app, now_usec) || now <= rules->cpu_weight_floor)
+        continue;
+      if (app->held == 0)
+        app->held_from = now;
+      app->next = MAX (rules->cpu_weight_floor, now / 2);
+      changed++;
+    }
+  return changed;
+}
+
+guint
+rc_guard_plan (const RcGuardRules *rules,
+               RcGuardMove         move,
+               RcGuardApp         *apps,
+               guint               n_apps,
+               gint64              interval_usec,
+               gint64              now_usec)
+{
+  guint changed = 0;
+
+  for (guint i = 0; i < n_apps; i++)
+    {
+      RcGuardApp *app = &apps[i];
+
+      app->next = app->held;
+      if (app->held == 0)
+        continue;
+      /* Focus, sound, an API value or the rules turning the guard off
+       * take over at once: the guard's weight is no longer in force. */
+      if (!app->eligible || !rules->enabled)
+        app->next = 0;
+      else if (move == RC_GUARD_GIVE_BACK && may_change (app, now_usec))
+        app->next = app->held * 2 >= app->held_from ? 0 : app->held * 2;
+      if (app->next != app->held)
+        changed++;
+    }
+  if (move == RC_GUARD_LOWER && rules->enabled)
+    changed += plan_lower (rules, apps, n_apps, interval_usec, now_usec);
+  return changed;
+}
+
+char *
+rc_guard_trigger_text (guint target)
+{
+  return g_strdup_printf ("some %" G_GUINT64_FORMAT " %u",
+                          (guint64) RC_GUARD_WINDOW_USEC * CLAMP (target, 1, 100) / 100,
+                          RC_GUARD_WINDOW_USEC);
+}
+
+/* ---- the holds ------------------------------------------------------------ */
+
+typedef struct {
+  guint64 weight;    /* 0: let go, the reason still to be recorded */
+  char   *reason;
+} Hold;
+
+struct _RcGuardHolds {
+  GHashTable      *by_unit;   /* unit name -> Hold */
+  RcGuardFocusFunc focus_func;
+  gpointer         focus_data;
+};
+
+static void
+hold_free (Hold *hold)
+{
+  g_free (hold->reason);
+  g_free (hold);
+}
+
+RcGuardHolds *
+rc_guard_holds_new (void)
+{
+  RcGuardHolds *self = g_new0 (RcGuardHolds, 1);
+
+  self->by_unit = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                         (GDestroyNotify) hold_free);
+  return self;
+}
+
+void
+rc_guard_holds_free (RcGuardHolds *self)
+{
+  if (self == NULL)
+    return;
+  g_hash_table_unref (self->by_unit);
+  g_free (self);
+}
+
+void
+rc_guard_holds_apply (RcGuardHolds   *self,
+                      const char     *unit,
+                      gboolean        focused,
+                      const RcLimits *api,
+                      RcLimits       *limits)
+{
+  Hold *hold = g_hash_table_lookup (self->by_unit, unit);
+  guint64 base;
+
+  if (hold == NULL || hold->weight == 0 || focused || rc_limits_has (api, RC_LIMIT_CPU_WEIGHT))
+    return;
+  base = rc_limits_has (limits, RC_LIMIT_CPU_WEIGHT) ? limits->values[RC_LIMIT_CPU_WEIGHT] :
+         RC_WEIGHT_DEFAULT;
+  rc_limits_set (limits, RC_LIMIT_CPU_WEIGHT, MIN (base, hold->weight));
+}
+
+char *
+rc_guard_holds_take_reason (RcGuardHolds *self,
+                            const char   *unit)
+{
+  Hold *hold = g_hash_table_lookup (self->by_unit, unit);
+  char *reason;
+
+  if (hold == NULL)
+    return NULL;
+  reason = g_steal_pointer (&hold->reason);
+  if (hold->weight == 0)
+    g_hash_table_remove (self->by_unit, unit);
+  return reason;
+}
+
+void
+rc_guard_holds_note_focus (RcGuardHolds *self,
+                           RcApp        *app,
+                           gboolean      focused)
+{
+  /* The focus takes over from the guard: nothing is given back later. */
+  if (focused)
+    g_hash_table_remove (self->by_unit, app->unit);
+  if (self->focus_func != NULL)
+    self->focus_func (app, focused, self->focus_data);
+}
+
+void
+rc_guard_holds_set (RcGuardHolds *self,
+                    const char   *unit,
+                    guint64       weight,
+                    const char   *reason)
+{
+  Hold *hold = g_hash_table_lookup (self->by_unit, unit);
+
+  if (hold == NULL && weight == 0)
+    return;
+  if (hold == NULL)
+    {
+      hold = g_new0 (Hold, 1);
+      g_hash_table_insert (self->by_unit, g_strdup (unit), hold);
+    }
+  hold->weight = weight;
+  g_free (hold->reason);
+  hold->reason = g_strdup (reason);
+  if (weight == 0 && reason == NULL)
+    g_hash_table_remove (self->by_unit, unit);
+}
+
+guint64
+rc_guard_holds_get (RcGuardHolds *self,
+                    const char   *unit)
+{
+  Hold *hold = g_hash_table_lookup (self->by_unit, unit);
+
+  return hold != NULL ? hold->weight : 0;
+}
+
+void
+rc_guard_holds_set_focus_func (RcGuardHolds    *self,
+                               RcGuardFocusFunc func,
+                               gpointer         user_data)
+{
+  self->focus_func = func;
+  self->focus_data = user_data;
+}

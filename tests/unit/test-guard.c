@@ -1,0 +1,421 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The responsiveness guard's decisions (rc-guard.c): pressure readings,
+ * when to step, whom to lower, floors, exemptions, the 2 s spacing and
+ * giving back; the holds the policy applies; the [Guard] rules group. */
+#include "rc-guard.h"
+
+#include <string.h>
+
+#define SEC G_USEC_PER_SEC
+/* one check's interval */
+#define INTERVAL SEC
+/* far from 0, so that "never changed" (0) is older than any spacing */
+#define T0 (100 * SEC)
+
+static const RcGuardRules rules = { .enabled = TRUE, .cpu_pressure_target = 10,
+                                    .cpu_weight_floor = 10 };
+
+/* An eligible app that used @usage_permille of one CPU over INTERVAL. */
+static RcGuardApp
+busy_app (const char *name,
+          guint64     usage_permille)
+{
+  return (RcGuardApp) { .key = name, .usage_usec = INTERVAL * usage_permille / 1000,
+                        .weight = 100, .eligible = TRUE };
+}
+
+static void
+test_parse_total (void)
+{
+  guint64 total = 7;
+
+  g_assert_true (rc_guard_parse_some_total ("some avg10=1.00 avg60=0.00 avg300=0.00 total=123456\n"
+                                            "full avg10=0.00 avg60=0.00 avg300=0.00 total=9\n",
+                                            &total));
+  g_assert_cmpuint (total, ==, 123456);
+  /* the "full" line first is still the "some" total */
+  g_assert_true (rc_guard_parse_some_total ("full avg10=0.00 total=5\nsome avg10=0.00 total=42",
+                                            &total));
+  g_assert_cmpuint (total, ==, 42);
+  total = 7;
+  g_assert_false (rc_guard_parse_some_total ("some avg10=1.00\nfull total=5\n", &total));
+  g_assert_false (rc_guard_parse_some_total ("some avg10=1.00 total=x\n", &total));
+  g_assert_false (rc_guard_parse_some_total ("", &total));
+  g_assert_cmpuint (total, ==, 7);
+}
+
+static void
+test_pressure_percent (void)
+{
+  /* the total's growth over the interval, not avg10 */
+  g_assert_cmpfloat_with_epsilon (rc_guard_pressure_percent (1000, 1000 + 230000, SEC), 23.0, 1e-9);
+  g_assert_cmpfloat (rc_guard_pressure_percent (5000, 5000, SEC), ==, 0.0);
+  /* a counter that went back (a new cgroup) or no time: nothing */
+  g_assert_cmpfloat (rc_guard_pressure_percent (5000, 10, SEC), ==, 0.0);
+  g_assert_cmpfloat (rc_guard_pressure_percent (0, 5000, 0), ==, 0.0);
+  /* several tasks waiting: at most all of the time */
+  g_assert_cmpfloat (rc_guard_pressure_percent (0, 3 * SEC, SEC), ==, 100.0);
+}
+
+static void
+test_trigger_text (void)
+{
+  g_autofree char *ten = rc_guard_trigger_text (10);
+  g_autofree char *high = rc_guard_trigger_text (500);
+
+  /* a 2 s window, which unprivileged triggers need from Linux 6.5 on */
+  g_assert_cmpstr (ten, ==, "some 200000 2000000");
+  g_assert_cmpstr (high, ==, "some 2000000 2000000");
+}
+
+static void
+test_judge (void)
+{
+  RcGuardCalm calm = RC_GUARD_CALM_INIT;
+
+  g_assert_cmpint (rc_guard_judge (&rules, 23, &calm), ==, RC_GUARD_LOWER);
+  /* at the target is not over it; between half and the target: stay */
+  g_assert_cmpint (rc_guard_judge (&rules, 10, &calm), ==, RC_GUARD_STAY);
+  g_assert_cmpint (rc_guard_judge (&rules, 5, &calm), ==, RC_GUARD_STAY);
+  g_assert_cmpuint (calm.checks, ==, 0);
+  /* below half the target for RC_GUARD_CALM_CHECKS checks in a row */
+  for (guint i = 1; i < RC_GUARD_CALM_CHECKS; i++)
+    g_assert_cmpint (rc_guard_judge (&rules, 1, &calm), ==, RC_GUARD_STAY);
+  g_assert_cmpint (rc_guard_judge (&rules, 1, &calm), ==, RC_GUARD_GIVE_BACK);
+  /* then a new spell before the next step back */
+  g_assert_cmpuint (calm.checks, ==, 0);
+  g_assert_cmpint (rc_guard_judge (&rules, 1, &calm), ==, RC_GUARD_STAY);
+  /* a check over half the target breaks the spell */
+  g_assert_cmpint (rc_guard_judge (&rules, 1, &calm), ==, RC_GUARD_STAY);
+  g_assert_cmpint (rc_guard_judge (&rules, 6, &calm), ==, RC_GUARD_STAY);
+  g_assert_cmpuint (calm.checks, ==, 0);
+  /* a target from the rules */
+  {
+    RcGuardRules loose = rules;
+
+    loose.cpu_pressure_target = 50;
+    g_assert_cmpint (rc_guard_judge (&loose, 23, &calm), ==, RC_GUARD_STAY);
+    g_assert_cmpint (rc_guard_judge (&loose, 51, &calm), ==, RC_GUARD_LOWER);
+  }
+}
+
+/* Calm spells to a step back, from a fresh start: the one the guard waits. */
+static guint
+checks_to_give_back (RcGuardCalm *calm)
+{
+  guint n = 0;
+
+  while (rc_guard_judge (&rules, 1, calm) != RC_GUARD_GIVE_BACK)
+    n++;
+  return n + 1;
+}
+
+static void
+test_undone_step_back_waits_longer (void)
+{
+  RcGuardCalm calm = RC_GUARD_CALM_INIT;
+  guint expected = RC_GUARD_CALM_CHECKS;
+
+  g_assert_cmpint (rc_guard_judge (&rules, 30, &calm), ==, RC_GUARD_LOWER);
+  g_assert_cmpuint (checks_to_give_back (&calm), ==, expected);
+  /* the step back brought the pressure over the target again: twice the wait, each time,
+   * up to the most; a step down that follows no step back changes nothing */
+  for (guint i = 0; i < 6; i++)
+    {
+      g_assert_cmpint (rc_guard_judge (&rules, 30, &calm), ==, RC_GUARD_LOWER);
+      g_assert_cmpint (rc_guard_judge (&rules, 30, &calm), ==, RC_GUARD_LOWER);
+      expected = MIN (expected * 2, RC_GUARD_CALM_CHECKS_MAX);
+      g_assert_cmpuint (checks_to_give_back (&calm), ==, expected);
+    }
+  g_assert_cmpuint (expected, ==, RC_GUARD_CALM_CHECKS_MAX);
+  /* steps back the pressure took: each halves the next wait, down to the first */
+  for (guint wait = RC_GUARD_CALM_CHECKS_MAX; wait >= RC_GUARD_CALM_CHECKS; wait /= 2)
+    g_assert_cmpuint (checks_to_give_back (&calm), ==, wait);
+  g_assert_cmpuint (checks_to_give_back (&calm), ==, RC_GUARD_CALM_CHECKS);
+}
+
+static void
+test_lowers_the_busiest (void)
+{
+  RcGuardApp apps[] = {
+    busy_app ("light", 50),       /* under 10 % of a CPU: not busy */
+    busy_app ("build", 1800),
+    busy_app ("indexer", 600),
+    busy_app ("small", 300),      /* under a quarter of the busiest */
+  };
+
+  g_assert_cmpuint (rc_guard_plan (&rules, RC_GUARD_LOWER, apps, G_N_ELEMENTS (apps), INTERVAL, T0),
+                    ==, 2);
+  g_assert_cmpuint (apps[0].next, ==, 0);
+  g_assert_cmpuint (apps[1].next, ==, 50);
+  g_assert_cmpuint (apps[1].held_from, ==, 100);
+  g_assert_cmpuint (apps[2].next, ==, 50);
+  g_assert_cmpuint (apps[3].next, ==, 0);
+}
+
+static void
+test_at_most_a_few_per_check (void)
+{
+  RcGuardApp apps[RC_GUARD_STEPS_PER_CHECK + 2];
+
+  for (guint i = 0; i < G_N_ELEMENTS (apps); i++)
+    apps[i] = busy_app ("busy", 1000 - i);
+  g_assert_cmpuint (rc_guard_plan (&rules, RC_GUARD_LOWER, apps, G_N_ELEMENTS (apps), INTERVAL, T0),
+                    ==, RC_GUARD_STEPS_PER_CHECK);
+  for (guint i = 0; i < G_N_ELEMENTS (apps); i++)
+    g_assert_cmpuint (apps[i].next, ==, i < RC_GUARD_STEPS_PER_CHECK ? 50 : 0);
+}
+
+static void
+test_floor (void)
+{
+  RcGuardRules floor = rules;
+  RcGuardApp app = busy_app ("build", 1000);
+  guint64 steps[] = { 50, 25, 20, 20 };
+
+  floor.cpu_weight_floor = 20;
+  for (guint i = 0; i < G_N_ELEMENTS (steps); i++)
+    {
+      gint64 now = T0 + i * RC_GUARD_SPACING_USEC;
+
+      rc_guard_plan (&floor, RC_GUARD_LOWER, &app, 1, INTERVAL, now);
+      g_assert_cmpuint (app.next, ==, steps[i]);
+      if (app.next != app.held)
+        app.changed_usec = now;
+      app.held = app.next;
+    }
+  g_assert_cmpuint (app.held_from, ==, 100);
+  /* an app the rules hold at the floor or below already is left alone */
+  app = busy_app ("low", 1000);
+  app.weight = 15;
+  g_assert_cmpuint (rc_guard_plan (&floor, RC_GUARD_LOWER, &app, 1, INTERVAL, T0), ==, 0);
+  g_assert_cmpuint (app.next, ==, 0);
+  /* an unknown weight counts as the default */
+  app = busy_app ("unknown", 1000);
+  app.weight = 0;
+  rc_guard_plan (&rules, RC_GUARD_LOWER, &app, 1, INTERVAL, T0);
+  g_assert_cmpuint (app.next, ==, 50);
+}
+
+static void
+test_exempt_apps (void)
+{
+  /* sound, the focus or a CPUWeight set through the API: not eligible,
+   * however busy; a held one is let go at once */
+  RcGuardApp apps[] = { busy_app ("music", 2000), busy_app ("api", 2000), busy_app ("build", 1000) };
+
+  apps[0].eligible = FALSE;
+  apps[1].eligible = FALSE;
+  apps[1].held = 25;
+  apps[1].held_from = 100;
+  apps[1].changed_usec = T0 - SEC;    /* inside the spacing: still let go */
+  g_assert_cmpuint (rc_guard_plan (&rules, RC_GUARD_LOWER, apps, G_N_ELEMENTS (apps), INTERVAL, T0),
+                    ==, 2);
+  g_assert_cmpuint (apps[0].next, ==, 0);
+  g_assert_cmpuint (apps[1].next, ==, 0);
+  /* the busiest eligible one is judged on its own, not against the exempt */
+  g_assert_cmpuint (apps[2].next, ==, 50);
+}
+
+static void
+test_spacing (void)
+{
+  RcGuardApp app = busy_app ("build", 1000);
+  guint changes = 0;
+  gint64 last = 0;
+
+  /* a check every second for 10 s, the pressure over the target all along */
+  for (gint64 now = T0; now < T0 + 10 * SEC; now += SEC)
+    {
+      rc_guard_plan (&rules, RC_GUARD_LOWER, &app, 1, INTERVAL, now);
+      if (app.next != app.held)
+        {
+          g_assert_true (last == 0 || now - last >= RC_GUARD_SPACING_USEC);
+          last = app.changed_usec = now;
+          app.held = app.next;
+          changes++;
+        }
+    }
+  /* 100 -> 50 -> 25 -> 12 -> 10, 2 s apart */
+  g_assert_cmpuint (changes, ==, 4);
+  g_assert_cmpuint (app.held, ==, 10);
+}
+
+static void
+test_giving_back (void)
+{
+  RcGuardApp app = busy_app ("build", 0);
+  guint64 steps[] = { 50, 0 };
+  RcGuardCalm calm = RC_GUARD_CALM_INIT;
+  gint64 now = T0;
+
+  app.held = 25;
+  app.held_from = 100;
+  app.changed_usec = T0 - SEC;
+  /* calm, but 1 s after the last step: the spacing holds it */
+  g_assert_cmpuint (rc_guard_plan (&rules, RC_GUARD_GIVE_BACK, &app, 1, INTERVAL, now), ==, 0);
+  g_assert_cmpuint (app.next, ==, 25);
+  for (guint i = 0; i < G_N_ELEMENTS (steps); i++)
+    {
+      RcGuardMove move;
+
+      /* one step back per calm spell */
+      do
+        {
+          now += SEC;
+          move = rc_guard_judge (&rules, 1, &calm);
+        }
+      while (move != RC_GUARD_GIVE_BACK);
+      g_assert_cmpuint (rc_guard_plan (&rules, move, &app, 1, INTERVAL, now), ==, 1);
+      /* doubled, and let go once back where it was */
+      g_assert_cmpuint (app.next, ==, steps[i]);
+      app.held = app.next;
+      app.changed_usec = now;
+    }
+  /* nothing held, nothing to give */
+  g_assert_cmpuint (rc_guard_plan (&rules, RC_GUARD_GIVE_BACK, &app, 1, INTERVAL, now + 9 * SEC),
+                    ==, 0);
+}
+
+static void
+test_stay_and_off (void)
+{
+  RcGuardApp apps[] = { busy_app ("build", 2000), busy_app ("held", 2000) };
+  RcGuardRules off = rules;
+
+  apps[1].held = 25;
+  apps[1].held_from = 100;
+  g_assert_cmpuint (rc_guard_plan (&rules, RC_GUARD_STAY, apps, 2, INTERVAL, T0), ==, 0);
+  g_assert_cmpuint (apps[0].next, ==, 0);
+  g_assert_cmpuint (apps[1].next, ==, 25);
+  /* turned off: nothing lowered, everything given back */
+  off.enabled = FALSE;
+  g_assert_cmpuint (rc_guard_plan (&off, RC_GUARD_LOWER, apps, 2, INTERVAL, T0), ==, 1);
+  g_assert_cmpuint (apps[0].next, ==, 0);
+  g_assert_cmpuint (apps[1].next, ==, 0);
+}
+
+static void
+test_holds (void)
+{
+  RcGuardHolds *holds = rc_guard_holds_new ();
+  RcLimits api = { 0, };
+  RcLimits limits = { 0, };
+  g_autofree char *reason = NULL;
+  g_autoptr(RcApp) app = rc_app_new ("app-a.scope", "/a", "org.example.A", "");
+
+  /* nothing held: the policy's value stands */
+  rc_limits_set (&limits, RC_LIMIT_CPU_WEIGHT, 50);
+  rc_guard_holds_apply (holds, "app-a.scope", FALSE, &api, &limits);
+  g_assert_cmpuint (limits.values[RC_LIMIT_CPU_WEIGHT], ==, 50);
+
+  rc_guard_holds_set (holds, "app-a.scope", 25, "CPU pressure of the focused app 23 % over 10 %");
+  g_assert_cmpuint (rc_guard_holds_get (holds, "app-a.scope"), ==, 25);
+  /* over the rule's value, and without one over the default */
+  rc_guard_holds_apply (holds, "app-a.scope", FALSE, &api, &limits);
+  g_assert_cmpuint (limits.values[RC_LIMIT_CPU_WEIGHT], ==, 25);
+  limits = (RcLimits) { 0, };
+  rc_guard_holds_apply (holds, "app-a.scope", FALSE, &api, &limits);
+  g_assert_true (rc_limits_has (&limits, RC_LIMIT_CPU_WEIGHT));
+  g_assert_cmpuint (limits.values[RC_LIMIT_CPU_WEIGHT], ==, 25);
+  /* never above what the rule gives */
+  rc_limits_set (&limits, RC_LIMIT_CPU_WEIGHT, 12);
+  rc_guard_holds_apply (holds, "app-a.scope", FALSE, &api, &limits);
+  g_assert_cmpuint (limits.values[RC_LIMIT_CPU_WEIGHT], ==, 12);
+  /* the focus (the boost) and a value set through the API win */
+  rc_limits_set (&limits, RC_LIMIT_CPU_WEIGHT, 300);
+  rc_guard_holds_apply (holds, "app-a.scope", TRUE, &api, &limits);
+  g_assert_cmpuint (limits.values[RC_LIMIT_CPU_WEIGHT], ==, 300);
+  rc_limits_set (&api, RC_LIMIT_CPU_WEIGHT, 200);
+  rc_limits_set (&limits, RC_LIMIT_CPU_WEIGHT, 200);
+  rc_guard_holds_apply (holds, "app-a.scope", FALSE, &api, &limits);
+  g_assert_cmpuint (limits.values[RC_LIMIT_CPU_WEIGHT], ==, 200);
+
+  /* the reason is taken once, for the record of the write */
+  reason = rc_guard_holds_take_reason (holds, "app-a.scope");
+  g_assert_cmpstr (reason, ==, "CPU pressure of the focused app 23 % over 10 %");
+  g_assert_null (rc_guard_holds_take_reason (holds, "app-a.scope"));
+  g_assert_null (rc_guard_holds_take_reason (holds, "app-other.scope"));
+
+  /* let go with a reason: kept until the record takes it */
+  rc_guard_holds_set (holds, "app-a.scope", 0, "given back");
+  g_assert_cmpuint (rc_guard_holds_get (holds, "app-a.scope"), ==, 0);
+  g_clear_pointer (&reason, g_free);
+  reason = rc_guard_holds_take_reason (holds, "app-a.scope");
+  g_assert_cmpstr (reason, ==, "given back");
+
+  /* the focus drops a hold: nothing to give back when it leaves */
+  rc_guard_holds_set (holds, "app-a.scope", 25, NULL);
+  rc_guard_holds_note_focus (holds, app, TRUE);
+  g_assert_cmpuint (rc_guard_holds_get (holds, "app-a.scope"), ==, 0);
+  rc_guard_holds_free (holds);
+}
+
+static void
+test_rules_group (void)
+{
+  static const struct {
+    const char *text;
+    gboolean    enabled;
+    guint       target;
+    guint64     floor;
+    guint       n_problems;
+  } cases[] = {
+    { "", TRUE, 10, 10, 0 },
+    { "[Guard]\nEnabled=false\n", FALSE, 10, 10, 0 },
+    { "[Guard]\nCPUPressureTarget=25\nCPUWeightFloor=20\n", TRUE, 25, 20, 0 },
+    { "[Guard]\nCPUPressureTarget=25%\n", TRUE, 25, 10, 0 },
+    { "[Guard]\nCPUPressureTarget=0\nCPUWeightFloor=10001\nEnabled=maybe\nOther=1\n",
+      TRUE, 10, 10, 4 },
+    { "[Guard @battery]\nEnabled=false\n", TRUE, 10, 10, 1 },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func (g_free);
+      GHashTable *parsed[RC_RULES_N_LAYERS], *slices[RC_RULES_N_LAYERS];
+      RcBoost boost = { .enabled = TRUE };
+      RcNotifyRules notify = RC_NOTIFY_RULES_DEFAULT;
+      RcGuardRules guard = RC_GUARD_RULES_DEFAULT;
+
+      for (guint l = 0; l < RC_RULES_N_LAYERS; l++)
+        {
+          parsed[l] = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+          slices[l] = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+        }
+      rc_rules_parse_data (cases[i].text, strlen (cases[i].text), "g.conf", parsed, slices, &boost,
+                           &notify, &guard, problems);
+      g_assert_cmpint (guard.enabled, ==, cases[i].enabled);
+      g_assert_cmpuint (guard.cpu_pressure_target, ==, cases[i].target);
+      g_assert_cmpuint (guard.cpu_weight_floor, ==, cases[i].floor);
+      g_assert_cmpuint (problems->len, ==, cases[i].n_problems);
+      for (guint l = 0; l < RC_RULES_N_LAYERS; l++)
+        {
+          g_assert_cmpuint (g_hash_table_size (parsed[l]), ==, 0);
+          g_hash_table_unref (parsed[l]);
+          g_hash_table_unref (slices[l]);
+        }
+    }
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/guard/parse-total", test_parse_total);
+  g_test_add_func ("/guard/pressure-percent", test_pressure_percent);
+  g_test_add_func ("/guard/trigger-text", test_trigger_text);
+  g_test_add_func ("/guard/judge", test_judge);
+  g_test_add_func ("/guard/undone-step-back-waits-longer", test_undone_step_back_waits_longer);
+  g_test_add_func ("/guard/lowers-the-busiest", test_lowers_the_busiest);
+  g_test_add_func ("/guard/at-most-a-few-per-check", test_at_most_a_few_per_check);
+  g_test_add_func ("/guard/floor", test_floor);
+  g_test_add_func ("/guard/exempt-apps", test_exempt_apps);
+  g_test_add_func ("/guard/spacing", test_spacing);
+  g_test_add_func ("/guard/giving-back", test_giving_back);
+  g_test_add_func ("/guard/stay-and-off", test_stay_and_off);
+  g_test_add_func ("/guard/holds", test_holds);
+  g_test_add_func ("/guard/rules-group", test_rules_group);
+  return g_test_run ();
+}
