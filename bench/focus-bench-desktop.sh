@@ -5,8 +5,9 @@
 # session, with resource-control installed. The frame app runs in a new terminal window in an app
 # unit of its own, which your compositor focuses; behind it the load of bench/focus-bench-load.sh.
 # Configurations: "fair" (your setup with the daemon stopped and masked for the run: the
-# fair-by-default drop-ins still act; "stock" if they are not installed) and "boost" (the daemon
-# running, following your compositor's focus). The daemon's unit is unmasked again at the end.
+# fair-by-default drop-ins still act; "stock" if they are not installed) and "guard" (the daemon
+# running as you have it: the boost following your compositor's focus and, unless your rules turn it
+# off, the responsiveness guard). The daemon's unit is unmasked again at the end.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 OUT=$1
@@ -28,7 +29,7 @@ ITERATIONS=$((per_ms * 5555 / 1000))
 PROCS=$((4 * $(nproc)))
 base=fair
 systemctl --user cat 'app-.scope' 2>/dev/null | grep -q resource-control || base=stock
-printf '{"cpus": %s, "iterations_per_ms": %s, "frame_iterations": %s, "build_processes": %s, "kernel": "%s", "configs": "%s boost"}\n' \
+printf '{"cpus": %s, "iterations_per_ms": %s, "frame_iterations": %s, "build_processes": %s, "kernel": "%s", "configs": "%s guard"}\n' \
   "$(nproc)" "$per_ms" "$ITERATIONS" "$PROCS" "$(uname -r)" "$base" > "$OUT/run/run.json"
 
 scope () { # scope UNIT [systemd-run options --] CMD...
@@ -40,10 +41,10 @@ restore () { systemctl --user unmask --runtime resource-control.service > /dev/n
 trap restore EXIT
 
 n=0
-for c in "$base" boost; do
+for c in "$base" guard; do
   n=$((n + 1)); dir=$OUT/run/$c
   mkdir -p "$dir"
-  if [ "$c" = boost ]; then
+  if [ "$c" = guard ]; then
     restore
     gdbus call --session --dest org.example.ResourceControl --object-path /org/example/ResourceControl \
       --method org.example.ResourceControl.ListApps > /dev/null

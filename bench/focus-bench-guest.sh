@@ -12,7 +12,8 @@
 # the same load for FB_WARMUP + FB_SECONDS seconds:
 #   stock   no fair-by-default drop-ins, no daemon (the unit masked, so nothing activates it)
 #   fair    the drop-ins, no daemon
-#   boost   the drop-ins and the daemon, following sway's focus
+#   boost   the drop-ins and the daemon, following sway's focus, its guard off ([Guard] Enabled=false)
+#   guard   the same with the responsiveness guard on (the default)
 # The order is the order of what each adds, so no configuration runs on state a later one leaves.
 # The raw figures (every frame's interval, the input probe's delays, each background process's work,
 # the units' cpu.weight) go to $VM_OUT/focus-bench/CONFIG/; bench/focus-bench-report.py turns them into
@@ -20,7 +21,7 @@
 set -u
 [ "${1:-}" = --stage ] || { echo "focus-bench-guest: run by bench/focus-bench.sh" >&2; exit 2; }
 STAGE=$2
-CONFIGS=${FB_CONFIGS:-stock fair boost}
+CONFIGS=${FB_CONFIGS:-stock fair boost guard}
 WARMUP=${FB_WARMUP:-5}
 MEASURE=${FB_SECONDS:-30}
 # shellcheck source=bench/guest-preamble.sh
@@ -66,6 +67,7 @@ focus_source () { "$AU" busctl --user get-property org.example.ResourceControl /
 weight_of () { local w=-; { read -r w < "$(cg "$1")/cpu.weight"; } 2>/dev/null; echo "$w"; }
 frames_focused () { local pid; pid=$(focused_pid); [ -n "$pid" ] && grep -qx "$pid" "$(cg "$1")/cgroup.procs"; }
 
+RULES_DIR=$VM_TEST_HOME/.config/resource-control/rules.d
 FAILED_STEPS=()
 step_failed () { echo "focus-bench: FAILED: $*"; FAILED_STEPS+=("$*"); }
 
@@ -97,6 +99,10 @@ run_config () { # run_config NAME N: the load and the frame app, from a clean st
   # the frame app's scope has ended with its program (foot exits with it)
   usc stop -- "$FB_BUILD" "$FB_INDEXER" "${FB_OTHERS[@]}" "$FB_FRAMES" 2>/dev/null
   wait_for 30 fb_load_done "$dir" "$BUILD_PROCS" || step_failed "$name: not every background process wrote its work"
+  # what the daemon did during the run, for the report's count of weight changes per app
+  if [ "$name" = boost ] || [ "$name" = guard ]; then
+    "$AU" resourcectl log --json > "$dir/actions.json" 2>/dev/null || step_failed "$name: resourcectl log failed"
+  fi
   echo "focus-bench: $name done: cpu.weight $(paste -sd' ' "$dir/weights")"
 }
 
@@ -113,15 +119,24 @@ for c in $CONFIGS; do
       for f in $DROPINS; do mkdir -p "$(dirname "$f")"; cp "$STAGE$f" "$f"; done
       usc mask --runtime resource-control.service > /dev/null 2>&1
       usc daemon-reload ;;
-    boost)
+    boost|guard)
       for f in $DROPINS; do mkdir -p "$(dirname "$f")"; cp "$STAGE$f" "$f"; done
+      if [ "$c" = boost ]; then
+        "$AU" mkdir -p "$RULES_DIR"
+        printf '[Guard]\nEnabled=false\n' | "$AU" tee "$RULES_DIR/90-focus-bench.conf" > /dev/null
+      else
+        rm -f "$RULES_DIR/90-focus-bench.conf"
+      fi
       usc unmask --runtime resource-control.service > /dev/null 2>&1
       usc daemon-reload
       "$AU" gdbus call --session "${RC_DBUS[@]}" --method org.example.ResourceControl.ListApps > /dev/null \
-        || step_failed "boost: the daemon was not activated"
+        || step_failed "$c: the daemon was not activated"
       wait_for 30 sh -c "[ \"\$($AU busctl --user get-property org.example.ResourceControl /org/example/ResourceControl org.example.ResourceControl FocusSource 2>/dev/null)\" = 's \"sway\"' ]" \
-        || step_failed "boost: FocusSource is '$(focus_source)', not sway" ;;
-    *) echo "focus-bench: unknown configuration $c (stock fair boost)"; exit 2 ;;
+        || step_failed "$c: FocusSource is '$(focus_source)', not sway"
+      # the daemon reads a rules folder's change within a second; the report counts the guard's
+      # entries in each run's record (none with it off)
+      nap 2 ;;
+    *) echo "focus-bench: unknown configuration $c (stock fair boost guard)"; exit 2 ;;
   esac
   echo "focus-bench: $c: $WARMUP s warm-up, $MEASURE s measured"
   run_config "$c" "$n"

@@ -4,7 +4,7 @@
 # bench/focus-bench.sh - what the user in front of the screen gets while a build, busy apps and an
 # indexer run behind the focused app: its frame intervals (p50, p99, 1% low, missed frames), how late
 # its input would be handled, and how much work the background still gets done, for each
-# configuration (stock, fair by default, + the focus boost), in one VM boot with sway.
+# configuration (stock, fair by default, + the focus boost, + the guard), in one VM boot with sway.
 #
 #   bench/focus-bench.sh [--out DIR] [--seconds S] [--configs "stock fair boost"]
 #   bench/focus-bench.sh --desktop [--out DIR] [--seconds S]
@@ -27,7 +27,7 @@ SRC=$(cd "$HERE/.." && pwd)
 export RC_VMDIR=${RC_VMDIR:-/var/tmp/resource-control-vm}
 OUT=
 SMOKE=0
-export FB_SECONDS=${FB_SECONDS:-30} FB_CONFIGS=${FB_CONFIGS:-stock fair boost}
+export FB_SECONDS=${FB_SECONDS:-30} FB_CONFIGS=${FB_CONFIGS:-stock fair boost guard}
 while [ $# -gt 0 ]; do
   case "$1" in
     --out) OUT=$2; shift ;;
