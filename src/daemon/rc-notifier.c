@@ -615,8 +615,10 @@ app_share_cb (RcEnergy   *energy,
   gint64 now_us = g_get_monotonic_time ();
   Instance *instance = lookup_instance (self, app->unit);
 
-  g_debug ("Notifications: %s: %.3f of the power%s", app->unit, share,
-           foreground ? ", in the foreground" : "");
+  /* every instance at every sample: said only of those above the share */
+  if (rules->power_drain_percent > 0 && share * 100 > rules->power_drain_percent)
+    g_debug ("Notifications: %s: %.3f of the power%s", app->unit, share,
+             foreground ? ", in the foreground" : "");
   if (rc_drain_spell_sample (&instance->drain, share, foreground, TRUE, rules->power_drain_percent,
                              rules->power_drain_sec, now_us))
     maybe_notify (self, app, instance, RC_NOTIFY_CAUSE_POWER_DRAIN, now_us);
