@@ -225,7 +225,8 @@ device_update (RcEnergySource *self,
   /* a discharge that starts sets the ledger's baselines */
   if (!was_discharging && discharging (self) && self->rapl->len == 0)
     g_signal_emit (self, signals[SIGNAL_SAMPLE], 0, (guint64) 0, (guint64) 0);
-  if (was_battery != self->battery || was_measuring != rc_energy_source_is_measuring (self))
+  if (was_battery != self->battery || was_measuring != rc_energy_source_is_measuring (self) ||
+      was_discharging != discharging (self))
     g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
 }
 
@@ -352,6 +353,12 @@ gboolean
 rc_energy_source_is_measuring (RcEnergySource *self)
 {
   return self->rapl->len > 0 || discharging (self);
+}
+
+gboolean
+rc_energy_source_on_battery (RcEnergySource *self)
+{
+  return discharging (self);
 }
 
 const char *

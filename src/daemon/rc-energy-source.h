@@ -23,7 +23,8 @@ G_BEGIN_DECLS
  *   "sample" (guint64 energy_uj, guint64 interval_usec)
  *                 energy measured over an interval (0 J: a new baseline,
  *                 as when the battery starts to discharge)
- *   "changed" ()  the source or whether it measures changed */
+ *   "changed" ()  the source, whether it measures or whether the machine
+ *                 runs on its battery changed */
 #define RC_TYPE_ENERGY_SOURCE (rc_energy_source_get_type ())
 G_DECLARE_FINAL_TYPE (RcEnergySource, rc_energy_source, RC, ENERGY_SOURCE, GObject);
 
@@ -36,6 +37,9 @@ RcEnergySource *rc_energy_source_new (void);
 const char     *rc_energy_source_get_name (RcEnergySource *self);
 /* Whether samples come now (RAPL, or a discharging battery). */
 gboolean        rc_energy_source_is_measuring (RcEnergySource *self);
+/* Whether UPower says the machine runs on its battery now (a present
+ * battery that discharges), whatever the source. */
+gboolean        rc_energy_source_on_battery (RcEnergySource *self);
 /* Why there is no source, in a user's words; "" when there is one. */
 const char     *rc_energy_source_get_reason (RcEnergySource *self);
 

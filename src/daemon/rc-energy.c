@@ -24,9 +24,13 @@ struct _RcEnergy {
   guint            save_id;
   gboolean         dirty;
   gboolean         writing;
+  gboolean         on_battery;
 };
 
 G_DEFINE_TYPE (RcEnergy, rc_energy, G_TYPE_OBJECT);
+
+enum { SIGNAL_APP_SHARE, SIGNAL_BATTERY_CHANGED, N_SIGNALS };
+static guint signals[N_SIGNALS];
 
 static guint64
 hour_now (void)
@@ -156,6 +160,34 @@ set_app_energy (RcEnergy *self,
     }
 }
 
+/* Each instance's part of a sample on battery, 0 for those without one. */
+static void
+tell_shares (RcEnergy  *self,
+             GPtrArray *apps,
+             GArray    *shares,
+             guint64    energy_uj)
+{
+  g_autoptr(GHashTable) parts = g_hash_table_new (g_str_hash, g_str_equal);
+
+  if (energy_uj == 0 || !rc_energy_source_on_battery (self->source))
+    return;
+  for (guint i = 0; i < shares->len; i++)
+    {
+      RcEnergyShare *share = &g_array_index (shares, RcEnergyShare, i);
+
+      g_hash_table_insert (parts, (gpointer) share->unit, share);
+    }
+  for (guint i = 0; i < apps->len; i++)
+    {
+      RcApp *app = g_ptr_array_index (apps, i);
+      const RcEnergyShare *share = g_hash_table_lookup (parts, app->unit);
+      double part = share != NULL ? (double) share->energy_uj / energy_uj : 0;
+
+      g_signal_emit (self, signals[SIGNAL_APP_SHARE], 0, app, part,
+                     share != NULL ? share->foreground : app->foreground);
+    }
+}
+
 static void
 sample_cb (RcEnergySource *source,
            guint64         energy_uj,
@@ -196,6 +228,7 @@ sample_cb (RcEnergySource *source,
   rc_energy_history_add (self->history, NULL, NULL, NULL, hour, system_uj, FALSE);
   for (guint i = 0; i < apps->len; i++)
     set_app_energy (self, g_ptr_array_index (apps, i), TRUE);
+  tell_shares (self, apps, shares, energy_uj);
   if (energy_uj > 0)
     schedule_save (self);
   /* a sample over many apps builds and frees many small blocks */
@@ -214,6 +247,11 @@ source_changed_cb (RcEnergySource *source,
            rc_energy_source_is_measuring (source) ? "yes" : "no");
   for (guint i = 0; i < apps->len; i++)
     set_app_energy (self, g_ptr_array_index (apps, i), TRUE);
+  if (self->on_battery != rc_energy_source_on_battery (source))
+    {
+      self->on_battery = !self->on_battery;
+      g_signal_emit (self, signals[SIGNAL_BATTERY_CHANGED], 0, self->on_battery);
+    }
 }
 
 static void
@@ -438,6 +476,12 @@ rc_energy_class_init (RcEnergyClass *klass)
 
   object_class->dispose = rc_energy_dispose;
   object_class->finalize = rc_energy_finalize;
+  signals[SIGNAL_APP_SHARE] = g_signal_new ("app-share", G_TYPE_FROM_CLASS (klass),
+                                            G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE,
+                                            3, G_TYPE_POINTER, G_TYPE_DOUBLE, G_TYPE_BOOLEAN);
+  signals[SIGNAL_BATTERY_CHANGED] = g_signal_new ("battery-changed", G_TYPE_FROM_CLASS (klass),
+                                                  G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                                  G_TYPE_NONE, 1, G_TYPE_BOOLEAN);
 }
 
 static void

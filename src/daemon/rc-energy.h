@@ -16,7 +16,15 @@ G_BEGIN_DECLS
  * cpu.stat, sets the instances' Power and Energy (announced as
  * AppChanged) and adds the parts to the history, which is written at most
  * every RC_ENERGY_SAVE_DELAY_S after a change and when the daemon stops.
- * Without a source nothing runs. */
+ * Without a source nothing runs.
+ *
+ * Signals, for the notifier's power drain:
+ *   "app-share" (RcApp *app, double share, gboolean foreground)
+ *                 on battery, after each sample with energy, for each
+ *                 running instance: its part of the sample (0..1) and
+ *                 whether it had the focus
+ *   "battery-changed" (gboolean on_battery)
+ *                 the machine went on its battery or off it */
 #define RC_TYPE_ENERGY (rc_energy_get_type ())
 G_DECLARE_FINAL_TYPE (RcEnergy, rc_energy, RC, ENERGY, GObject);
 

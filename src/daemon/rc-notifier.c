@@ -10,11 +10,12 @@
 #define MAX_SENT 256
 
 typedef struct {
-  char       *unit;
-  guint32     ids[RC_NOTIFY_N_KINDS];       /* the server's, for replaces_id */
-  gint64      sent_us[RC_NOTIFY_N_KINDS];   /* monotonic; 0: never */
-  RcHeldSpell held;         /* by its memory limit */
-  RcHeldSpell cpu_held;     /* by its CPU quota */
+  char        *unit;
+  guint32      ids[RC_NOTIFY_N_KINDS];      /* the server's, for replaces_id */
+  gint64       sent_us[RC_NOTIFY_N_KINDS];  /* monotonic; 0: never */
+  RcHeldSpell  held;        /* by its memory limit */
+  RcHeldSpell  cpu_held;    /* by its CPU quota */
+  RcDrainSpell drain;
 } Instance;
 
 struct _RcNotifier {
@@ -45,6 +46,29 @@ rc_held_spell_rise (RcHeldSpell *spell,
     spell->since_us = now_us;
   spell->last_rise_us = now_us;
   return now_us - spell->since_us >= RC_HELD_BACK_SUSTAIN_SEC * G_USEC_PER_SEC;
+}
+
+gboolean
+rc_drain_spell_sample (RcDrainSpell *spell,
+                       double        share,
+                       gboolean      foreground,
+                       gboolean      on_battery,
+                       guint         percent,
+                       guint         sustain_sec,
+                       gint64        now_us)
+{
+  if (percent == 0 || !on_battery || foreground || share * 100 <= percent)
+    {
+      spell->since_us = 0;
+      spell->told = FALSE;
+      return FALSE;
+    }
+  if (spell->since_us == 0)
+    spell->since_us = now_us;
+  if (spell->told || now_us - spell->since_us < (gint64) sustain_sec * G_USEC_PER_SEC)
+    return FALSE;
+  spell->told = TRUE;
+  return TRUE;
 }
 
 static void
@@ -343,6 +367,10 @@ static const struct {
                                  "%s has wanted more CPU than its quota allows for a while and may be slow. "
                                  "Open settings to raise its limit.",
                                  "held back by its CPU quota" },
+  [RC_NOTIFY_CAUSE_POWER_DRAIN] = { RC_NOTIFY_POWER_DRAIN, "%s is draining the battery",
+                                    "%s, in the background, has used much of the battery's power for a while. "
+                                    "Open settings to limit it, or close it if it is not needed.",
+                                    "used much of the battery's power in the background" },
 };
 
 /* @format: one of causes[]' texts, each with one %s */
@@ -461,8 +489,8 @@ tell_held_cb (gpointer user_data)
     }
   rc_notify_budget_take (&self->budget, g_get_monotonic_time ());
   summary = self->held_count == 1
-            ? g_strdup ("1 more app ran out of memory or was held back")
-            : g_strdup_printf ("%u more apps ran out of memory or were held back",
+            ? g_strdup ("1 more app ran out of memory, was held back or drained the battery")
+            : g_strdup_printf ("%u more apps ran out of memory, were held back or drained the battery",
                                self->held_count);
   body = g_strdup ("They were not each shown, to keep notifications few. "
                    "Open the Resource Control settings to see your apps.");
@@ -508,11 +536,14 @@ maybe_notify (RcNotifier   *self,
 {
   const RcNotifyRules *rules = rc_rules_get_notify (self->rules);
   RcNotifyKind kind = causes[cause].kind;
-  gboolean wanted = kind == RC_NOTIFY_OUT_OF_MEMORY ? rules->out_of_memory : rules->held_back;
+  gboolean wanted = kind == RC_NOTIFY_OUT_OF_MEMORY ? rules->out_of_memory
+                    : kind == RC_NOTIFY_HELD_BACK ? rules->held_back
+                    : rules->power_drain_percent > 0;
 
   if (!wanted)
     return;
-  if (instance->sent_us[kind] != 0 &&
+  /* a drain is told once per spell, and a spell lasts long: no quiet time */
+  if (kind != RC_NOTIFY_POWER_DRAIN && instance->sent_us[kind] != 0 &&
       now_us - instance->sent_us[kind] < RC_NOTIFY_QUIET_SEC * G_USEC_PER_SEC)
     return;
   instance->sent_us[kind] = now_us;
@@ -571,6 +602,50 @@ throttled_cb (RcCpuWatch *watch,
 
   if (rc_held_spell_rise (&instance->cpu_held, now_us))
     maybe_notify (self, app, instance, RC_NOTIFY_CAUSE_CPU_HELD, now_us);
+}
+
+static void
+app_share_cb (RcEnergy   *energy,
+              RcApp      *app,
+              double      share,
+              gboolean    foreground,
+              RcNotifier *self)
+{
+  const RcNotifyRules *rules = rc_rules_get_notify (self->rules);
+  gint64 now_us = g_get_monotonic_time ();
+  Instance *instance = lookup_instance (self, app->unit);
+
+  /* every instance at every sample: said only of those above the share */
+  if (rules->power_drain_percent > 0 && share * 100 > rules->power_drain_percent)
+    g_debug ("Notifications: %s: %.3f of the power%s", app->unit, share,
+             foreground ? ", in the foreground" : "");
+  if (rc_drain_spell_sample (&instance->drain, share, foreground, TRUE, rules->power_drain_percent,
+                             rules->power_drain_sec, now_us))
+    maybe_notify (self, app, instance, RC_NOTIFY_CAUSE_POWER_DRAIN, now_us);
+}
+
+static void
+battery_changed_cb (RcEnergy   *energy,
+                    gboolean    on_battery,
+                    RcNotifier *self)
+{
+  GHashTableIter iter;
+  Instance *instance;
+
+  if (on_battery)
+    return;
+  /* on AC every spell of draining ends */
+  g_hash_table_iter_init (&iter, self->instances);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &instance))
+    rc_drain_spell_sample (&instance->drain, 0, FALSE, FALSE, 0, 0, 0);
+}
+
+void
+rc_notifier_watch_energy (RcNotifier *self,
+                          RcEnergy   *energy)
+{
+  g_signal_connect_object (energy, "app-share", G_CALLBACK (app_share_cb), self, 0);
+  g_signal_connect_object (energy, "battery-changed", G_CALLBACK (battery_changed_cb), self, 0);
 }
 
 static void

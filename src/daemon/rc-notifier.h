@@ -3,6 +3,7 @@
 
 #include "rc-action-log.h"
 #include "rc-cpu-watch.h"
+#include "rc-energy.h"
 #include "rc-memory-watch.h"
 #include "rc-rules.h"
 
@@ -16,7 +17,10 @@ G_BEGIN_DECLS
  * most one of each kind per instance per RC_NOTIFY_QUIET_SEC; the [Notify]
  * rules group turns each kind off. Its "Open settings" action asks the
  * settings panel to show the app. It only listens: the changes come from
- * RcMemoryWatch and RcCpuWatch, nothing polls. Each notification sent for
+ * RcMemoryWatch and RcCpuWatch, nothing polls. On battery, it also tells
+ * once per spell of an app in the background that took more than a share
+ * of the power for a sustained time (the [Notify] key PowerDrain), from
+ * RcEnergy's samples. Each notification sent for
  * an app is a "notification" entry of @actions. */
 #define RC_TYPE_NOTIFIER (rc_notifier_get_type ())
 G_DECLARE_FINAL_TYPE (RcNotifier, rc_notifier, RC, NOTIFIER, GObject);
@@ -29,6 +33,7 @@ G_DECLARE_FINAL_TYPE (RcNotifier, rc_notifier, RC, NOTIFIER, GObject);
 typedef enum {
   RC_NOTIFY_OUT_OF_MEMORY,
   RC_NOTIFY_HELD_BACK,
+  RC_NOTIFY_POWER_DRAIN,
   RC_NOTIFY_N_KINDS
 } RcNotifyKind;
 
@@ -38,6 +43,7 @@ typedef enum {
   RC_NOTIFY_CAUSE_OOMD_KILL,
   RC_NOTIFY_CAUSE_MEMORY_HELD,
   RC_NOTIFY_CAUSE_CPU_HELD,
+  RC_NOTIFY_CAUSE_POWER_DRAIN,
   RC_NOTIFY_N_CAUSES
 } RcNotifyCause;
 
@@ -51,6 +57,27 @@ typedef struct {
 
 gboolean    rc_held_spell_rise (RcHeldSpell *spell,
                                 gint64       now_us);
+
+/* One instance's spell of draining the battery: on battery, in the
+ * background, above @percent of the power at each sample since @since_us.
+ * rc_drain_spell_sample says, at a sample at @now_us (monotonic), whether
+ * the spell has now lasted @sustain_sec and was not told yet: once per
+ * spell. The spell ends (and may be told again once it comes back and
+ * lasts) when the share falls to @percent or below, when the app comes to
+ * the foreground, or when the machine leaves its battery. @percent 0:
+ * never. Pure, for the unit tests. */
+typedef struct {
+  gint64   since_us;    /* 0: not draining */
+  gboolean told;
+} RcDrainSpell;
+
+gboolean    rc_drain_spell_sample (RcDrainSpell *spell,
+                                   double        share,
+                                   gboolean      foreground,
+                                   gboolean      on_battery,
+                                   guint         percent,
+                                   guint         sustain_sec,
+                                   gint64        now_us);
 
 /* An app's name as a notification shows it (it comes from a desktop file
  * any program of the user may write): at most RC_NOTIFY_NAME_MAX
@@ -86,5 +113,8 @@ RcNotifier *rc_notifier_new (GDBusConnection *connection,
                              RcCpuWatch      *cpu_watch,
                              RcRules         *rules,
                              RcActionLog     *actions);
+/* Tells of the apps that drain the battery, from @energy's shares. */
+void        rc_notifier_watch_energy (RcNotifier *self,
+                                      RcEnergy   *energy);
 
 G_END_DECLS

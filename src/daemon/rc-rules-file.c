@@ -8,6 +8,7 @@
 #include "rc-names.h"
 #include "rc-unit-name.h"
 
+#include <errno.h>
 #include <string.h>
 
 #define BOOST_GROUP "Boost"
@@ -126,6 +127,68 @@ read_boost_group (GPtrArray  *problems,
     }
 }
 
+static gboolean
+parse_whole (const char *text,
+             const char *end_expected,
+             guint64     min,
+             guint64     max,
+             guint64    *out)
+{
+  char *end = NULL;
+  guint64 value;
+
+  if (!g_ascii_isdigit (*text))
+    return FALSE;
+  errno = 0;
+  value = g_ascii_strtoull (text, &end, 10);
+  if (errno != 0 || end == text || value < min || value > max)
+    return FALSE;
+  *out = value;
+  return g_str_equal (end, end_expected);
+}
+
+gboolean
+rc_notify_parse_power_drain (const char *text,
+                             guint      *out_percent,
+                             guint      *out_sec)
+{
+  static const struct {
+    const char *suffix;
+    guint       sec;
+  } units[] = { { "s", 1 }, { "min", 60 }, { "h", 3600 } };
+  g_auto(GStrv) parts = NULL;
+  g_autofree char *number = NULL;
+  guint64 percent, count;
+
+  if (g_str_equal (text, "false"))
+    {
+      *out_percent = 0;
+      *out_sec = 0;
+      return TRUE;
+    }
+  if (g_str_equal (text, "true"))
+    {
+      *out_percent = RC_POWER_DRAIN_PERCENT_DEFAULT;
+      *out_sec = RC_POWER_DRAIN_SEC_DEFAULT;
+      return TRUE;
+    }
+  parts = g_strsplit (text, "/", 3);
+  if (g_strv_length (parts) != 2 || !parse_whole (parts[0], "%", 1, 100, &percent))
+    return FALSE;
+  for (gsize u = 0; u < G_N_ELEMENTS (units); u++)
+    {
+      if (!g_str_has_suffix (parts[1], units[u].suffix))
+        continue;
+      number = g_strndup (parts[1], strlen (parts[1]) - strlen (units[u].suffix));
+      if (!parse_whole (number, "", 1, RC_POWER_DRAIN_SEC_MAX / units[u].sec, &count))
+        return FALSE;
+      *out_percent = (guint) percent;
+      *out_sec = (guint) count * units[u].sec;
+      return TRUE;
+    }
+  return FALSE;
+}
+
 static void
 read_notify_group (GPtrArray     *problems,
                    GKeyFile      *file,
@@ -147,12 +210,22 @@ read_notify_group (GPtrArray     *problems,
       gboolean value;
       gsize k;
 
+      if (g_str_equal (names[i], "PowerDrain"))
+        {
+          g_autofree char *text = g_key_file_get_value (file, NOTIFY_GROUP, names[i], NULL);
+
+          if (!rc_notify_parse_power_drain (g_strstrip (text), &notify->power_drain_percent,
+                                            &notify->power_drain_sec))
+            problem (problems, "%s, [%s], %s: must be false, true or PERCENT%%/DURATION "
+                     "(1..100 %%, 1 s..24 h, as in 50%%/10min)", path, NOTIFY_GROUP, names[i]);
+          continue;
+        }
       for (k = 0; k < G_N_ELEMENTS (keys) && !g_str_equal (names[i], keys[k].key); k++)
         ;
       if (k == G_N_ELEMENTS (keys))
         {
-          problem (problems, "%s, [%s], %s: unknown key: allowed are OutOfMemory and HeldBack",
-                   path, NOTIFY_GROUP, names[i]);
+          problem (problems, "%s, [%s], %s: unknown key: allowed are OutOfMemory, HeldBack "
+                   "and PowerDrain", path, NOTIFY_GROUP, names[i]);
           continue;
         }
       value = g_key_file_get_boolean (file, NOTIFY_GROUP, names[i], &error);

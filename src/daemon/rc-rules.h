@@ -57,9 +57,32 @@ typedef struct {
 typedef struct {
   gboolean out_of_memory;              /* OutOfMemory: an app killed for memory */
   gboolean held_back;                  /* HeldBack: an app held back by its own limit */
+  /* PowerDrain: on battery, an app in the background above this percent
+   * of the power for this long; 0: off */
+  guint power_drain_percent;
+  guint power_drain_sec;
 } RcNotifyRules;
 
-#define RC_NOTIFY_RULES_DEFAULT ((RcNotifyRules) { .out_of_memory = TRUE, .held_back = TRUE })
+/* PowerDrain's default, 50%/10min: a busy loop on one core of the VM took
+ * half the power beside two lighter apps (tests/vm/notify-sections.sh,
+ * section "energy": shares 0.50, 0.33 and 0.13 for 100, 50 and 25 % of a
+ * core), so half the power is an app that keeps a core busy on its own; a
+ * build or an export in the foreground is never counted, and ten minutes
+ * outlasts an update check or a sync catching up. */
+#define RC_POWER_DRAIN_PERCENT_DEFAULT 50
+#define RC_POWER_DRAIN_SEC_DEFAULT     600
+#define RC_POWER_DRAIN_SEC_MAX         (24 * 3600)
+
+#define RC_NOTIFY_RULES_DEFAULT ((RcNotifyRules) { .out_of_memory = TRUE, .held_back = TRUE, \
+                                                   .power_drain_percent = RC_POWER_DRAIN_PERCENT_DEFAULT, \
+                                                   .power_drain_sec = RC_POWER_DRAIN_SEC_DEFAULT })
+
+/* PowerDrain's value: "true" (the default), "false" (off: @out_percent 0)
+ * or PERCENT%/DURATION, PERCENT 1..100 and DURATION a whole number of s,
+ * min or h from 1 s to 24 h ("50%/10min"). FALSE when it is none of these. */
+gboolean rc_notify_parse_power_drain (const char *text,
+                                      guint      *out_percent,
+                                      guint      *out_sec);
 
 /* The [Guard] group: the responsiveness guard (rc-guard.h). */
 typedef struct {

@@ -187,14 +187,31 @@ test_notify_group (void)
     gboolean    out_of_memory;
     gboolean    held_back;
     guint       n_problems;
+    guint       drain_percent;
+    guint       drain_sec;
   } cases[] = {
-    { "", TRUE, TRUE, 0 },
-    { "[Notify]\nOutOfMemory=false\n", FALSE, TRUE, 0 },
-    { "[Notify]\nHeldBack=false\nOutOfMemory=true\n", TRUE, FALSE, 0 },
-    { "[Notify]\nHeldBack=no\n", TRUE, TRUE, 1 },
-    { "[Notify]\nOutOfMemory=false\nHeldBack=maybe\n", FALSE, TRUE, 1 },
-    { "[Notify]\nLoud=true\n", TRUE, TRUE, 1 },
-    { "[Notify @battery]\nHeldBack=false\n", TRUE, TRUE, 1 },
+    { "", TRUE, TRUE, 0, 50, 600 },
+    { "[Notify]\nOutOfMemory=false\n", FALSE, TRUE, 0, 50, 600 },
+    { "[Notify]\nHeldBack=false\nOutOfMemory=true\n", TRUE, FALSE, 0, 50, 600 },
+    { "[Notify]\nHeldBack=no\n", TRUE, TRUE, 1, 50, 600 },
+    { "[Notify]\nOutOfMemory=false\nHeldBack=maybe\n", FALSE, TRUE, 1, 50, 600 },
+    { "[Notify]\nLoud=true\n", TRUE, TRUE, 1, 50, 600 },
+    { "[Notify @battery]\nHeldBack=false\n", TRUE, TRUE, 1, 50, 600 },
+    { "[Notify]\nPowerDrain=false\n", TRUE, TRUE, 0, 0, 0 },
+    { "[Notify]\nPowerDrain=false\nPowerDrain=true\n", TRUE, TRUE, 0, 50, 600 },
+    { "[Notify]\nPowerDrain = 30%/5min \n", TRUE, TRUE, 0, 30, 300 },
+    { "[Notify]\nPowerDrain=100%/2s\n", TRUE, TRUE, 0, 100, 2 },
+    { "[Notify]\nPowerDrain=80%/24h\n", TRUE, TRUE, 0, 80, 86400 },
+    { "[Notify]\nPowerDrain=80%/25h\n", TRUE, TRUE, 1, 50, 600 },
+    { "[Notify]\nPowerDrain=0%/10min\n", TRUE, TRUE, 1, 50, 600 },
+    { "[Notify]\nPowerDrain=101%/10min\n", TRUE, TRUE, 1, 50, 600 },
+    { "[Notify]\nPowerDrain=50/10min\n", TRUE, TRUE, 1, 50, 600 },
+    { "[Notify]\nPowerDrain=50%/10\n", TRUE, TRUE, 1, 50, 600 },
+    { "[Notify]\nPowerDrain=50%/0s\n", TRUE, TRUE, 1, 50, 600 },
+    { "[Notify]\nPowerDrain=-5%/10min\n", TRUE, TRUE, 1, 50, 600 },
+    { "[Notify]\nPowerDrain=50%/10min/1h\n", TRUE, TRUE, 1, 50, 600 },
+    { "[Notify]\nPowerDrain=50%/min\n", TRUE, TRUE, 1, 50, 600 },
+    { "[Notify]\nPowerDrain=no\n", TRUE, TRUE, 1, 50, 600 },
   };
 
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -214,6 +231,8 @@ test_notify_group (void)
                            &notify, &guard, problems);
       g_assert_cmpint (notify.out_of_memory, ==, cases[i].out_of_memory);
       g_assert_cmpint (notify.held_back, ==, cases[i].held_back);
+      g_assert_cmpuint (notify.power_drain_percent, ==, cases[i].drain_percent);
+      g_assert_cmpuint (notify.power_drain_sec, ==, cases[i].drain_sec);
       g_assert_cmpuint (problems->len, ==, cases[i].n_problems);
       for (guint l = 0; l < RC_RULES_N_LAYERS; l++)
         {

@@ -255,7 +255,10 @@ trigger_fds () {
 # battery at a steady 10 W and is "polled" every 5 s (its PropertiesChanged, as UPower's own polls
 # send it); three real apps pinned to CPU 0 at about 25, 50 and 100 % of it for 60 s. Each app's
 # share of the energy must be its share of the busy CPU time (cpu.stat against /proc/stat over the
-# same window) within 10 %.
+# same window) within 10 %. The power drain notification: a rule PowerDrain=25%/20s; the unfocused
+# 100 % app (about half the power) is told once, to the notification server of section "notify";
+# the focused 50 % app (about a third) and the 25 % app (about an eighth) are not.
+DRAIN_RULES=$THOME/.config/resource-control/rules.d/40-rc-test-drain.conf
 UPOWER_CONF=/etc/dbus-1/system.d/rc-test-upower.conf
 UPOWER_DISPLAY=/org/freedesktop/UPower/devices/DisplayDevice
 upower_set () { # upower_set N KEY TYPE VALUE...: dbusmock's UpdateProperties on the DisplayDevice
@@ -288,6 +291,13 @@ sec_energy () {
   wait_for 30 busctl status org.freedesktop.UPower
   wait_for 15 energy_source_is none
   check "no battery yet: no energy source" none "$(energy_source)"
+  notifyd_up
+  mkdir -p "$(dirname "$DRAIN_RULES")"
+  printf '[Notify]\nPowerDrain=25%%/20s\n' > "$DRAIN_RULES"
+  chown -R "$TUSER:" "$THOME/.config/resource-control"
+  # a folder that was not there when the daemon started is not watched: read it anew
+  usc restart resource-control.service
+  wait_for 30 sh -c "'$AU' busctl --user status $RC_NAME > /dev/null 2>&1"
 
   start_scope "$a" taskset -c 0 python3 -c "$(duty 25)"
   start_scope "$b" taskset -c 0 python3 -c "$(duty 50)"
@@ -307,6 +317,15 @@ sec_energy () {
   done
   for u in "$a" "$b" "$c"; do after[$u]=$(usage_us "$(cg "$u")"); done
   after[machine]=$(busy_stat)
+  wait_for 15 notified "draining the battery" "Energy100" > /dev/null
+  check "power drain: one Notify for the unfocused 100 % app" 1 \
+    "$(grep -F "draining the battery" "$NOTIFY_LOG" | grep -cF "summary=org.example.Energy100 ")"
+  check_has "power drain: the Notify has the desktop entry" "entry=org.example.Energy100" \
+    "$(grep -F "draining the battery" "$NOTIFY_LOG" | grep -F Energy100 | head -1)"
+  check "power drain: none for the focused app or the 25 % one" 0 \
+    "$(grep -F "draining the battery" "$NOTIFY_LOG" | grep -cE "Energy50|Energy25")"
+  check "power drain: an action record entry" 1 \
+    "$(cl resourcectl log 2>/dev/null | grep -cF "used much of the battery's power in the background")"
   nap 1
   json=$(rc_json GetEnergyUsage t 0)
   total=$(jq -r '.data[1].Energy.data' <<< "$json")
@@ -337,6 +356,6 @@ sec_energy () {
   call "SetForegroundApp none" OK SetForegroundApp "''"
   usc stop "$a" "$b" "$c"
   kill "$mock"; wait "$mock" 2>/dev/null
-  rm -f "$UPOWER_CONF"
+  rm -f "$UPOWER_CONF" "$DRAIN_RULES"
   busctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus ReloadConfig
 }
