@@ -100,7 +100,7 @@ sec_package () {
   # a folder another installed package also has (/usr/bin, /etc, ...) stays, rightly; one dpkg -S for
   # all of them, since each reads the whole database (slow over 9p under emulation)
   if [ ${#dirs[@]} -gt 0 ]; then
-    shared=$(dpkg -S "${dirs[@]}" 2>/dev/null | sed 's/^[^:]*: //' | sort -u)
+    shared=$(dpkg -S "${dirs[@]}" 2>/dev/null | sed 's/^.*: //' | sort -u)
     for f in "${dirs[@]}"; do
       grep -qxF -- "$f" <<< "$shared" || left+=("$f")
     done
