@@ -38,6 +38,9 @@ packages=(
   xvfb at-spi2-core gir1.2-atspi-2.0 xdotool imagemagick
   # VM system tests
   qemu-system-x86 busybox-static kmod bc jq
+  # the Debian packages (tools/build-deb.sh): dpkg-buildpackage, dh, lintian, and dch for the older
+  # version the VM tier upgrades from
+  debhelper dpkg-dev lintian devscripts
   # the VM boost test writes Mutter's focus mark (user.xdg.inactive-since) with setfattr
   attr
   # the VM oomd section: systemd-oomd acting on the ManagedOOM keys (the VM starts it only there)

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # run-system-tests.sh - the system tests (docs/design.md, "Tests", tier 3): boot a VM with real systemd as
-# PID 1 on cgroup v2, install the project into it, start real apps as the test user, D-Bus activate the
+# PID 1 on cgroup v2, install the project's Debian packages into it, start real apps as the test user, D-Bus activate the
 # daemon and check every feature against the kernel's cgroup files. One VM boot for everything.
 #
 # Standalone, as root on Debian 12, from anywhere:
@@ -12,8 +12,8 @@
 # From meson: `meson test -C BUILD --suite vm` (test 'system'; passes --build-dir BUILD).
 #
 # options:
-#   --build-dir DIR   build to install from; used only if configured with prefix /usr, else (default) the
-#                     script configures and compiles its own build dir $RC_VMDIR/build from this source tree
+#   --build-dir DIR   build the demo (--payload) installs from; used only if configured with prefix /usr, else
+#                     the script configures and compiles its own build dir $RC_VMDIR/build from this source tree
 #   --out DIR         keep the VM run folder as DIR (implies --keep)
 #   --keep            keep the VM run folder ($RC_VMDIR/runs/run.*: out/output.log, out/journal.txt,
 #                     out/daemon.log, out/monitor.log, out/calls.log, console.log)
@@ -25,7 +25,8 @@
 #                     tests/vm/demo-guest.sh)
 #   --with FILE       copy FILE into the guest's /mnt/vmshare beside the payload (a file it sources); repeatable
 #   -- ARGS           passed to system-test.sh (--only "SECTIONS", --skip "SECTIONS")
-# environment: RC_VMDIR (default /var/tmp/resource-control-vm): kernel, initramfs, build, staging and run
+# environment: RC_VM_DEBS: a folder with current/ and previous/ .deb files to install (default: built here);
+# RC_VMDIR (default /var/tmp/resource-control-vm): kernel, initramfs, build, staging and run
 # folders. Nothing is written to the source tree; the host's / is seen read-only by the guest, so nothing
 # the guest needs may live in the host's /tmp (the guest's /tmp is empty).
 # First run: setup.sh installs qemu-system-x86 busybox-static kmod (and the runtime the guest borrows:
@@ -50,7 +51,7 @@ while [ $# -gt 0 ]; do
     --timeout) TIMEOUT=$2; shift ;;
     --delegate) VMARGS+=(--delegate "$2"); shift ;;
     --) shift; break ;;
-    -h|--help) sed -n '3,35p' "$0"; exit 0 ;;
+    -h|--help) sed -n '3,34p' "$0"; exit 0 ;;
     *) echo "run-system-tests: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -67,6 +68,33 @@ flock 9
 
 T0=$(date +%s)
 bash "$HERE/setup.sh"
+
+# The system tests install the Debian packages (tools/build-deb.sh), as a user would: the ones in
+# $RC_VM_DEBS (current/ and previous/, as tests/run-all.sh builds them from the release tarball), else
+# built here from this tree. previous/ is the same packaging as version 0.3.0-1: what section package
+# upgrades from. The guest reads them from $RC_VMDIR (it sees the host's / read-only, but not /tmp).
+# Only the demo (--payload) installs a meson build's staged tree.
+if [ -z "$PAYLOAD" ]; then
+  DEBS=$RC_VMDIR/debs
+  rm -rf "$DEBS"
+  mkdir -p "$DEBS/current" "$DEBS/previous"
+  if [ -n "${RC_VM_DEBS:-}" ]; then
+    cp "$RC_VM_DEBS"/current/*.deb "$DEBS/current/" && cp "$RC_VM_DEBS"/previous/*.deb "$DEBS/previous/" || exit 125
+  else
+    bash "$SRC/tools/build-deb.sh" --previous 0.3.0-1 "$DEBS/previous" "$DEBS/current" > "$RC_VMDIR/build-deb.log" 2>&1 || { tail -40 "$RC_VMDIR/build-deb.log"; exit 125; }
+  fi
+  rm -f "$DEBS"/*/*-dbgsym_*.deb
+  T1=$(date +%s)
+  echo "run-system-tests: setup + packages: $((T1 - T0)) s ($(cd "$DEBS" && echo */*.deb))"
+  set +e
+  bash "$HERE/run-in-vm.sh" --timeout "$TIMEOUT" "${VMARGS[@]}" --with "$HERE/lib.sh" --with "$HERE/demo-guest.sh" --with "$HERE/scale-guest.py" \
+    --with "$HERE/focus-sections.sh" --with "$HERE/rules-sections.sh" --with "$HERE/launch-sections.sh" \
+    --with "$HERE/slices-sections.sh" --with "$HERE/notify-sections.sh" --with "$HERE/package-sections.sh" \
+    "$HERE/system-test.sh" --debs "$DEBS" "$@"
+  RC=$?
+  echo "run-system-tests: VM run $(( $(date +%s) - T1 )) s, exit status $RC"
+  exit $RC
+fi
 
 prefix_of () { meson introspect --buildoptions "$1" 2>/dev/null | jq -r '.[] | select(.name == "prefix") | .value'; }
 if [ -n "$BUILD" ] && [ "$(prefix_of "$BUILD")" = /usr ]; then

@@ -5,9 +5,11 @@
 # systemd is PID 1 on pure cgroup v2 and the test user (uid 1000) has its own systemd --user manager.
 # Normally started by run-system-tests.sh; it is self-contained because run-in-vm.sh copies it into the VM.
 #
-# usage: system-test.sh --stage DIR [--only "SECTION..."] [--skip "SECTION..."] [--focus-figures]
-#   --stage DIR   a `meson install --destdir` tree of a --prefix=/usr build; copied over the guest's /
-#                 (a tmpfs overlay: the host is not touched)
+# usage: system-test.sh --debs DIR [--only "SECTION..."] [--skip "SECTION..."] [--focus-figures]
+#   --debs DIR    the Debian packages to install with dpkg -i (DIR/current) and the older build of the same
+#                 packaging section package upgrades from (DIR/previous); the guest's / is a tmpfs overlay,
+#                 the host is not touched
+#   --stage DIR   instead of --debs: a `meson install --destdir` tree of a --prefix=/usr build, copied over /
 #   --only/--skip run only / leave out these sections (names below, without the sec_ prefix); install,
 #                 apps and activate always run since everything else needs them
 #   --focus-figures the focus sections also time focus changes beside a shell bridge and count idle
@@ -22,6 +24,7 @@
 set -u
 
 STAGE=
+DEBS=
 ONLY=
 SKIP=
 FOCUS_FIGURES=0
@@ -29,6 +32,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --focus-figures) FOCUS_FIGURES=1 ;;
     --stage) STAGE=$2; shift ;;
+    --debs) DEBS=$2; shift ;;
     --only) ONLY=$2; shift ;;
     --skip) SKIP=$2; shift ;;
     *) echo "system-test: unknown argument $1" >&2; exit 2 ;;
@@ -187,11 +191,14 @@ EOF
 # sections
 
 sec_install () {
-  if [ -z "$STAGE" ] || [ ! -d "$STAGE/usr" ]; then
-    check "staged install tree present" yes no
+  if [ -n "$DEBS" ]; then
+    install_debs
+  elif [ -n "$STAGE" ] && [ -d "$STAGE/usr" ]; then
+    cp -a "$STAGE"/. /
+  else
+    check "packages or a staged install tree given" yes no
     return
   fi
-  cp -a "$STAGE"/. /
   check "daemon installed" yes "$([ -x /usr/libexec/resource-controld ] && echo yes || echo no)"
   check "resourcectl installed" yes "$([ -x /usr/bin/resourcectl ] && echo yes || echo no)"
   check "D-Bus service file installed" yes \
@@ -756,12 +763,12 @@ sec_faults () {
 
 
 # the sections kept in files of their own (they use the helpers above)
-for sections_file in rules-sections.sh launch-sections.sh slices-sections.sh notify-sections.sh; do . "$(dirname "$0")/$sections_file"; done
+for sections_file in rules-sections.sh launch-sections.sh slices-sections.sh notify-sections.sh package-sections.sh; do . "$(dirname "$0")/$sections_file"; done
 
 SECTIONS="install apps activate list getapp signals cli polkit_default fair weight freeze_effect demo knobs errors faults rules boost autostart focus_sway guard focus_kwin focus_i3 launch adopt processes audio_power energy slices oomd oom notify polkit_down health io settings scale"
 ALWAYS="install apps activate"
 NO_DAEMON="install apps activate fair"
-SECTIONS="$SECTIONS panel"
+SECTIONS="$SECTIONS panel package"
 echo "== system test: kernel $(uname -r), systemd $(systemctl --version | head -1 | cut -d' ' -f2), user $TUSER ($U), $(nproc) CPUs"
 finish () {
   [ -n "$MONITOR_PID" ] && kill "$MONITOR_PID" 2>/dev/null
