@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* resource-controld: per-application resource control for the desktop. */
-#include <errno.h>
 #include <glib-unix.h>
 #include <locale.h>
 #include <stdlib.h>
-#include <sys/resource.h>
 
 #include "rc-audio-watch.h"
 #include "rc-authority.h"
+#include "rc-cgroup.h"
 #include "rc-energy.h"
 #include "rc-focus-tracker.h"
 #include "rc-focus-watch.h"
@@ -233,21 +232,6 @@ stop (Daemon *daemon)
   g_clear_pointer (&daemon->loop, g_main_loop_unref);
 }
 
-/* Each app keeps its cgroup folder and eight usage files open: a desktop with a
- * thousand apps needs more than the usual soft limit of 1024. */
-static void
-raise_fd_limit (void)
-{
-  struct rlimit limit;
-
-  if (getrlimit (RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max)
-    {
-      limit.rlim_cur = limit.rlim_max;
-      if (setrlimit (RLIMIT_NOFILE, &limit) != 0)
-        g_debug ("Cannot raise the open file limit: %s", g_strerror (errno));
-    }
-}
-
 int
 main (int   argc,
       char *argv[])
@@ -296,7 +280,7 @@ main (int   argc,
     rc_test_hooks_enable ();
 
   rc_heap_tune ();
-  raise_fd_limit ();
+  rc_cgroup_raise_fd_limit ();
   daemon.loop = g_main_loop_new (NULL, FALSE);
   daemon.exit_status = EXIT_SUCCESS;
   g_unix_signal_add (SIGTERM, signal_cb, &daemon);

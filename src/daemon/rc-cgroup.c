@@ -749,3 +749,18 @@ rc_cgroup_open_pressure_trigger (const char *control_group,
     }
   return fd;
 }
+
+/* Each app keeps its cgroup folder and eight usage files open: a desktop with a
+ * thousand apps needs more than the usual soft limit of 1024. */
+void
+rc_cgroup_raise_fd_limit (void)
+{
+  struct rlimit limit;
+
+  if (getrlimit (RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max)
+    {
+      limit.rlim_cur = limit.rlim_max;
+      if (setrlimit (RLIMIT_NOFILE, &limit) != 0)
+        g_debug ("Cannot raise the open file limit: %s", g_strerror (errno));
+    }
+}

@@ -117,4 +117,8 @@ int         rc_cgroup_open_pressure_trigger (const char *control_group,
                                              const char *trigger,
                                              GError    **error);
 
+/* Each app keeps its cgroup folder and usage files open: raises the soft
+ * limit of open files to the hard one, at start. */
+void        rc_cgroup_raise_fd_limit (void);
+
 G_END_DECLS
