@@ -134,6 +134,7 @@ rc_guard_plan (const RcGuardRules *rules,
                gint64              interval_usec,
                gint64              now_usec)
 {
+  RcGuardApp *back = NULL;
   guint changed = 0;
 
   for (guint i = 0; i < n_apps; i++)
@@ -147,10 +148,18 @@ rc_guard_plan (const RcGuardRules *rules,
        * take over at once: the guard's weight is no longer in force. */
       if (!app->eligible || !rules->enabled)
         app->next = 0;
-      else if (move == RC_GUARD_GIVE_BACK && may_change (app, now_usec))
-        app->next = app->held * 2 >= app->held_from ? 0 : app->held * 2;
+      else if (move == RC_GUARD_GIVE_BACK && may_change (app, now_usec) &&
+               (back == NULL || app->usage_usec < back->usage_usec))
+        back = app;
       if (app->next != app->held)
         changed++;
+    }
+  /* One app a calm spell, the least hungry first: giving every app its
+   * step back at once brings the pressure back at once. */
+  if (back != NULL)
+    {
+      back->next = back->held * 2 >= back->held_from ? 0 : back->held * 2;
+      changed++;
     }
   if (move == RC_GUARD_LOWER && rules->enabled)
     changed += plan_lower (rules, apps, n_apps, interval_usec, now_usec);

@@ -277,6 +277,25 @@ test_giving_back (void)
                     ==, 0);
 }
 
+/* One app a calm spell, the least hungry first: all at once brings the
+ * pressure back at once. */
+static void
+test_giving_back_one_at_a_time (void)
+{
+  RcGuardApp apps[] = { busy_app ("build", 1800), busy_app ("indexer", 300), busy_app ("chat", 900) };
+
+  for (guint i = 0; i < G_N_ELEMENTS (apps); i++)
+    {
+      apps[i].held = 25;
+      apps[i].held_from = 100;
+      apps[i].changed_usec = T0 - 10 * SEC;
+    }
+  g_assert_cmpuint (rc_guard_plan (&rules, RC_GUARD_GIVE_BACK, apps, 3, INTERVAL, T0), ==, 1);
+  g_assert_cmpuint (apps[0].next, ==, 25);
+  g_assert_cmpuint (apps[1].next, ==, 50);
+  g_assert_cmpuint (apps[2].next, ==, 25);
+}
+
 static void
 test_stay_and_off (void)
 {
@@ -414,6 +433,7 @@ main (int   argc,
   g_test_add_func ("/guard/exempt-apps", test_exempt_apps);
   g_test_add_func ("/guard/spacing", test_spacing);
   g_test_add_func ("/guard/giving-back", test_giving_back);
+  g_test_add_func ("/guard/giving-back-one-at-a-time", test_giving_back_one_at_a_time);
   g_test_add_func ("/guard/stay-and-off", test_stay_and_off);
   g_test_add_func ("/guard/holds", test_holds);
   g_test_add_func ("/guard/rules-group", test_rules_group);
