@@ -23,11 +23,12 @@ typedef struct {
 /* Only the hours with energy are kept, oldest first: most apps run a few
  * hours a week, so a week of history costs them a few entries, not 168. */
 typedef struct {
-  /* interned: the running apps' records hold the same strings already */
-  const char *app_id;
-  const char *name;
-  const char *icon;
-  GArray     *hours;         /* Hour, ascending, at most HOURS */
+  /* GRefStrings, interned (g_ref_string_new_intern): one copy of each
+   * text however many apps name it, freed with the last that does */
+  char   *app_id;
+  char   *name;
+  char   *icon;
+  GArray *hours;             /* Hour, ascending, at most HOURS */
   /* what is below a millijoule, carried to the next add, never saved */
   guint32 foreground_rest_uj;
   guint32 background_rest_uj;
@@ -41,6 +42,9 @@ struct _RcEnergyHistory {
 static void
 app_hours_free (AppHours *app)
 {
+  g_ref_string_release (app->app_id);
+  g_ref_string_release (app->name);
+  g_ref_string_release (app->icon);
   g_array_unref (app->hours);
   g_free (app);
 }
@@ -64,20 +68,32 @@ rc_energy_history_free (RcEnergyHistory *self)
   g_free (self);
 }
 
-/* Text kept from a record: valid UTF-8 of at most MAX_TEXT bytes, interned. */
-static const char *
+/* Text kept from a record: valid UTF-8 of at most MAX_TEXT bytes, as an
+ * interned GRefString. */
+static char *
 bounded_text (const char *text)
 {
   g_autofree char *cut = NULL;
   const char *end;
 
   if (text == NULL || !g_utf8_validate (text, -1, &end))
-    return g_intern_static_string ("");
+    return g_ref_string_new_intern ("");
   if (strlen (text) <= MAX_TEXT)
-    return g_intern_string (text);
+    return g_ref_string_new_intern (text);
   end = g_utf8_find_prev_char (text, text + MAX_TEXT + 1);
   cut = g_strndup (text, end - text);
-  return g_intern_string (cut);
+  return g_ref_string_new_intern (cut);
+}
+
+/* Replaces the GRefString *@field by @text, bounded. */
+static void
+set_text (char      **field,
+          const char *text)
+{
+  char *old = *field;
+
+  *field = bounded_text (text);
+  g_ref_string_release (old);
 }
 
 static AppHours *
@@ -85,9 +101,9 @@ app_hours_new (const char *app_id)
 {
   AppHours *app = g_new0 (AppHours, 1);
 
-  app->app_id = g_intern_string (app_id);
-  app->name = g_intern_static_string ("");
-  app->icon = g_intern_static_string ("");
+  app->app_id = g_ref_string_new_intern (app_id);
+  app->name = g_ref_string_new_intern ("");
+  app->icon = g_ref_string_new_intern ("");
   app->hours = g_array_new (FALSE, FALSE, sizeof (Hour));
   return app;
 }
@@ -183,9 +199,9 @@ rc_energy_history_add (RcEnergyHistory *self,
         }
     }
   if (name != NULL && *app_id != '\0' && g_strcmp0 (name, app->name) != 0)
-    app->name = bounded_text (name);
+    set_text (&app->name, name);
   if (icon != NULL && *app_id != '\0' && g_strcmp0 (icon, app->icon) != 0)
-    app->icon = bounded_text (icon);
+    set_text (&app->icon, icon);
   entry = hour_entry (app, hour);
   if (foreground)
     add_to_slot (&entry->foreground_mj, &app->foreground_rest_uj, energy_uj);
@@ -328,8 +344,8 @@ parse_apps (RcEnergyHistory *self,
             return fail (error, "corrupt (hours out of order or out of the 7 days)");
         }
       app = app_hours_new (app_id);
-      app->name = g_intern_string (name);
-      app->icon = g_intern_string (icon);
+      set_text (&app->name, name);
+      set_text (&app->icon, icon);
       for (gsize h = 0; h < n_hours; h++)
         {
           Hour one = {
