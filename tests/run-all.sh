@@ -112,8 +112,10 @@ if [ "${RC_SKIP_VM:-0}" = 1 ]; then
   echo; echo "=== VM system tests: NOT RUN (RC_SKIP_VM=1) ==="
   [ "${CI:-}" = true ] && { echo "RC_SKIP_VM=1 is not allowed in CI"; status=1; }
 else
+  # the VM tier installs the packages built above (tests/vm/run-system-tests.sh)
+  export RC_VM_DEBS=$src/build-debs
   stage "VM system tests (real systemd on cgroup v2; installs the .deb)" \
-    env RC_VM_DEBS="$src/build-debs" mtest build testlog-vm --suite vm
+    mtest build testlog-vm --suite vm
 fi
 
 print_times
