@@ -139,26 +139,25 @@ rc_action_format_limit (RcLimit limit,
   return text != NULL ? text : g_strdup_printf ("%" G_GUINT64_FORMAT, value);
 }
 
-/* @text from the table, counted once more; added when new. */
+/* @text from the table, counted once more; added when new. The table maps
+ * each text to its SharedString. */
 static const char *
 shared_string_acquire (RcActionLog *self,
                        const char  *text)
 {
-  char *found = g_hash_table_lookup (self->strings, text);
-  SharedString *shared;
+  SharedString *shared = g_hash_table_lookup (self->strings, text);
   gsize size;
 
-  if (found != NULL)
+  if (shared != NULL)
     {
-      shared = (SharedString *) (found - G_STRUCT_OFFSET (SharedString, text));
       shared->refs++;
-      return found;
+      return shared->text;
     }
   size = strlen (text) + 1;
   shared = g_malloc (sizeof (SharedString) + size);
   shared->refs = 1;
   memcpy (shared->text, text, size);
-  g_hash_table_add (self->strings, shared->text);
+  g_hash_table_insert (self->strings, shared->text, shared);
   return shared->text;
 }
 
@@ -167,9 +166,9 @@ static void
 shared_string_release (RcActionLog *self,
                        const char  *text)
 {
-  SharedString *shared = (SharedString *) (text - G_STRUCT_OFFSET (SharedString, text));
+  SharedString *shared = g_hash_table_lookup (self->strings, text);
 
-  if (--shared->refs > 0)
+  if (shared == NULL || --shared->refs > 0)
     return;
   g_hash_table_remove (self->strings, text);
   g_free (shared);

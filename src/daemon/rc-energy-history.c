@@ -381,7 +381,7 @@ rc_energy_history_parse (GBytes  *bytes,
   if (version != RC_ENERGY_HISTORY_VERSION)
     {
       g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "format version %u, not %u", version,
-                   RC_ENERGY_HISTORY_VERSION);
+                   (guint) RC_ENERGY_HISTORY_VERSION);
       return NULL;
     }
   body_bytes = g_bytes_new_from_bytes (bytes, HEADER_SIZE, size - HEADER_SIZE);

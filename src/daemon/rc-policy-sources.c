@@ -149,7 +149,8 @@ add_app_sources (RcPolicy        *self,
       g_autofree char *detail = NULL;
       const char *kind;
 
-      if (rc_limits_has (&wanted, limit))
+      /* wanted is empty unless unit is the app's */
+      if (unit != NULL && rc_limits_has (&wanted, limit))
         {
           value = rc_action_format_limit (limit, wanted.values[limit]);
           policy_source (self, unit, limit, &wanted, &kind, &detail);
