@@ -346,9 +346,14 @@ sec_list () {
     "$(printf '%s\n' "${KNOB_APPS[@]}" | sort | paste -sd' ')" "$listed"
   check "the daemon's own unit is not an app" "" "$(cut -f1 "$f" | grep -xF resource-control.service)"
   check "a non-app unit is not listed" "" "$(cut -f1 "$f" | grep -xF -- "$NA")"
-  check "record keys" \
-    "ActiveState AppId Audio CPUPressure CPUQuota CPUThrottledUSec CPUUsageNSec CPUWeight DesktopFile FreezerState IOPressure IOWeight Icon Launcher MemoryCurrent MemoryEvents MemoryHigh MemoryLow MemoryMax MemoryMin MemoryPressure MemorySwapMax Name Pids Slice TasksCurrent TasksMax Unit" \
+  # ListApps leaves out what the limits do (the kernel's figures); ListAppRecords carries them too
+  check "record keys (ListApps)" \
+    "ActiveState AppId Audio CPUQuota CPUUsageNSec CPUWeight DesktopFile FreezerState IOWeight Icon Launcher MemoryCurrent MemoryHigh MemoryLow MemoryMax MemoryMin MemorySwapMax Name Pids Slice TasksCurrent TasksMax Unit" \
     "$(FU="$C1" awk -F'\t' '$1 == ENVIRON["FU"] { print $2 }' "$f" | sort | paste -sd' ')"
+  rc_json ListAppRecords | flat > "$OUT/listapprecords.flat"
+  check "record keys (ListAppRecords)" \
+    "ActiveState AppId Audio CPUPressure CPUQuota CPUThrottledUSec CPUUsageNSec CPUWeight DesktopFile FreezerState IOPressure IOWeight Icon Launcher MemoryCurrent MemoryEvents MemoryHigh MemoryLow MemoryMax MemoryMin MemoryPressure MemorySwapMax Name Pids Slice TasksCurrent TasksMax Unit" \
+    "$(FU="$C1" awk -F'\t' '$1 == ENVIRON["FU"] { print $2 }' "$OUT/listapprecords.flat" | sort | paste -sd' ')"
   check_record "$f" "$C1" org.gnome.Calculator gnome Calculator accessories-calculator "$APPS_DIR/org.gnome.Calculator.desktop"
   check_record "$f" "$C2" org.gnome.Calculator gnome Calculator accessories-calculator "$APPS_DIR/org.gnome.Calculator.desktop"
   check_record "$f" "$K" org.kde.krita "" Krita krita "$APPS_DIR/org.kde.krita.desktop"
