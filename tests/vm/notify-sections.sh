@@ -298,6 +298,7 @@ sec_energy () {
   # a folder that was not there when the daemon started is not watched: read it anew
   usc restart resource-control.service
   wait_for 30 sh -c "'$AU' busctl --user status $RC_NAME > /dev/null 2>&1"
+  DAEMON_PID=$(usc show -P MainPID resource-control.service)   # restarted on purpose: the later checks' daemon
 
   start_scope "$a" taskset -c 0 python3 -c "$(duty 25)"
   start_scope "$b" taskset -c 0 python3 -c "$(duty 50)"
@@ -348,6 +349,7 @@ sec_energy () {
   # the history is still there after a restart
   usc restart resource-control.service
   wait_for 30 sh -c "'$AU' busctl --user status $RC_NAME > /dev/null 2>&1"
+  DAEMON_PID=$(usc show -P MainPID resource-control.service)   # restarted on purpose: the later checks' daemon
   json2=$(rc_json GetEnergyUsage t 0)
   check_range "history after a daemon restart: the 100 % app's energy (was $(energy_of "$json" org.example.Energy100 Energy))" \
     "$(awk -v e="$(energy_of "$json" org.example.Energy100 Energy)" 'BEGIN { print e - 0.01 }')" \
