@@ -76,6 +76,11 @@ sec_package () {
   note "dpkg -L: $(printf '%s\n' "$listing" | wc -l) paths"
 
   note "upgrade done at t=$(now)"
+  # apps of their own: earlier sections of a full run stop the first ones (one restarts the user manager)
+  local keep_a=app-rctest-org.example.PkgKeepA-1.scope keep_b=app-rctest-org.example.PkgKeepB-1.scope
+  start_scope "$keep_a" sleep infinity
+  start_scope "$keep_b" sleep infinity
+  wait_for 30 all_active "$keep_a" "$keep_b"
   pkg_dpkg "dpkg -r: remove" -r $RC_PKGS
   # the panel has no conffiles: nothing of it stays
   check "removed, the conffiles kept" "deinstall ok config-files" \
@@ -84,7 +89,8 @@ sec_package () {
     "$(for f in /usr/libexec/resource-controld /usr/bin/resourcectl; do [ -e "$f" ] && echo yes || echo no; done | paste -sd' ')"
   check "remove: the admin's rules kept (conffiles)" "$admin_sum" "$(md5sum < "$admin_rules")"
   check "remove: the running daemon is not stopped" "$daemon_pid" "$(usc show -P MainPID resource-control.service)"
-  check "remove: the apps keep running" "active active" "$(usc is-active -- "$C1" "$K" | paste -sd' ')"
+  check "remove: the apps keep running" "active active" "$(usc is-active -- "$keep_a" "$keep_b" | paste -sd' ')"
+  usc stop -- "$keep_a" "$keep_b"
 
   note "remove done at t=$(now)"
   pkg_dpkg "dpkg -P: purge" -P $RC_PKGS
