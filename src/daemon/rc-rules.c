@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-rules.h"
 #include "rc-rules-reader.h"
+#include "rc-folder-watch.h"
 #include "rc-safe-file.h"
 #include "rc-test-hooks.h"
 #include "rc-api-keys.h"
@@ -17,25 +18,25 @@
 #define LAYER_BASE RC_RULES_LAYER_BASE
 
 struct _RcRules {
-  GObject       parent_instance;
-  char         *system_dir;
-  char         *user_dir;
-  GHashTable   *file_rules[N_LAYERS];   /* AppID -> RcRule, as the files say */
-  GHashTable   *file_slices[N_LAYERS];  /* slice unit name -> RcLimits */
-  RcConditions  conditions;
-  GHashTable   *rules;       /* AppID -> RcRule, under the conditions */
-  GHashTable   *slices;      /* slice unit name -> RcLimits, the same */
-  RcBoost       boost;
-  RcNotifyRules notify;
-  RcGuardRules  guard;
-  GHashTable   *reported;    /* problems logged at the last reading */
-  GFileMonitor *monitors[2];
-  guint         reload_id;
-  gboolean      folder_changed;   /* since the last reading began */
-  gboolean      reading;          /* a reading for the monitor is running */
-  gint64        last_reading_end; /* monotonic, usec */
-  gint          readings_begun;   /* numbers readings; atomic */
-  guint64       applied_number;   /* the number of the reading in force */
+  GObject        parent_instance;
+  char          *system_dir;
+  char          *user_dir;
+  GHashTable    *file_rules[N_LAYERS];  /* AppID -> RcRule, as the files say */
+  GHashTable    *file_slices[N_LAYERS]; /* slice unit name -> RcLimits */
+  RcConditions   conditions;
+  GHashTable    *rules;      /* AppID -> RcRule, under the conditions */
+  GHashTable    *slices;     /* slice unit name -> RcLimits, the same */
+  RcBoost        boost;
+  RcNotifyRules  notify;
+  RcGuardRules   guard;
+  GHashTable    *reported;   /* problems logged at the last reading */
+  RcFolderWatch *folders[2];   /* system, user */
+  guint          reload_id;
+  gboolean       folder_changed;  /* since the last reading began */
+  gboolean       reading;         /* a reading for the monitor is running */
+  gint64         last_reading_end; /* monotonic, usec */
+  gint           readings_begun;  /* numbers readings; atomic */
+  guint64        applied_number;  /* the number of the reading in force */
 };
 
 G_DEFINE_TYPE (RcRules, rc_rules, G_TYPE_OBJECT);
@@ -307,11 +308,7 @@ schedule_reading (RcRules *self)
 }
 
 static void
-folder_changed_cb (GFileMonitor     *monitor,
-                   GFile            *file,
-                   GFile            *other_file,
-                   GFileMonitorEvent event,
-                   RcRules          *self)
+folder_changed_cb (RcRules *self)
 {
   self->folder_changed = TRUE;
   schedule_reading (self);
@@ -697,31 +694,6 @@ rc_rules_edit_finish (RcRules      *self,
 
 /* ---- object ------------------------------------------------------------ */
 
-static GFileMonitor *
-watch_folder (RcRules    *self,
-              const char *dir)
-{
-  g_autoptr(GFile) file = g_file_new_for_path (dir);
-  g_autoptr(GError) error = NULL;
-  GFileMonitor *monitor;
-
-  /* A missing folder would be polled for by GLib: watch only one that is there. */
-  if (!g_file_test (dir, G_FILE_TEST_IS_DIR))
-    {
-      g_debug ("Rules: %s does not exist; not watched", dir);
-      return NULL;
-    }
-  monitor = g_file_monitor_directory (file, G_FILE_MONITOR_WATCH_MOVES, NULL, &error);
-  if (monitor == NULL)
-    {
-      g_warning ("Rules: cannot watch %s: %s; edits there are seen after a restart", dir,
-                 error->message);
-      return NULL;
-    }
-  g_signal_connect_object (monitor, "changed", G_CALLBACK (folder_changed_cb), self, 0);
-  return monitor;
-}
-
 char *
 rc_rules_system_dir (void)
 {
@@ -742,8 +714,10 @@ rc_rules_new (const char *system_dir,
   self->user_dir = g_strdup (user_dir);
   if (g_mkdir_with_parents (user_dir, 0700) != 0)
     g_debug ("Rules: cannot create %s: %s", user_dir, g_strerror (errno));
-  self->monitors[0] = watch_folder (self, system_dir);
-  self->monitors[1] = watch_folder (self, user_dir);
+  self->folders[0] = rc_folder_watch_new (system_dir);
+  self->folders[1] = rc_folder_watch_new (user_dir);
+  for (guint i = 0; i < G_N_ELEMENTS (self->folders); i++)
+    g_signal_connect_swapped (self->folders[i], "changed", G_CALLBACK (folder_changed_cb), self);
   /* The first reading, before the daemon serves anything, is on the spot. */
   {
     ReadJob job = { .system_dir = self->system_dir, .user_dir = self->user_dir };
@@ -760,8 +734,11 @@ rc_rules_finalize (GObject *object)
   RcRules *self = RC_RULES (object);
 
   g_clear_handle_id (&self->reload_id, g_source_remove);
-  for (guint i = 0; i < G_N_ELEMENTS (self->monitors); i++)
-    g_clear_object (&self->monitors[i]);
+  for (guint i = 0; i < G_N_ELEMENTS (self->folders); i++)
+    {
+      g_signal_handlers_disconnect_by_data (self->folders[i], self);
+      g_clear_object (&self->folders[i]);
+    }
   for (guint i = 0; i < N_LAYERS; i++)
     {
       g_clear_pointer (&self->file_rules[i], g_hash_table_unref);

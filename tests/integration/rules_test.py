@@ -11,6 +11,7 @@ Run as root, like integration_test.py:
 '''
 
 import os
+import shutil
 import sys
 import time
 
@@ -190,6 +191,28 @@ class RulesTest(Base):
         self.wait_cgroup(RULED, 'cpu.weight', '80')
         os.unlink(os.path.join(self.user_rules_dir, 'mine.conf'))
         self.wait_cgroup(RULED, 'cpu.weight', '100')
+
+    def test_a_folder_removed_and_made_again_is_watched(self):
+        self.add_app(RULED, controllers='cpu memory pids')
+        self.write_rules(self.user_rules_dir, 'mine.conf', f'[{RULED_ID}]\nCPUWeight=60\n')
+        self.wait_cgroup(RULED, 'cpu.weight', '60')
+        # the whole of ~/.config/resource-control goes, then comes back with a new rule
+        shutil.rmtree(os.path.dirname(self.user_rules_dir))
+        self.wait_cgroup(RULED, 'cpu.weight', '100')
+        self.write_rules(self.user_rules_dir, 'mine.conf', f'[{RULED_ID}]\nCPUWeight=70\n')
+        self.wait_cgroup(RULED, 'cpu.weight', '70')
+        # and the folder made again is itself watched, not just found once
+        self.write_rules(self.user_rules_dir, 'mine.conf', f'[{RULED_ID}]\nCPUWeight=80\n')
+        self.wait_cgroup(RULED, 'cpu.weight', '80')
+
+    def test_a_system_folder_made_after_start_is_watched(self):
+        # a package installing its first system rule after the daemon started
+        self.add_app(RULED, controllers='cpu memory pids')
+        self.stop_daemon()
+        shutil.rmtree(self.system_rules_dir)
+        self.start_daemon()
+        self.write_rules(self.system_rules_dir, 'vendor.conf', f'[{RULED_ID}]\nCPUWeight=40\n')
+        self.wait_cgroup(RULED, 'cpu.weight', '40')
 
     def test_malformed_files_are_reported_once_and_skipped(self):
         self.add_app(RULED, controllers='cpu memory pids')
