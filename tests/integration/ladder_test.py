@@ -19,6 +19,7 @@ way, with real memory hogs and the kernel's files, is the VM's.
 
 import glob
 import os
+import subprocess
 import sys
 import threading
 import time
@@ -37,6 +38,8 @@ GIB = 1024 * MIB
 PSI = ('some avg10=0.00 avg60=0.00 avg300=0.00 total={total}\n'
        'full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n')
 TICK = 0.05
+NOTIFY_NAME = 'org.freedesktop.Notifications'
+NOTIFY_PATH = '/org/freedesktop/Notifications'
 
 
 class FakeKernel(threading.Thread):
@@ -253,6 +256,60 @@ class ApiLimitTest(LadderTest):
         self.assertEqual(self.memory_high_calls(BIG), [3 * GIB])
         self.assertEqual(self.ladder_actions(BIG), [])
         self.assertEqual([u for u, *_ in self.held()], [MID])
+
+    test_throttles_then_freezes_then_takes_it_back_last_first = None
+    test_the_managers_pressure_counts_too = None
+    test_a_pause_takes_it_all_back = None
+    test_the_focus_takes_over = None
+    test_rules_turn_it_off = None
+
+
+class NotifyLadderTest(LadderTest):
+    '''The user is told, once a spell for each step, by the test's notification server
+    (python-dbusmock's notification_daemon template, which records every Notify).'''
+
+    def setUp(self):
+        super().setUp()
+        # pylint: disable=consider-using-with
+        self.notifyd = subprocess.Popen([sys.executable, '-B', '-m', 'dbusmock', '--session',
+                                         '--template', 'notification_daemon'],
+                                        env=self.bus_env, stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.DEVNULL)
+        self.addCleanup(self._terminate, self.notifyd)
+        self.wait_for_name(NOTIFY_NAME, self.notifyd, NOTIFY_NAME)
+
+    def notifications(self, app_id='org.example.Big'):
+        calls = self.conn.call_sync(NOTIFY_NAME, NOTIFY_PATH, h.DBUSMOCK_IFACE, 'GetMethodCalls',
+                                    GLib.Variant('(s)', ('Notify',)), None, 0, 10000,
+                                    None).unpack()[0]
+        return [args for _, args in calls if args[6].get('desktop-entry') == app_id]
+
+    def test_throttled_and_frozen_are_told_once_a_spell(self):
+        self.pressure(20)
+        self.wait_high(BIG, 3 * GIB // 2)
+        sent = self.wait_until(self.notifications, 5, 'a notification')
+        self.assertEqual(len(sent), 1)
+        self.assertRegex(sent[0][3], r'^.+ was slowed down to keep the desktop responsive$')
+        self.assertEqual(sent[0][0], 'Resource Control')
+        self.pressure(40)
+        self.wait_until(lambda: self.frozen(BIG), 10, 'BIG frozen')
+        sent = self.wait_until(lambda: self.notifications()[1:], 5, 'a second notification')
+        self.assertRegex(sent[0][3], r'^.+ was frozen to keep the desktop responsive$')
+        # further steps in the same spell: nothing more
+        self.wait_until(lambda: self.frozen(SMALL), 10, 'SMALL frozen')
+        self.iterate(1.5)
+        self.assertEqual(len(self.notifications()), 2)
+        self.assertEqual(len(self.notifications('org.example.Small')), 1)
+
+    def test_notify_rules_turn_it_off(self):
+        readings = self.log_text().count('Rules: ')
+        self.write_rules(self.RULES + '[Notify]\nMemoryLadder=false\n')
+        self.wait_until(lambda: self.log_text().count('Rules: ') > readings, 5, 'the rules read again')
+        self.pressure(40)
+        self.wait_until(lambda: self.frozen(BIG), 10, 'BIG frozen')
+        self.wait_until(lambda: self.frozen(SMALL), 10, 'SMALL frozen')
+        self.iterate(1)
+        self.assertEqual(self.notifications() + self.notifications('org.example.Small'), [])
 
     test_throttles_then_freezes_then_takes_it_back_last_first = None
     test_the_managers_pressure_counts_too = None
