@@ -402,8 +402,9 @@ check_cb (gpointer user_data)
                                   (entry->next_held != 0 &&
                                    (entry->held == 0 || entry->next_held < entry->held));
           /* let go for the focus, sound or an API value: theirs, not ours */
-          gboolean taken_over = !entry->may_throttle && !entry->may_freeze &&
-                                rules->memory_ladder;
+          gboolean taken_over = rules->memory_ladder &&
+                                ((entry->held != 0 && entry->next_held == 0 && !entry->may_throttle) ||
+                                 (entry->frozen && !entry->next_frozen && !entry->may_freeze));
 
           if (entry->next_held != entry->held || entry->next_frozen != entry->frozen)
             take_step (self, entry, taken_over ? NULL : stepped_down ? down : back);
