@@ -129,6 +129,11 @@ test_floor (void)
   take (apps, G_N_ELEMENTS (apps));
   rc_ladder_plan (&rules, RC_LADDER_THROTTLE, apps, G_N_ELEMENTS (apps), &serial, &changed);
   g_assert_cmpuint (changed, ==, 0);
+  /* what protects it not read this check: not throttled in it */
+  apps[0] = app_of ("unread", 4 * GIB);
+  apps[0].protected_bytes = G_MAXUINT64;
+  rc_ladder_plan (&rules, RC_LADDER_THROTTLE, apps, G_N_ELEMENTS (apps), &serial, &changed);
+  g_assert_cmpuint (apps[0].next_held, ==, 0);
 }
 
 static void
