@@ -298,7 +298,8 @@ fill_app (RcLadderWatch *self,
   entry->may_throttle = (may & RC_LADDER_MAY_THROTTLE) != 0;
   entry->may_freeze = (may & RC_LADDER_MAY_FREEZE) != 0;
   entry->frozen_else = !entry->frozen && g_strcmp0 (app->freezer_state, "frozen") == 0;
-  if (!rc_cgroup_read_u64 (app->control_group, "memory.current", &entry->current))
+  /* an app the ladder may not touch is not read */
+  if ((may == 0 && step == NULL) || !rc_app_read_memory_current (app, &entry->current))
     entry->current = 0;
   if (step != NULL)
     {
