@@ -6,7 +6,8 @@ The host integration harness's world (mock systemd, fake cgroupfs), like
 host_bench.py, but one scenario only: RC_PROFILE_APPS app units (default 1000)
 exist before the daemon starts; the daemon starts (through RC_DAEMON_WRAPPER if
 set, e.g. valgrind --tool=callgrind), becomes ready, answers RC_PROFILE_CALLS
-ListApps calls (default 10), and stops. Prints one JSON line:
+ListApps calls (default 10; RC_PROFILE_METHOD=ListAppRecords for that one), and
+stops. Prints one JSON line:
 
 - start_to_name_ms, the mock's GetAll / ListUnitsByPatterns call counts at startup;
 - RssAnon etc. after the start and after the calls (meaningless under valgrind);
@@ -102,7 +103,8 @@ class Profile(harness.RcTestCase):
         env.add_apps(count)
 
     def _list(self):
-        return rb.rc_call(self.conn, 'ListApps', timeout_ms=600000).unpack()[0]
+        method = os.environ.get('RC_PROFILE_METHOD', 'ListApps')
+        return rb.rc_call(self.conn, method, timeout_ms=600000).unpack()[0]
 
     def _wait_listed(self, want):
         deadline = time.monotonic() + 600

@@ -460,51 +460,83 @@ variant_entry (guint     key,
   return shared_entry (key, &address, make_variant, value);
 }
 
-/* The record of @app, whose folder open_cgroup () has seen; @reports: with
- * what the limits do (CPUThrottledUSec, MemoryEvents, the pressures). */
+/* A limit at its none value: no quota or protection (0), no limit or no
+ * such file (G_MAXUINT64). */
+static gboolean
+limit_is_none (guint   key,
+               guint64 value)
+{
+  if (key == KEY_CPU_QUOTA || key == KEY_MEMORY_LOW || key == KEY_MEMORY_MIN)
+    return value == 0;
+  return value == G_MAXUINT64;
+}
+
+/* The record of @app, whose folder open_cgroup () has seen. A full record
+ * has every key and what the limits do (CPUThrottledUSec, MemoryEvents, the
+ * pressures). The listing's (ListApps) has neither those nor the keys at
+ * their none value: an empty string or Pids, Audio false, a limit that
+ * limit_is_none (). At 1,000 apps each entry is four GVariants more for
+ * GDBus to write and for every client to read, and most apps have no icon
+ * of their own, no sound and no limits but their weight and TasksMax. */
 static GVariant *
-build_record (RcApp   *app,
-              gboolean reports)
+build_record (RcApp          *app,
+              RcAppRecordKind kind)
 {
   g_autoptr(GArray) pids = g_array_sized_new (FALSE, FALSE, sizeof (guint32), 8);
+  gboolean full = kind == RC_APP_RECORD_FULL;
   GVariant *entries[N_KEYS];
   GVariant *record;
   RcCgroupStats stats;
-  guint n;
+  const char *strings[KEY_FREEZER_STATE + 1];
+  guint64 limits[KEY_MEMORY_SWAP_MAX + 1];
+  guint n = 0;
 
-  read_usage (app, &stats, pids, reports);
-  entries[KEY_UNIT] = g_variant_ref_sink (record_entry (KEY_UNIT, new_utf8_string (app->unit)));
-  entries[KEY_APP_ID] = string_entry (KEY_APP_ID, app->app_id);
-  entries[KEY_LAUNCHER] = string_entry (KEY_LAUNCHER, app->launcher);
-  entries[KEY_NAME] = string_entry (KEY_NAME, app->name);
-  entries[KEY_ICON] = string_entry (KEY_ICON, app->icon);
-  entries[KEY_DESKTOP_FILE] = string_entry (KEY_DESKTOP_FILE, app->desktop_file);
-  entries[KEY_SLICE] = string_entry (KEY_SLICE, app->slice);
-  entries[KEY_ACTIVE_STATE] = string_entry (KEY_ACTIVE_STATE, app->active_state);
-  entries[KEY_FREEZER_STATE] = string_entry (KEY_FREEZER_STATE, app->freezer_state);
-  entries[KEY_AUDIO] = boolean_entry (KEY_AUDIO, app->audio);
-  entries[KEY_CPU_WEIGHT] = u64_entry (KEY_CPU_WEIGHT, stats.cpu_weight);
-  entries[KEY_IO_WEIGHT] = u64_entry (KEY_IO_WEIGHT, stats.io_weight);
-  entries[KEY_CPU_QUOTA] = u32_entry (KEY_CPU_QUOTA, stats.cpu_quota);
-  entries[KEY_MEMORY_LOW] = u64_entry (KEY_MEMORY_LOW, stats.memory_low);
-  entries[KEY_MEMORY_HIGH] = u64_entry (KEY_MEMORY_HIGH, stats.memory_high);
-  entries[KEY_MEMORY_MAX] = u64_entry (KEY_MEMORY_MAX, stats.memory_max);
-  entries[KEY_TASKS_MAX] = u64_entry (KEY_TASKS_MAX, stats.tasks_max);
-  entries[KEY_MEMORY_MIN] = u64_entry (KEY_MEMORY_MIN, stats.memory_min);
-  entries[KEY_MEMORY_SWAP_MAX] = u64_entry (KEY_MEMORY_SWAP_MAX, stats.memory_swap_max);
-  /* usage: new in every record */
-  entries[KEY_PIDS] = g_variant_ref_sink (record_entry (KEY_PIDS,
-                                                        g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32,
-                                                                                   pids->data, pids->len,
-                                                                                   sizeof (guint32))));
-  entries[KEY_MEMORY_CURRENT] = g_variant_ref_sink (record_entry (KEY_MEMORY_CURRENT,
-                                                                  g_variant_new_uint64 (stats.memory_current)));
-  entries[KEY_CPU_USAGE_NSEC] = g_variant_ref_sink (record_entry (KEY_CPU_USAGE_NSEC,
-                                                                  g_variant_new_uint64 (stats.cpu_usage_nsec)));
-  entries[KEY_TASKS_CURRENT] = g_variant_ref_sink (record_entry (KEY_TASKS_CURRENT,
-                                                                 g_variant_new_uint64 (stats.tasks_current)));
-  n = KEY_CPU_THROTTLED_USEC;
-  if (reports)
+  read_usage (app, &stats, pids, full);
+  entries[n++] = g_variant_ref_sink (record_entry (KEY_UNIT, new_utf8_string (app->unit)));
+  strings[KEY_APP_ID] = app->app_id;
+  strings[KEY_LAUNCHER] = app->launcher;
+  strings[KEY_NAME] = app->name;
+  strings[KEY_ICON] = app->icon;
+  strings[KEY_DESKTOP_FILE] = app->desktop_file;
+  strings[KEY_SLICE] = app->slice;
+  strings[KEY_ACTIVE_STATE] = app->active_state;
+  strings[KEY_FREEZER_STATE] = app->freezer_state;
+  for (guint key = KEY_APP_ID; key <= KEY_FREEZER_STATE; key++)
+    if (full || *strings[key] != '\0')
+      entries[n++] = string_entry (key, strings[key]);
+  if (full || app->audio)
+    entries[n++] = boolean_entry (KEY_AUDIO, app->audio);
+  limits[KEY_CPU_WEIGHT] = stats.cpu_weight;
+  limits[KEY_IO_WEIGHT] = stats.io_weight;
+  limits[KEY_CPU_QUOTA] = stats.cpu_quota;
+  limits[KEY_MEMORY_LOW] = stats.memory_low;
+  limits[KEY_MEMORY_HIGH] = stats.memory_high;
+  limits[KEY_MEMORY_MAX] = stats.memory_max;
+  limits[KEY_TASKS_MAX] = stats.tasks_max;
+  limits[KEY_MEMORY_MIN] = stats.memory_min;
+  limits[KEY_MEMORY_SWAP_MAX] = stats.memory_swap_max;
+  for (guint key = KEY_CPU_WEIGHT; key <= KEY_MEMORY_SWAP_MAX; key++)
+    {
+      if (!full && limit_is_none (key, limits[key]))
+        continue;
+      if (key == KEY_CPU_QUOTA)
+        entries[n++] = u32_entry (key, stats.cpu_quota);
+      else
+        entries[n++] = u64_entry (key, limits[key]);
+    }
+  /* usage: read for this record; an entry is shared only where many apps
+   * have the same figure (TasksCurrent: most apps have a few tasks) */
+  if (full || pids->len > 0)
+    entries[n++] = g_variant_ref_sink (record_entry (KEY_PIDS,
+                                                     g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32,
+                                                                                pids->data, pids->len,
+                                                                                sizeof (guint32))));
+  entries[n++] = g_variant_ref_sink (record_entry (KEY_MEMORY_CURRENT,
+                                                   g_variant_new_uint64 (stats.memory_current)));
+  entries[n++] = g_variant_ref_sink (record_entry (KEY_CPU_USAGE_NSEC,
+                                                   g_variant_new_uint64 (stats.cpu_usage_nsec)));
+  entries[n++] = u64_entry (KEY_TASKS_CURRENT, stats.tasks_current);
+  if (full)
     entries[n++] = g_variant_ref_sink (record_entry (KEY_CPU_THROTTLED_USEC,
                                                      g_variant_new_uint64 (stats.cpu_throttled_usec)));
   /* What the kernel has no file for is left out, not made up. */
@@ -555,7 +587,7 @@ GVariant *
 rc_app_to_variant (RcApp *app)
 {
   open_cgroup (app);
-  return build_record (app, TRUE);
+  return build_record (app, RC_APP_RECORD_FULL);
 }
 
 /* The records of @apps, as one aa{sv}. Every app's folder is opened
@@ -563,14 +595,14 @@ rc_app_to_variant (RcApp *app)
  * not scattered among the many short-lived blocks of the records, whose
  * pages can go back to the system whole once the reply is sent. */
 GVariant *
-rc_app_list_to_variant (GPtrArray *apps,
-                        gboolean   reports)
+rc_app_list_to_variant (GPtrArray      *apps,
+                        RcAppRecordKind kind)
 {
   g_auto(GVariantBuilder) builder = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("aa{sv}"));
 
   for (guint i = 0; i < apps->len; i++)
     open_cgroup (g_ptr_array_index (apps, i));
   for (guint i = 0; i < apps->len; i++)
-    g_variant_builder_add_value (&builder, build_record (g_ptr_array_index (apps, i), reports));
+    g_variant_builder_add_value (&builder, build_record (g_ptr_array_index (apps, i), kind));
   return g_variant_builder_end (&builder);
 }

@@ -82,11 +82,18 @@ gboolean  rc_app_describe_finish (RcApp        *app,
 void      rc_app_apply_desktop_entry (RcApp                *app,
                                       const RcDesktopEntry *entry);
 gboolean  rc_app_is_controllable_slice (const char *slice);
+/* Every key (GetApp, ListAppRecords, AppAdded, AppChanged), or the
+ * listing's (ListApps): without what the limits do and without the keys at
+ * their none value (an empty string or Pids, Audio false, CPUQuota,
+ * MemoryLow and MemoryMin 0, the other limits G_MAXUINT64). */
+typedef enum {
+  RC_APP_RECORD_FULL,
+  RC_APP_RECORD_LISTING,
+} RcAppRecordKind;
+
 GVariant *rc_app_to_variant (RcApp *app);
-/* @reports: the records with what the limits do (GetApp, ListAppRecords),
- * or without (ListApps). */
-GVariant *rc_app_list_to_variant (GPtrArray *apps,
-                                  gboolean   reports);
+GVariant *rc_app_list_to_variant (GPtrArray      *apps,
+                                  RcAppRecordKind kind);
 void      rc_app_forget_limits (RcApp *app);
 /* Sets one of the interned fields, e.g. rc_app_set (app, &app->slice, "app.slice"). */
 void      rc_app_set (RcApp       *app,

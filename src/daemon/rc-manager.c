@@ -40,7 +40,7 @@ handle_list_apps (RcDBusResourceControl *object,
   g_autoptr(GPtrArray) apps = rc_registry_get_apps (self->svc.registry);
 
   rc_dbus_resource_control_complete_list_apps (object, invocation,
-                                               rc_app_list_to_variant (apps, FALSE));
+                                               rc_app_list_to_variant (apps, RC_APP_RECORD_LISTING));
   rc_heap_trim_after (apps->len);
   return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
@@ -54,7 +54,7 @@ handle_list_app_records (RcDBusResourceControl *object,
   g_autoptr(GPtrArray) apps = rc_registry_get_apps (self->svc.registry);
 
   rc_dbus_resource_control_complete_list_app_records (object, invocation,
-                                                      rc_app_list_to_variant (apps, TRUE));
+                                                      rc_app_list_to_variant (apps, RC_APP_RECORD_FULL));
   rc_heap_trim_after (apps->len);
   return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
@@ -74,7 +74,7 @@ get_app_cb (GObject      *source,
   else
     g_dbus_method_invocation_return_value (invocation,
                                            g_variant_new ("(@aa{sv})",
-                                                          rc_app_list_to_variant (apps, TRUE)));
+                                                          rc_app_list_to_variant (apps, RC_APP_RECORD_FULL)));
 }
 
 static gboolean

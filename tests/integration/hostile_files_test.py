@@ -32,8 +32,9 @@ class HostileFilesTest(RcTestCase):
             return f.read()
 
     def records(self):
-        # the short call deadline is the check: a stalled main loop fails it
-        apps = self.rc_call('ListApps', timeout_ms=CALL_MS)[0]
+        # the short call deadline is the check: a stalled main loop fails it (the full
+        # records: ListApps leaves out an empty DesktopFile)
+        apps = self.rc_call('ListAppRecords', timeout_ms=CALL_MS)[0]
         self.assertIsNone(self.daemon.poll())
         return {r['Unit']: r for r in apps}
 

@@ -242,8 +242,11 @@ class ListAppsTest(Base):
         }
         self.assertEqual(rec, expected)
         self.assertEqual(self.rc_call('ListAppRecords')[0], [expected])
-        # ListApps leaves out what the limits do (here CPUThrottledUSec)
-        del expected['CPUThrottledUSec']
+        # ListApps leaves out what the limits do (here CPUThrottledUSec) and the keys at
+        # their none value (listing_test.py)
+        for key in ('CPUThrottledUSec', 'Audio', 'IOWeight', 'CPUQuota', 'MemoryLow', 'MemoryHigh',
+                    'MemoryMax', 'MemoryMin', 'MemorySwapMax'):
+            del expected[key]
         self.assertEqual(self.list_apps(), [expected])
 
     def set_property_behind_back(self, unit, files):

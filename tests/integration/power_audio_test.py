@@ -217,6 +217,8 @@ class AudioTest(Base):
         self.wait_signal('AppChanged', A, lambda args: args[1].get('Audio') is True)
         self.assertTrue(self.get_one(A)['Audio'])
         self.assertFalse(self.get_one(B)['Audio'])
+        # ListApps carries Audio only while it is true
+        self.assertEqual({r['Unit']: r.get('Audio') for r in self.list_apps()}, {A: True, B: None})
         # the rule's weight of 20 does not hold while it plays
         self.wait_value(lambda: self.weight(A), 100, 'A\'s weight while it plays')
         self.rc_call('SetForegroundApp', (A,), '(s)')

@@ -162,6 +162,16 @@ field () { # field FLATFILE UNIT KEY
   FU=$2 FK=$3 awk -F'\t' '$1 == ENVIRON["FU"] && $2 == ENVIRON["FK"] { print $3; exit }' "$1"
 }
 units_in () { cut -f1 "$1" | sort -u | paste -sd' '; }
+# listing_keys FLATFILE UNIT: the keys ListApps carries, from a full record (ListAppRecords): all but
+# the kernel's figures and the keys at their none value
+listing_keys () {
+  FU=$2 awk -F'\t' '$1 != ENVIRON["FU"] { next }
+    $2 ~ /^(CPUThrottledUSec|MemoryEvents|CPUPressure|MemoryPressure|IOPressure)$/ { next }
+    $3 == "" || ($2 == "Audio" && $3 == "false") { next }
+    $2 ~ /^(CPUQuota|MemoryLow|MemoryMin)$/ && $3 == "0" { next }
+    $2 ~ /^(CPUWeight|IOWeight|MemoryHigh|MemoryMax|TasksMax|MemorySwapMax)$/ && $3 == "max" { next }
+    { print $2 }' "$1" | sort | paste -sd' '
+}
 
 monitor_has () { grep -qF -- "$1" "$OUT/monitor.log" 2>/dev/null; }
 monitor_has_signal () { # monitor_has_signal SIGNAL UNIT
@@ -346,14 +356,16 @@ sec_list () {
     "$(printf '%s\n' "${KNOB_APPS[@]}" | sort | paste -sd' ')" "$listed"
   check "the daemon's own unit is not an app" "" "$(cut -f1 "$f" | grep -xF resource-control.service)"
   check "a non-app unit is not listed" "" "$(cut -f1 "$f" | grep -xF -- "$NA")"
-  # ListApps leaves out what the limits do (the kernel's figures); ListAppRecords carries them too
-  check "record keys (ListApps)" \
-    "ActiveState AppId Audio CPUQuota CPUUsageNSec CPUWeight DesktopFile FreezerState IOWeight Icon Launcher MemoryCurrent MemoryHigh MemoryLow MemoryMax MemoryMin MemorySwapMax Name Pids Slice TasksCurrent TasksMax Unit" \
-    "$(FU="$C1" awk -F'\t' '$1 == ENVIRON["FU"] { print $2 }' "$f" | sort | paste -sd' ')"
+  # ListAppRecords carries every key; ListApps leaves out what the limits do (the kernel's figures)
+  # and the keys at their none value
   rc_json ListAppRecords | flat > "$OUT/listapprecords.flat"
   check "record keys (ListAppRecords)" \
     "ActiveState AppId Audio CPUPressure CPUQuota CPUThrottledUSec CPUUsageNSec CPUWeight DesktopFile FreezerState IOPressure IOWeight Icon Launcher MemoryCurrent MemoryEvents MemoryHigh MemoryLow MemoryMax MemoryMin MemoryPressure MemorySwapMax Name Pids Slice TasksCurrent TasksMax Unit" \
     "$(FU="$C1" awk -F'\t' '$1 == ENVIRON["FU"] { print $2 }' "$OUT/listapprecords.flat" | sort | paste -sd' ')"
+  check "record keys (ListApps): ListAppRecords' without the kernel's figures and none values" \
+    "$(listing_keys "$OUT/listapprecords.flat" "$C1")" \
+    "$(FU="$C1" awk -F'\t' '$1 == ENVIRON["FU"] { print $2 }' "$f" | sort | paste -sd' ')"
+  f=$OUT/listapprecords.flat
   check_record "$f" "$C1" org.gnome.Calculator gnome Calculator accessories-calculator "$APPS_DIR/org.gnome.Calculator.desktop"
   check_record "$f" "$C2" org.gnome.Calculator gnome Calculator accessories-calculator "$APPS_DIR/org.gnome.Calculator.desktop"
   check_record "$f" "$K" org.kde.krita "" Krita krita "$APPS_DIR/org.kde.krita.desktop"
