@@ -18,7 +18,6 @@ UPOWER_NAME = 'org.freedesktop.UPower'
 DISPLAY_PATH = '/org/freedesktop/UPower/devices/DisplayDevice'
 DEVICE_IFACE = 'org.freedesktop.UPower.Device'
 TYPES = {'Type': 'u', 'State': 'u', 'IsPresent': 'b', 'EnergyRate': 'd', 'Energy': 'd'}
-SAMPLES = 40
 BUSY_SHARE = 10     # one app in this many uses CPU between two samples
 
 
@@ -98,7 +97,7 @@ def grow(tc, dirs, units, usec):
 grow.usage = {}
 
 
-def measure_energy(env, pid, idle_s):
+def measure_energy(env, pid, idle_s, samples):
     '''The ledger's figures at len(env.units) apps; None outside the host mock.'''
     if env.label != 'mock':
         return None
@@ -118,7 +117,7 @@ def measure_energy(env, pid, idle_s):
         battery.set(Energy=49.9)
         time.sleep(0.5)
         spent = 0
-        for i in range(SAMPLES):
+        for i in range(samples):
             grow(tc, dirs, env.units[i % BUSY_SHARE::BUSY_SHARE], 1000)
             time.sleep(0.3)
             before = cpu_ns(pid)
@@ -129,9 +128,9 @@ def measure_energy(env, pid, idle_s):
         battery.set(State=4, EnergyRate=0.0)
     finally:
         battery.stop()
-    return {'apps': len(env.units), 'samples': SAMPLES, 'idle_seconds': idle_s,
+    return {'apps': len(env.units), 'samples': samples, 'idle_seconds': idle_s,
             'wakeups_at_rest': woke,
-            'cpu_ms_per_event': round(spent / SAMPLES / 1e6, 3),
+            'cpu_ms_per_event': round(spent / samples / 1e6, 3),
             'rss_anon_kib_at_1000': max(0, rss1 - rss0),
             'history_path': os.path.join(tc.home, '.local', 'state', 'resource-control', 'energy')}
 

@@ -11,7 +11,8 @@
 # --host-only: no VM; the host integration harness's world instead (python-dbusmock systemd with a
 # fake cgroupfs, a real polkitd on a private system bus, the daemon from the build folder); those
 # figures are labelled "mock" (only the daemon's side is real code).
-# --quick: fewer iterations, a 10 s idle window instead of 60 s (the CI smoke: --quick --host-only).
+# --quick: fewer iterations, a 3 s idle window instead of 60 s, 10 energy samples instead of 40 (the CI
+# smoke: --quick --host-only).
 #
 # Prints a table and writes every figure to FILE.json (default: BUILD/bench-vm.json or
 # BUILD/bench-mock.json). The headline is ratios: absolute times under the VM's emulation are inflated.
@@ -39,7 +40,7 @@ while [ $# -gt 0 ]; do
     --keep) KEEP=1 ;;
     --timeout) TIMEOUT=$2; shift ;;
     --sizes) SIZES=$2; shift ;;     # for debugging the harness, e.g. 10,100
-    -h|--help) sed -n '3,29p' "$0"; exit 0 ;;
+    -h|--help) sed -n '3,28p' "$0"; exit 0 ;;
     *) echo "bench/run.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
   shift

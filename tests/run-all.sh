@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Sets everything up on a fresh Debian 12 machine (as root) and runs every
-# test tier: unit and host integration tests (plain, from the release
-# tarball; under valgrind, and built with ASan+UBSan), the DESTDIR install
+# test tier: unit and host integration tests (built with ASan+UBSan, from
+# the release tarball; and under valgrind), the DESTDIR install
 # check, the Debian packages with lintian, and the VM system tests with real
 # systemd on cgroup v2, which install those packages. This is the README's
 # test command and what .ci/run calls.
@@ -69,6 +69,11 @@ stage "format and lint (check-format: uncrustify; flake8)" mtest build testlog-l
 # integration tiers run there (not in the git tree), so a file the build or
 # a test needs but the tarball lacks fails here. Without a clean git tree the
 # tarball holds the last commit (meson dist --allow-dirty).
+# Its build has ASan and UBSan in, at the optimisation the packages ship
+# (debugoptimized): the one run of every unit and host test checks both that
+# they pass and that nothing in them makes a memory error, leak or undefined
+# behaviour. The plain build of the git tree runs the unit tests and suite
+# memcheck under valgrind below.
 dist_build() {
   local version
   version=$(meson introspect build --projectinfo | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["version"])') || return 1
@@ -76,20 +81,36 @@ dist_build() {
   meson dist -C build --no-tests --allow-dirty --formats xztar || return 1
   TARBALL=$src/build/meson-dist/resource-control-$version.tar.xz
   tar -xf "$TARBALL" -C build-dist || return 1
-  meson setup build-dist/build "build-dist/resource-control-$version" --werror -Dtests=enabled >/dev/null &&
+  meson setup build-dist/build "build-dist/resource-control-$version" --werror -Dtests=enabled \
+    -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debugoptimized >/dev/null &&
     ninja -C build-dist/build
 }
 TARBALL=
-stage "release tarball (meson dist) and its build" dist_build
-stage "unit + host integration tests, from the release tarball" \
-  mtest build-dist/build testlog --suite unit --suite integration
+# The host integration tests mostly wait (D-Bus round trips, polkitd, the
+# daemon's timers; each test has its own buses, polkitd and daemon): several
+# a core keep the CPUs busy. valgrind's tiers are bound by the CPU and keep
+# meson's default (one test a core).
+waiting_jobs=$((4 * $(nproc)))
+stage "release tarball (meson dist) and its build with ASan+UBSan" dist_build
+# The settings panel's tests (suite panel: an X server, an accessibility bus
+# and GTK each) run two at a time beside the rest; eight of them at once
+# starve a 2-core machine until their waits time out.
+host_tests() {  # host_tests BUILD_DIR
+  local dir=$1 panel_pid rc=0
+  results+=("$dir/meson-logs/testlog-panel-sanitizers.json")
+  meson test -C "$dir" --logbase testlog-panel --print-errorlogs --no-rebuild --setup=sanitizers \
+    --suite panel --num-processes 2 > "$dir/meson-logs/panel-run.txt" 2>&1 &
+  panel_pid=$!
+  mtest "$dir" testlog --setup=sanitizers --suite unit --suite integration --no-suite panel \
+    --num-processes "$waiting_jobs" || rc=1
+  wait "$panel_pid" || rc=1
+  echo; echo "--- the panel's tests:"; cat "$dir/meson-logs/panel-run.txt"
+  return $rc
+}
+stage "ASan+UBSan: unit + host integration tests, from the release tarball" host_tests build-dist/build
 stage "valgrind: unit tests" mtest build testlog --setup=valgrind --suite unit
 stage "valgrind: the daemon in the host integration tests of suite memcheck" \
   mtest build testlog --setup=memcheck --suite memcheck
-stage "ASan+UBSan build" setup build-sanitizers -Db_sanitize=address,undefined -Db_lundef=false \
-  -Dbuildtype=debug
-stage "ASan+UBSan: unit + host integration tests" \
-  mtest build-sanitizers testlog --setup=sanitizers --suite unit --suite integration
 stage "load test (50 clients, mock systemd, real polkitd; and its leak check catching a leak)" \
   mtest build testlog-load --suite load
 stage "benchmark smoke (mock systemd; figures only, no timing goals)" \

@@ -7,7 +7,8 @@
 #   bash tests/fuzz/run-fuzzers.sh                 every target, 20 s each
 #   FUZZ_SECONDS=120 bash tests/fuzz/run-fuzzers.sh limits
 #
-# Environment: FUZZ_SECONDS (per target, default 20), FUZZ_BUILD_DIR
+# Environment: FUZZ_SECONDS (per target, default 20), FUZZ_JOBS (targets
+# run at once, default one a CPU), FUZZ_BUILD_DIR
 # (default <source>/build-fuzz). Crash inputs and logs are kept in
 # <build>/fuzz-artifacts; a crash replays with `<build>/tests/fuzz/fuzz-NAME FILE`.
 # The seed corpora are copied to a temporary folder: the fuzzers never
@@ -63,11 +64,10 @@ export ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=1:check_initial
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:abort_on_error=1
 export LSAN_OPTIONS=suppressions=$src/tests/lsan.supp
 
-for t in "${targets[@]}"; do
-  echo
-  echo "=== fuzz-$t: $seconds s ==="
-  corpus=$work/$t
-  log=$artifacts/fuzz-$t.log
+# one target a core at a time: each is one process bound by the CPU, so each
+# still gets its seconds of a whole core
+fuzz_one() {  # fuzz_one TARGET: runs it, its exit status into $work/TARGET.rc
+  local t=$1 corpus=$work/$1 max_len
   mkdir -p "$corpus"
   cp "$fuzz_src/corpus/$t/"* "$corpus/"
   rm -f "$artifacts/$t-"*
@@ -77,11 +77,25 @@ for t in "${targets[@]}"; do
     options) max_len=8192 ;;
     *) max_len=512 ;;
   esac
-
   "$build/tests/fuzz/fuzz-$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
     -max_len="$max_len" -dict="$fuzz_src/$t.dict" -print_final_stats=1 \
-    -artifact_prefix="$artifacts/$t-" "$corpus" >"$log" 2>&1
-  rc=$?
+    -artifact_prefix="$artifacts/$t-" "$corpus" >"$artifacts/fuzz-$t.log" 2>&1
+  echo $? > "$work/$t.rc"
+}
+at_once=${FUZZ_JOBS:-$(nproc)}
+echo
+echo "=== ${#targets[@]} targets, $seconds s each, $at_once at a time ==="
+for t in "${targets[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$at_once" ]; do wait -n; done
+  fuzz_one "$t" &
+done
+wait
+
+for t in "${targets[@]}"; do
+  echo
+  echo "=== fuzz-$t: $seconds s ==="
+  log=$artifacts/fuzz-$t.log
+  rc=$(cat "$work/$t.rc" 2>/dev/null || echo 125)
 
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
   done_line=$(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -1)

@@ -253,7 +253,7 @@ trigger_fds () {
 # ---------------------------------------------------------------------------------------------------
 # the energy ledger: python-dbusmock's UPower on the VM's real system bus plays a discharging
 # battery at a steady 10 W and is "polled" every 5 s (its PropertiesChanged, as UPower's own polls
-# send it); three real apps pinned to CPU 0 at about 25, 50 and 100 % of it for 60 s. Each app's
+# send it); three real apps pinned to CPU 0 at about 25, 50 and 100 % of it for 40 s. Each app's
 # share of the energy must be its share of the busy CPU time (cpu.stat against /proc/stat over the
 # same window) within 10 %. The power drain notification: a rule PowerDrain=25%/20s; the unfocused
 # 100 % app (about half the power) is told once, to the notification server of section "notify";
@@ -312,7 +312,7 @@ sec_energy () {
   check "a discharging battery: the energy source is UPower" upower "$(energy_source)"
   for u in "$a" "$b" "$c"; do before[$u]=$(usage_us "$(cg "$u")"); done
   before[machine]=$(busy_stat)
-  for i in $(seq 12); do
+  for i in $(seq 8); do   # 40 s: twice the rule's 20 s
     nap 5
     upower_set 1 Energy d "$((50 - i)).0" > /dev/null
   done

@@ -823,6 +823,7 @@ for s in $SECTIONS; do
   fi
   "sec_$s"
   TOOK[$s]=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
+  echo "== $s took ${TOOK[$s]} s"
 done
 finish
 [ "$FAILED" = 0 ]
