@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* resourcectl status: what the daemon follows (focus, power), whether its
- * automation is paused, which apps it holds for audio and which the
- * responsiveness guard holds back, as it says. */
+ * automation is paused, which apps it holds for audio, which the
+ * responsiveness guard holds back and what the memory ladder does, as it
+ * says. */
 #include "resourcectl.h"
 #include "rc-api-keys.h"
+#include "rc-size.h"
 
 #define STATUS_CALL_TIMEOUT_MS 25000
 
@@ -115,6 +117,46 @@ print_guard_held (RcDBusResourceControl *proxy)
     g_print ("Guard holds back: none\n");
 }
 
+/* MemoryLadderLevel and MemoryLadderHeld: "Memory:           throttling;
+ * NAME (UNIT) at MemoryHigh 1G", one held app a line ("frozen" for a
+ * frozen one). */
+static void
+print_ladder (RcDBusResourceControl *proxy)
+{
+  g_autofree char *level = NULL;
+  g_autoptr(GVariant) held = cached (proxy, "MemoryLadderHeld", G_VARIANT_TYPE ("a(ssst)"));
+  GVariantIter iter;
+  const char *unit, *app_id, *step;
+  guint64 bytes;
+  guint n = 0;
+
+  if (cached_string (proxy, "MemoryLadderLevel", &level) == NULL || held == NULL)
+    return;
+  g_variant_iter_init (&iter, held);
+  while (g_variant_iter_next (&iter, "(&s&s&st)", &unit, &app_id, &step, &bytes))
+    {
+      g_autofree char *shown_level = rcctl_printable (level);
+      g_autofree char *shown_unit = rcctl_printable (unit);
+      g_autofree char *shown_app = rcctl_printable (app_id);
+      g_autofree char *size = rc_size_format (bytes);
+
+      if (n++ == 0)
+        g_print ("Memory:           %s; ", shown_level);
+      else
+        g_print ("                  ");
+      if (g_str_equal (step, "frozen"))
+        g_print ("%s (%s) frozen\n", shown_app, shown_unit);
+      else
+        g_print ("%s (%s) at MemoryHigh %s\n", shown_app, shown_unit, size);
+    }
+  if (n == 0)
+    {
+      g_autofree char *shown_level = rcctl_printable (level);
+
+      g_print ("Memory:           %s, nothing held\n", shown_level);
+    }
+}
+
 int
 rcctl_run_status (RcDBusResourceControl *proxy)
 {
@@ -169,5 +211,6 @@ rcctl_run_status (RcDBusResourceControl *proxy)
   if (held == 0)
     g_print ("Held for audio:   none\n");
   print_guard_held (proxy);
+  print_ladder (proxy);
   return EXIT_SUCCESS;
 }

@@ -153,6 +153,7 @@ start_energy (Daemon *daemon)
   daemon->energy = rc_energy_new (daemon->registry, daemon->authority, history_path);
   rc_energy_serve (daemon->energy, RC_DBUS_RESOURCE_CONTROL (daemon->manager));
   rc_notifier_watch_energy (daemon->notifier, daemon->energy);
+  rc_notifier_watch_ladder (daemon->notifier, rc_guard_watch_get_ladder (daemon->guard));
 }
 
 static gboolean

@@ -63,6 +63,7 @@ static const struct {
   { RC_ACTION_KIND_NOTIFICATION, "596bb82e473f41c585a2586cb8126c67" },
   { RC_ACTION_KIND_PAUSE, "a32e2db4ece84ae78a42c71456ff1ffd" },
   { RC_ACTION_KIND_GUARD, "13b96c505f0e4138a82b3e303fdb4d8c" },
+  { RC_ACTION_KIND_LADDER, "58b2df049bee4b1286b6acdac86ac7bc" },
 };
 
 const char *
@@ -321,6 +322,8 @@ rc_action_log_add_diff (RcActionLog            *self,
         reason = why->audio ? "playing audio" : "no longer playing audio";
       else if (why->guard != NULL && limit == RC_LIMIT_CPU_WEIGHT)
         kind = RC_ACTION_KIND_GUARD, reason = why->guard;
+      else if (why->ladder != NULL && limit == RC_LIMIT_MEMORY_HIGH)
+        kind = RC_ACTION_KIND_LADDER, reason = why->ladder;
       rc_action_log_add_limit (self, app, kind, limit, old_value, diff->values[limit], reason);
     }
 }

@@ -35,6 +35,7 @@ G_DECLARE_FINAL_TYPE (RcActionLog, rc_action_log, RC, ACTION_LOG, GObject);
 #define RC_ACTION_KIND_NOTIFICATION "notification"
 #define RC_ACTION_KIND_PAUSE        "pause"   /* a pause took a value back, or its end gave it */
 #define RC_ACTION_KIND_GUARD        "guard"
+#define RC_ACTION_KIND_LADDER       "ladder"  /* a memory ladder step: MemoryHigh, a freeze */
 
 /* Sends one journal entry, @fields as "NAME=value" strings. */
 typedef void (*RcJournalWriter) (const char * const *fields,
@@ -76,6 +77,7 @@ typedef struct {
   const char     *kind;         /* for any other key: RC_ACTION_KIND_RULE or _POWER */
   const char     *reason;
   const char     *guard;        /* why the guard moved CPUWeight, else NULL */
+  const char     *ladder;       /* why the memory ladder moved MemoryHigh, else NULL */
 } RcActionTriggers;
 
 /* Records each limit of @diff, the change from @applied (what systemd was

@@ -46,6 +46,7 @@ struct _RcGuardWatch {
   RcRules               *rules;
   RcPolicy              *policy;
   RcGuardHolds          *holds;
+  RcLadderWatch         *ladder;
   RcDBusResourceControl *object;
   GHashTable            *watched;       /* control group -> Watched */
   char                  *session_cgroup;
@@ -628,6 +629,7 @@ rc_guard_watch_new (RcRegistry *registry,
   self->rules = g_object_ref (rules);
   self->policy = g_object_ref (policy);
   self->holds = rc_policy_get_guard_holds (policy);
+  self->ladder = rc_ladder_watch_new (registry, systemd, rules, policy);
   self->armed_target = rules_now (self)->cpu_pressure_target;
   self->armed_enabled = guard_on (self);
   rc_guard_holds_set_focus_func (self->holds, focus_cb, self);
@@ -646,6 +648,13 @@ rc_guard_watch_serve (RcGuardWatch          *self,
 {
   g_set_object (&self->object, object);
   publish (self);
+  rc_ladder_watch_serve (self->ladder, object);
+}
+
+RcLadderWatch *
+rc_guard_watch_get_ladder (RcGuardWatch *self)
+{
+  return self->ladder;
 }
 
 static void
@@ -659,6 +668,9 @@ rc_guard_watch_dispose (GObject *object)
     rc_guard_holds_set_focus_func (self->holds, NULL, NULL);
   self->holds = NULL;
   g_hash_table_remove_all (self->watched);
+  if (self->ladder != NULL)
+    g_object_run_dispose (G_OBJECT (self->ladder));
+  g_clear_object (&self->ladder);
   g_clear_object (&self->object);
   g_clear_object (&self->policy);
   g_clear_object (&self->registry);

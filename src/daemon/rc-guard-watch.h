@@ -4,6 +4,7 @@
 #include <gio/gio.h>
 
 #include "rc-generated.h"
+#include "rc-ladder-watch.h"
 #include "rc-policy.h"
 #include "rc-registry.h"
 #include "rc-rules.h"
@@ -22,7 +23,8 @@ G_BEGIN_DECLS
  * the kernel takes no trigger (PSI off, a kernel that refuses the user's
  * triggers, a test's fake tree), a focus change starts the checks, which go
  * on while the focused app is busy, is short of CPU or something is held.
- * Nothing runs at rest. It keeps the GuardHeld property. */
+ * Nothing runs at rest. It keeps the GuardHeld property. Its memory half,
+ * the ladder (rc-ladder-watch.h), comes and goes with it. */
 #define RC_TYPE_GUARD_WATCH (rc_guard_watch_get_type ())
 G_DECLARE_FINAL_TYPE (RcGuardWatch, rc_guard_watch, RC, GUARD_WATCH, GObject);
 
@@ -32,8 +34,9 @@ RcGuardWatch *rc_guard_watch_new (RcRegistry *registry,
                                   RcPolicy   *policy);
 /* a(ssu): unit, AppID and the CPUWeight the guard holds it at. */
 GVariant     *rc_guard_watch_get_held (RcGuardWatch *self);
-/* Keeps @object's GuardHeld property current. */
+/* Keeps @object's GuardHeld property current, and the ladder's. */
 void          rc_guard_watch_serve (RcGuardWatch          *self,
                                     RcDBusResourceControl *object);
+RcLadderWatch *rc_guard_watch_get_ladder (RcGuardWatch *self);
 
 G_END_DECLS

@@ -371,6 +371,16 @@ static const struct {
                                     "%s, in the background, has used much of the battery's power for a while. "
                                     "Open settings to limit it, or close it if it is not needed.",
                                     "used much of the battery's power in the background" },
+  [RC_NOTIFY_CAUSE_LADDER_THROTTLED] = { RC_NOTIFY_LADDER_THROTTLED,
+                                         "%s was slowed down to keep the desktop responsive",
+                                         "Memory is short: %s, in the background, may use less of it for now. "
+                                         "It gets it back once memory is no longer short.",
+                                         "slowed down by the memory ladder" },
+  [RC_NOTIFY_CAUSE_LADDER_FROZEN] = { RC_NOTIFY_LADDER_FROZEN,
+                                      "%s was frozen to keep the desktop responsive",
+                                      "Memory is short: %s, in the background, is paused for now. "
+                                      "It runs again when you switch to it or memory is no longer short.",
+                                      "frozen by the memory ladder" },
 };
 
 /* @format: one of causes[]' texts, each with one %s */
@@ -536,14 +546,18 @@ maybe_notify (RcNotifier   *self,
 {
   const RcNotifyRules *rules = rc_rules_get_notify (self->rules);
   RcNotifyKind kind = causes[cause].kind;
+  gboolean per_spell = kind == RC_NOTIFY_POWER_DRAIN || kind == RC_NOTIFY_LADDER_THROTTLED ||
+                       kind == RC_NOTIFY_LADDER_FROZEN;
   gboolean wanted = kind == RC_NOTIFY_OUT_OF_MEMORY ? rules->out_of_memory
                     : kind == RC_NOTIFY_HELD_BACK ? rules->held_back
-                    : rules->power_drain_percent > 0;
+                    : kind == RC_NOTIFY_POWER_DRAIN ? rules->power_drain_percent > 0
+                    : rules->memory_ladder;
 
   if (!wanted)
     return;
-  /* a drain is told once per spell, and a spell lasts long: no quiet time */
-  if (kind != RC_NOTIFY_POWER_DRAIN && instance->sent_us[kind] != 0 &&
+  /* a drain or a ladder step is told once per spell (its source says
+   * when one begins), and a spell lasts long: no quiet time */
+  if (!per_spell && instance->sent_us[kind] != 0 &&
       now_us - instance->sent_us[kind] < RC_NOTIFY_QUIET_SEC * G_USEC_PER_SEC)
     return;
   instance->sent_us[kind] = now_us;
@@ -646,6 +660,26 @@ rc_notifier_watch_energy (RcNotifier *self,
 {
   g_signal_connect_object (energy, "app-share", G_CALLBACK (app_share_cb), self, 0);
   g_signal_connect_object (energy, "battery-changed", G_CALLBACK (battery_changed_cb), self, 0);
+}
+
+static void
+ladder_stepped_cb (RcLadderWatch *ladder,
+                   RcApp         *app,
+                   const char    *step,
+                   RcNotifier    *self)
+{
+  gint64 now_us = g_get_monotonic_time ();
+
+  maybe_notify (self, app, lookup_instance (self, app->unit),
+                g_str_equal (step, "frozen") ? RC_NOTIFY_CAUSE_LADDER_FROZEN :
+                RC_NOTIFY_CAUSE_LADDER_THROTTLED, now_us);
+}
+
+void
+rc_notifier_watch_ladder (RcNotifier    *self,
+                          RcLadderWatch *ladder)
+{
+  g_signal_connect_object (ladder, "stepped", G_CALLBACK (ladder_stepped_cb), self, 0);
 }
 
 static void

@@ -4,6 +4,7 @@
 #include "rc-action-log.h"
 #include "rc-cpu-watch.h"
 #include "rc-energy.h"
+#include "rc-ladder-watch.h"
 #include "rc-memory-watch.h"
 #include "rc-rules.h"
 
@@ -20,7 +21,9 @@ G_BEGIN_DECLS
  * RcMemoryWatch and RcCpuWatch, nothing polls. On battery, it also tells
  * once per spell of an app in the background that took more than a share
  * of the power for a sustained time (the [Notify] key PowerDrain), from
- * RcEnergy's samples. Each notification sent for
+ * RcEnergy's samples. When the memory ladder slows an app down or freezes
+ * it, it tells once for each per spell (RcLadderWatch's "stepped"; the
+ * [Notify] key MemoryLadder). Each notification sent for
  * an app is a "notification" entry of @actions. */
 #define RC_TYPE_NOTIFIER (rc_notifier_get_type ())
 G_DECLARE_FINAL_TYPE (RcNotifier, rc_notifier, RC, NOTIFIER, GObject);
@@ -34,6 +37,8 @@ typedef enum {
   RC_NOTIFY_OUT_OF_MEMORY,
   RC_NOTIFY_HELD_BACK,
   RC_NOTIFY_POWER_DRAIN,
+  RC_NOTIFY_LADDER_THROTTLED,
+  RC_NOTIFY_LADDER_FROZEN,
   RC_NOTIFY_N_KINDS
 } RcNotifyKind;
 
@@ -44,6 +49,8 @@ typedef enum {
   RC_NOTIFY_CAUSE_MEMORY_HELD,
   RC_NOTIFY_CAUSE_CPU_HELD,
   RC_NOTIFY_CAUSE_POWER_DRAIN,
+  RC_NOTIFY_CAUSE_LADDER_THROTTLED,
+  RC_NOTIFY_CAUSE_LADDER_FROZEN,
   RC_NOTIFY_N_CAUSES
 } RcNotifyCause;
 
@@ -116,5 +123,8 @@ RcNotifier *rc_notifier_new (GDBusConnection *connection,
 /* Tells of the apps that drain the battery, from @energy's shares. */
 void        rc_notifier_watch_energy (RcNotifier *self,
                                       RcEnergy   *energy);
+/* Tells of the apps the memory ladder slows down or freezes. */
+void        rc_notifier_watch_ladder (RcNotifier    *self,
+                                      RcLadderWatch *ladder);
 
 G_END_DECLS

@@ -2,7 +2,8 @@
 #pragma once
 
 /* What the policy's files (rc-policy.c, rc-policy-pause.c,
- * rc-policy-sources.c, rc-policy-bus.c, rc-policy-guard.c) share; nothing
+ * rc-policy-sources.c, rc-policy-bus.c, rc-policy-guard.c, rc-policy-ladder.c)
+ * share; nothing
  * else includes it. */
 
 #include "rc-policy.h"
@@ -29,7 +30,8 @@ typedef struct {
   UnitLimits *limits;
   gboolean    foreground;
   gboolean    inactive;    /* lost the focus and has not had it back */
-  gboolean    frozen_by_us; /* FreezeWhenInactiveSec froze it */
+  gboolean    frozen_by_us; /* FreezeWhenInactiveSec or the memory ladder froze it */
+  gboolean    ladder_frozen; /* the memory ladder did */
   gboolean    audio;       /* plays or records: held */
   gboolean    write_queued; /* a limits write waits for its turn */
   /* why the next write happens, for the action record */
@@ -74,6 +76,7 @@ struct _RcPolicy {
   RcPowerWatch   *power_watch;
   RcActionLog    *actions;
   RcGuardHolds   *guard;           /* the responsiveness guard's CPUWeight holds */
+  RcLadderHolds  *ladder;          /* the memory ladder's MemoryHigh holds */
   char           *focus_reason;    /* "focus from sway": who moved the boost last */
   gboolean        power_changing;  /* the rules change for the power state */
   char           *state_file;
@@ -101,10 +104,20 @@ void rc_policy_effective_limits (RcPolicy *self,
 /* Has systemd apply what differs from what @unit was last given. */
 void rc_policy_sync_unit (RcPolicy *self,
                           Unit     *unit);
-void rc_policy_set_frozen (RcPolicy   *self,
-                           Unit       *unit,
-                           gboolean    frozen,
-                           const char *reason);
+/* Freezes or thaws @unit, recorded as @kind (NULL: "freeze" or "thaw"). */
+void rc_policy_freeze_as (RcPolicy   *self,
+                          Unit       *unit,
+                          gboolean    frozen,
+                          const char *kind,
+                          const char *reason);
+static inline void
+rc_policy_set_frozen (RcPolicy   *self,
+                      Unit       *unit,
+                      gboolean    frozen,
+                      const char *reason)
+{
+  rc_policy_freeze_as (self, unit, frozen, NULL, reason);
+}
 void rc_policy_start_freeze_timer (RcPolicy *self,
                                    Unit     *unit);
 /* Shows @unit as held for audio (its Audio key) when it plays and the
@@ -114,6 +127,11 @@ void rc_policy_show_audio (RcPolicy   *self,
                            gboolean    notify,
                            const char *reason);
 void rc_policy_emit_paused_changed (RcPolicy *self);
+
+/* rc-policy-ladder.c: whether the ladder's MemoryHigh is what @unit
+ * should have now. */
+gboolean rc_policy_ladder_in_force (RcPolicy *self,
+                                    Unit     *unit);
 
 /* rc-policy-pause.c: the state file said paused until @until_usec. */
 void rc_policy_restore_pause (RcPolicy *self,

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Which value each limit has, and where it comes from: the precedence of
  * docs/design.md ("Authorization and safety": focus boost > last API value
- * > the guard's lowered CPUWeight > rule > default) as a pure function for
+ * > the guard's lowered CPUWeight and the memory ladder's lowered MemoryHigh
+ * > rule > default) as a pure function for
  * the writes, and as words for GetLimitSources (`resourcectl why`). */
 #include "rc-policy-private.h"
 #include "rc-api-keys.h"
@@ -14,6 +15,7 @@
 #define SOURCE_BOOST   "boost"       /* the foreground boost */
 #define SOURCE_AUDIO   "audio-hold"  /* kept up by the audio hold, over the rule */
 #define SOURCE_GUARD   "guard"       /* lowered by the responsiveness guard */
+#define SOURCE_LADDER  "ladder"      /* lowered or frozen by the memory ladder */
 #define SOURCE_FREEZE  "freeze"      /* frozen by FreezeWhenInactiveSec */
 #define SOURCE_DEFAULT "default"     /* the drop-in's or systemd's default */
 #define SOURCE_OUTSIDE "outside"     /* not the default, and not set by the daemon */
@@ -57,6 +59,13 @@ policy_source (RcPolicy       *self,
       *out_kind = SOURCE_GUARD;
       *out_detail = g_strdup ("the responsiveness guard: the focused app or session.slice is "
                               "short of CPU");
+    }
+  else if (limit == RC_LIMIT_MEMORY_HIGH && rc_policy_ladder_in_force (self, unit) &&
+           rc_ladder_holds_get (self->ladder, unit->app->unit) == wanted->values[limit])
+    {
+      *out_kind = SOURCE_LADDER;
+      *out_detail = g_strdup ("the memory ladder: app.slice or the user manager is short of "
+                              "memory");
     }
   else if (rule != NULL && rc_limits_has (&rule->limits, limit) &&
            wanted->values[limit] != rule->limits.values[limit] && unit->audio)
@@ -109,7 +118,10 @@ add_freezer_source (RcPolicy        *self,
 {
   const char *state = app->freezer_state != NULL ? app->freezer_state : "";
 
-  if (unit != NULL && unit->frozen_by_us)
+  if (unit != NULL && unit->ladder_frozen)
+    add_source (builder, app, RC_KEY_FREEZER_STATE, state, SOURCE_LADDER,
+                "the memory ladder: app.slice or the user manager is short of memory");
+  else if (unit != NULL && unit->frozen_by_us)
     {
       const RcRule *rule = rc_rules_lookup (self->rules, app->app_id);
       g_autofree char *detail =

@@ -82,7 +82,10 @@ rc_policy_effective_limits (RcPolicy *self,
                      unit_api (unit), rule != NULL ? &rule->limits : NULL, unit_applied (unit),
                      &defaults, out);
   if (!self->paused)
-    rc_guard_holds_apply (self->guard, unit->app->unit, unit->foreground, unit_api (unit), out);
+    {
+      rc_guard_holds_apply (self->guard, unit->app->unit, unit->foreground, unit_api (unit), out);
+      rc_ladder_holds_apply (self->ladder, unit->app->unit, unit->foreground, unit_api (unit), out);
+    }
   /* Sound keeps at least its normal share: a rule (a power-saver one,
    * say) neither lowers its weight below the default nor caps it. */
   if (unit->audio && !rc_limits_has (unit_api (unit), RC_LIMIT_CPU_WEIGHT) &&
@@ -236,13 +239,14 @@ record_diff (RcPolicy       *self,
                           g_strconcat ("rule ", found->origin, NULL) :
                           g_strdup_printf ("no rule for %s", unit->app->app_id);
   g_autofree char *guard = rc_guard_holds_take_reason (self->guard, unit->app->unit);
+  g_autofree char *ladder = rc_ladder_holds_take_reason (self->ladder, unit->app->unit);
   g_autofree char *power = rc_action_power_reason (rc_power_watch_get_profile (self->power_watch),
                                                    rc_power_watch_get_on_battery (self->power_watch));
   RcActionTriggers why = {
     .boost = unit->boost_moved ? &rc_rules_get_boost (self->rules)->limits : NULL,
     .focus = self->focus_reason, .audio_moved = unit->audio_moved, .audio = unit->audio,
     .kind = unit->power_changed ? RC_ACTION_KIND_POWER : RC_ACTION_KIND_RULE,
-    .reason = unit->power_changed ? power : rule, .guard = guard,
+    .reason = unit->power_changed ? power : rule, .guard = guard, .ladder = ladder,
   };
   RcActionTriggers paused = { .kind = RC_ACTION_KIND_PAUSE, .reason = unit->pause_reason };
   RcLimits old;
@@ -263,9 +267,11 @@ take_diff (RcPolicy *self,
 {
   g_autoptr(GError) error = NULL;
   RcLimits wanted, diff;
-  guint skip;
+  guint skip, ladder;
 
   rc_policy_effective_limits (self, unit, &wanted);
+  /* the ladder's MemoryHigh is meant to be under the use: it reclaims */
+  ladder = rc_policy_ladder_in_force (self, unit) ? 1u << RC_LIMIT_MEMORY_HIGH : 0;
   rc_limits_diff (&wanted, unit_applied (unit), &diff);
   /* What systemd cannot do for a unit that runs: its ManagedOOMPreference
    * (written only when a unit starts: Launch gives it), and any ManagedOOM
@@ -280,13 +286,13 @@ take_diff (RcPolicy *self,
     }
   /* A rule never takes memory away from an app that uses it now (only a
    * memory cap needs memory.current read). */
-  if ((diff.set & RC_LIMITS_MEMORY_CAPS) != 0 &&
+  if ((diff.set & RC_LIMITS_MEMORY_CAPS & ~ladder) != 0 &&
       !rc_limits_check_app (&diff, unit->app->unit, unit->app->control_group, &error))
     {
       g_message ("Not applying the memory limits of the %s rule to %s: %s",
                  unit->app->app_id, unit->app->unit, error->message);
-      diff.set &= ~RC_LIMITS_MEMORY_CAPS;
-      unit_limits (unit)->applied.set |= wanted.set & RC_LIMITS_MEMORY_CAPS;
+      diff.set &= ~(RC_LIMITS_MEMORY_CAPS & ~ladder);
+      unit_limits (unit)->applied.set |= wanted.set & RC_LIMITS_MEMORY_CAPS & ~ladder;
     }
   record_diff (self, unit, &diff);
   for (RcLimit limit = 0; limit < RC_N_LIMITS; limit++)
@@ -375,19 +381,26 @@ freeze_delay (RcPolicy *self,
 }
 
 void
-rc_policy_set_frozen (RcPolicy   *self,
-                      Unit       *unit,
-                      gboolean    frozen,
-                      const char *reason)
+rc_policy_freeze_as (RcPolicy   *self,
+                     Unit       *unit,
+                     gboolean    frozen,
+                     const char *kind,
+                     const char *reason)
 {
   Write *write = write_new (self, unit);
 
   g_debug ("Policy: %s %s", frozen ? "freezing" : "thawing", unit->app->unit);
   unit->frozen_by_us = frozen;
+  unit->ladder_frozen = frozen && unit->ladder_frozen;
   write->freezer = TRUE;
   write->freeze = frozen;
-  rc_action_log_add (self->actions, unit->app->unit, unit->app->app_id,
-                     frozen ? RC_ACTION_KIND_FREEZE : RC_ACTION_KIND_THAW, "", "", "", reason);
+  if (kind != NULL)
+    rc_action_log_add (self->actions, unit->app->unit, unit->app->app_id, kind,
+                       RC_KEY_FREEZER_STATE, frozen ? "running" : "frozen",
+                       frozen ? "frozen" : "running", reason);
+  else
+    rc_action_log_add (self->actions, unit->app->unit, unit->app->app_id,
+                       frozen ? RC_ACTION_KIND_FREEZE : RC_ACTION_KIND_THAW, "", "", "", reason);
   write_submit (write);
   rc_policy_save_state (self);
 }
@@ -436,6 +449,7 @@ set_unit_foreground (RcPolicy *self,
   unit->app->foreground = foreground;
   unit->boost_moved = TRUE;
   rc_guard_holds_note_focus (self->guard, unit->app, foreground);
+  rc_ladder_holds_note_focus (self->ladder, unit->app, foreground);
   if (foreground)
     {
       unit->inactive = FALSE;
@@ -520,7 +534,7 @@ rc_policy_note_freezer (RcPolicy *self,
     return;
   /* The user froze or thawed it by hand: that stands. */
   g_clear_handle_id (&unit->freeze_id, g_source_remove);
-  unit->frozen_by_us = FALSE;
+  unit->frozen_by_us = unit->ladder_frozen = FALSE;
   rc_policy_save_state (self);
 }
 
@@ -727,7 +741,7 @@ rules_changed_cb (RcRules  *rules,
   while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &unit))
     {
       unit->power_changed = self->power_changing;
-      if (unit->frozen_by_us && freeze_delay (self, unit) == 0)
+      if (unit->frozen_by_us && !unit->ladder_frozen && freeze_delay (self, unit) == 0)
         rc_policy_set_frozen (self, unit, FALSE, self->power_changing ? "power state changed" :
                               "the rule no longer freezes it");
       else if (unit->inactive)
@@ -826,6 +840,7 @@ rc_policy_finalize (GObject *object)
   g_clear_pointer (&self->restored_frozen, g_hash_table_unref);
   g_clear_pointer (&self->starting, g_hash_table_unref);
   g_clear_pointer (&self->guard, rc_guard_holds_free);
+  g_clear_pointer (&self->ladder, rc_ladder_holds_free);
   g_free (self->state_file);
   g_free (self->state_written);
   g_free (self->focus_reason);
@@ -858,6 +873,7 @@ static void
 rc_policy_init (RcPolicy *self)
 {
   self->guard = rc_guard_holds_new ();
+  self->ladder = rc_ladder_holds_new ();
   self->starting = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->cancellable = g_cancellable_new ();
   self->units = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,

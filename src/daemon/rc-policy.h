@@ -8,6 +8,7 @@
 #include "rc-authority.h"
 #include "rc-focus-watch.h"
 #include "rc-guard.h"
+#include "rc-ladder.h"
 #include "rc-limits.h"
 #include "rc-power-watch.h"
 #include "rc-registry.h"
@@ -95,6 +96,30 @@ RcGuardHolds *rc_policy_get_guard_holds (RcPolicy *self);
 gboolean  rc_policy_guard_app (RcPolicy *self,
                                RcApp    *app,
                                gboolean  sync);
+/* The memory ladder's MemoryHigh holds (rc-ladder.h): in force below a
+ * value set through the API and the boost, over the rule's and the
+ * default. */
+RcLadderHolds *rc_policy_get_ladder_holds (RcPolicy *self);
+typedef enum {
+  RC_LADDER_MAY_THROTTLE = 1 << 0,
+  RC_LADDER_MAY_FREEZE   = 1 << 1,
+} RcLadderMay;
+/* What the ladder may do to @app: nothing to an instance outside
+ * app.slice, with the focus or sound, or while paused; no MemoryHigh over
+ * a MemoryHigh or MemoryMax set through the API. @out_frozen: the ladder's
+ * freeze is in force. With @sync, has systemd apply its MemoryHigh hold as
+ * it is now, in the queue. */
+RcLadderMay rc_policy_ladder_app (RcPolicy *self,
+                                  RcApp    *app,
+                                  gboolean  sync,
+                                  gboolean *out_frozen);
+/* Freezes or thaws @app for the ladder (through the policy's freeze, so
+ * the focus, sound and a pause thaw it), recorded as "ladder" with
+ * @reason. */
+void      rc_policy_ladder_freeze (RcPolicy   *self,
+                                   RcApp      *app,
+                                   gboolean    frozen,
+                                   const char *reason);
 
 /* The longest timed pause, in seconds (30 days). */
 #define RC_PAUSE_MAX_SEC (30 * 24 * 3600)

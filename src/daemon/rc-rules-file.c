@@ -202,6 +202,7 @@ read_notify_group (GPtrArray     *problems,
   } keys[] = {
     { "OutOfMemory", G_STRUCT_OFFSET (RcNotifyRules, out_of_memory) },
     { "HeldBack", G_STRUCT_OFFSET (RcNotifyRules, held_back) },
+    { "MemoryLadder", G_STRUCT_OFFSET (RcNotifyRules, memory_ladder) },
   };
   g_auto(GStrv) names = g_key_file_get_keys (file, NOTIFY_GROUP, NULL, NULL);
 
@@ -225,8 +226,8 @@ read_notify_group (GPtrArray     *problems,
         ;
       if (k == G_N_ELEMENTS (keys))
         {
-          problem (problems, "%s, [%s], %s: unknown key: allowed are OutOfMemory, HeldBack "
-                   "and PowerDrain", path, NOTIFY_GROUP, names[i]);
+          problem (problems, "%s, [%s], %s: unknown key: allowed are OutOfMemory, HeldBack, "
+                   "MemoryLadder and PowerDrain", path, NOTIFY_GROUP, names[i]);
           continue;
         }
       value = g_key_file_get_boolean (file, NOTIFY_GROUP, names[i], &error);
@@ -237,8 +238,26 @@ read_notify_group (GPtrArray     *problems,
     }
 }
 
+/* A percent from 1 to 100, a trailing % allowed (@text is cut there). */
+static gboolean
+parse_percent (char  *text,
+               guint *out_percent)
+{
+  guint64 value;
+
+  if (g_str_has_suffix (text, "%"))
+    text[strlen (text) - 1] = '\0';
+  if (!g_ascii_string_to_unsigned (text, 10, 1, 100, &value, NULL))
+    return FALSE;
+  *out_percent = (guint) value;
+  return TRUE;
+}
+
 /* [Guard]: Enabled (true, false), CPUPressureTarget (percent, 1..100, a
- * trailing % allowed), CPUWeightFloor (a CPUWeight). */
+ * trailing % allowed), CPUWeightFloor (a CPUWeight); the memory ladder's
+ * MemoryLadder (true, false), MemoryPressureThrottle and
+ * MemoryPressureFreeze (percents, the freeze one above the throttle one:
+ * a group that leaves them the other way round keeps the earlier pair). */
 static void
 read_guard_group (GPtrArray    *problems,
                   GKeyFile     *file,
@@ -246,6 +265,7 @@ read_guard_group (GPtrArray    *problems,
                   RcGuardRules *guard)
 {
   g_auto(GStrv) names = g_key_file_get_keys (file, GUARD_GROUP, NULL, NULL);
+  guint throttle = guard->memory_pressure_throttle, freeze = guard->memory_pressure_freeze;
 
   for (guint i = 0; names != NULL && names[i] != NULL; i++)
     {
@@ -255,23 +275,31 @@ read_guard_group (GPtrArray    *problems,
       guint64 value;
 
       g_strstrip (text);
-      if (g_str_equal (names[i], ENABLED_KEY))
+      if (g_str_equal (names[i], ENABLED_KEY) || g_str_equal (names[i], "MemoryLadder"))
         {
           gboolean enabled = g_key_file_get_boolean (file, GUARD_GROUP, names[i], &error);
 
           if (error != NULL)
             why = "must be true or false";
-          else
+          else if (g_str_equal (names[i], ENABLED_KEY))
             guard->enabled = enabled;
+          else
+            guard->memory_ladder = enabled;
         }
       else if (g_str_equal (names[i], "CPUPressureTarget"))
         {
-          if (g_str_has_suffix (text, "%"))
-            text[strlen (text) - 1] = '\0';
-          if (!g_ascii_string_to_unsigned (text, 10, 1, 100, &value, NULL))
+          if (!parse_percent (text, &guard->cpu_pressure_target))
             why = "must be a percent from 1 to 100";
-          else
-            guard->cpu_pressure_target = (guint) value;
+        }
+      else if (g_str_equal (names[i], "MemoryPressureThrottle"))
+        {
+          if (!parse_percent (text, &guard->memory_pressure_throttle))
+            why = "must be a percent from 1 to 100";
+        }
+      else if (g_str_equal (names[i], "MemoryPressureFreeze"))
+        {
+          if (!parse_percent (text, &guard->memory_pressure_freeze))
+            why = "must be a percent from 1 to 100";
         }
       else if (g_str_equal (names[i], "CPUWeightFloor"))
         {
@@ -281,9 +309,18 @@ read_guard_group (GPtrArray    *problems,
             guard->cpu_weight_floor = value;
         }
       else
-        why = "unknown key: allowed are Enabled, CPUPressureTarget and CPUWeightFloor";
+        why = "unknown key: allowed are Enabled, CPUPressureTarget, CPUWeightFloor, "
+              "MemoryLadder, MemoryPressureThrottle and MemoryPressureFreeze";
       if (why != NULL)
         problem (problems, "%s, [%s], %s: %s", path, GUARD_GROUP, names[i], why);
+    }
+  if (guard->memory_pressure_freeze <= guard->memory_pressure_throttle)
+    {
+      problem (problems, "%s, [%s], MemoryPressureFreeze: must be above MemoryPressureThrottle "
+               "(%u %% and %u %%)", path, GUARD_GROUP, guard->memory_pressure_freeze,
+               guard->memory_pressure_throttle);
+      guard->memory_pressure_throttle = throttle;
+      guard->memory_pressure_freeze = freeze;
     }
 }
 

@@ -61,6 +61,7 @@ typedef struct {
 typedef struct {
   gboolean out_of_memory;              /* OutOfMemory: an app killed for memory */
   gboolean held_back;                  /* HeldBack: an app held back by its own limit */
+  gboolean memory_ladder;              /* MemoryLadder: an app slowed or frozen by the ladder */
   /* PowerDrain: on battery, an app in the background above this percent
    * of the power for this long; 0: off */
   guint power_drain_percent;
@@ -78,6 +79,7 @@ typedef struct {
 #define RC_POWER_DRAIN_SEC_MAX         (24 * 3600)
 
 #define RC_NOTIFY_RULES_DEFAULT ((RcNotifyRules) { .out_of_memory = TRUE, .held_back = TRUE, \
+                                                   .memory_ladder = TRUE, \
                                                    .power_drain_percent = RC_POWER_DRAIN_PERCENT_DEFAULT, \
                                                    .power_drain_sec = RC_POWER_DRAIN_SEC_DEFAULT })
 
@@ -88,18 +90,27 @@ gboolean rc_notify_parse_power_drain (const char *text,
                                       guint      *out_percent,
                                       guint      *out_sec);
 
-/* The [Guard] group: the responsiveness guard (rc-guard.h). */
+/* The [Guard] group: the responsiveness guard (rc-guard.h) and the memory
+ * ladder (rc-ladder.h). */
 typedef struct {
-  gboolean enabled;                    /* Enabled */
+  gboolean enabled;                    /* Enabled: the CPU guard */
   guint    cpu_pressure_target;        /* CPUPressureTarget: percent, 1..100 */
   guint64  cpu_weight_floor;           /* CPUWeightFloor: 1..10000 */
+  gboolean memory_ladder;              /* MemoryLadder */
+  guint    memory_pressure_throttle;   /* MemoryPressureThrottle: percent, 1..100 */
+  guint    memory_pressure_freeze;     /* MemoryPressureFreeze: percent, above the throttle one */
 } RcGuardRules;
 
 #define RC_GUARD_TARGET_DEFAULT 10
 #define RC_GUARD_FLOOR_DEFAULT  10
+#define RC_LADDER_THROTTLE_DEFAULT 10
+#define RC_LADDER_FREEZE_DEFAULT   30
 #define RC_GUARD_RULES_DEFAULT  ((RcGuardRules) { .enabled = TRUE, \
                                                   .cpu_pressure_target = RC_GUARD_TARGET_DEFAULT, \
-                                                  .cpu_weight_floor = RC_GUARD_FLOOR_DEFAULT })
+                                                  .cpu_weight_floor = RC_GUARD_FLOOR_DEFAULT, \
+                                                  .memory_ladder = TRUE, \
+                                                  .memory_pressure_throttle = RC_LADDER_THROTTLE_DEFAULT, \
+                                                  .memory_pressure_freeze = RC_LADDER_FREEZE_DEFAULT })
 
 /* The groups of the files by condition: none, @battery, @power-saver (in
  * the order they apply). */

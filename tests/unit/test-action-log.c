@@ -253,7 +253,7 @@ test_message_ids_differ (void)
   const char *kinds[] = {
     RC_ACTION_KIND_RULE, RC_ACTION_KIND_BOOST, RC_ACTION_KIND_POWER, RC_ACTION_KIND_FREEZE,
     RC_ACTION_KIND_THAW, RC_ACTION_KIND_AUDIO_HOLD, RC_ACTION_KIND_NOTIFICATION, RC_ACTION_KIND_PAUSE,
-    RC_ACTION_KIND_GUARD,
+    RC_ACTION_KIND_GUARD, RC_ACTION_KIND_LADDER,
   };
   g_autoptr(GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
 
@@ -266,7 +266,7 @@ test_message_ids_differ (void)
       g_assert_cmpuint (strspn (id, "0123456789abcdef"), ==, 32);
       g_assert_true (g_hash_table_add (seen, (gpointer) id));
     }
-  g_assert_null (rc_action_message_id ("ladder"));
+  g_assert_null (rc_action_message_id ("no-such-kind"));
 }
 
 static void
