@@ -8,13 +8,14 @@
 # Both run the same workload (tests/vm/memory-sections.sh): swap on zram, the focused app and its
 # unprotected twin touching 96 MiB of anonymous and 48 MiB of file pages every 100 ms, a compositor
 # stand-in in session.slice touching 64 MiB, and a hog growing 8 MiB each 50 ms to MemAvailable +
-# 640 MiB, held for MB_SECONDS, then let go. Figures per configuration go to
+# 640 MiB (writing to 32 MiB of it each turn), held for MB_SECONDS, then let go; systemd-oomd
+# is off in both (it would kill the hog at 90 % swap before anything else shows). Figures per configuration go to
 # $VM_OUT/memory-bench/CONFIG.txt (key value lines) and the touch logs beside them.
 set -u
 [ "${1:-}" = --stage ] || { echo "memory-bench-guest: run by bench/memory-bench.sh" >&2; exit 2; }
 STAGE=$2
 CONFIGS=${MB_CONFIGS:-stock ladder}
-HOLD=${MB_SECONDS:-30}
+HOLD=${MB_SECONDS:-60}
 # shellcheck source=bench/guest-preamble.sh
 . "$(dirname "$0")/guest-preamble.sh"
 export U=$VM_TEST_UID   # lib.sh's
@@ -44,6 +45,7 @@ step_failed () { echo "memory-bench: FAILED: $*"; FAILED_STEPS+=("$*"); }
 mem_disk_up || { echo "memory-bench: no guest-local disk"; exit 125; }
 mem_swap_up
 [ "$MEM_SWAP" != none ] || { echo "memory-bench: no swap"; exit 125; }
+mem_oomd_off
 # one target for every configuration, taken before anything runs
 TARGET=$(mem_hog_target)
 echo "memory-bench: swap $MEM_SWAP, hog target $TARGET MiB, held ${HOLD} s; $(nproc) CPUs, $(awk '$1 == "MemTotal:" { print int($2 / 1024) }' /proc/meminfo) MiB RAM"
@@ -124,6 +126,7 @@ for c in $CONFIGS; do
   run_config "$c"
 done
 mem_swap_down
+mem_oomd_back
 printf 'kernel %s\ncpus %s\nram_mib %s\nswap %s\ntarget_mib %s\nhold_s %s\n' "$(uname -r)" "$(nproc)" \
   "$(awk '$1 == "MemTotal:" { print int($2 / 1024) }' /proc/meminfo)" "$MEM_SWAP" "$TARGET" "$HOLD" > "$DATA/run.txt"
 if [ ${#FAILED_STEPS[@]} -gt 0 ]; then

@@ -12,7 +12,7 @@
 # prints the table: session.slice's memory.pressure "full" total over the run, the focused app's
 # p99 time to touch its working set, the apps the kernel killed, and the time from the hog's end
 # until no ladder step is in force, each beside its goal, "met" or "missed". About 6 min of VM with
-# the hog held S seconds (default 30). DIR (default $RC_VMDIR/memory-bench) keeps the guest's
+# the hog held S seconds from its start (default 60). DIR (default $RC_VMDIR/memory-bench) keeps the guest's
 # figures (memory-bench/CONFIG.txt, the touch logs) and the VM run folder.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -20,7 +20,7 @@ SRC=$(cd "$HERE/.." && pwd)
 export RC_VMDIR=${RC_VMDIR:-/var/tmp/resource-control-vm}
 OUT=
 REPORT=
-export MB_SECONDS=${MB_SECONDS:-30}
+export MB_SECONDS=${MB_SECONDS:-60}
 while [ $# -gt 0 ]; do
   case "$1" in
     --out) OUT=$2; shift ;;
