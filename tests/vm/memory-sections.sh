@@ -208,7 +208,7 @@ sec_memory () {
   chown "$TUSER:" "$APPS_DIR/org.example.BigHog.desktop"
   : > "$NOTIFY_LOG"
 
-  mem_workload_apps
+  mem_workload_apps ""
   call "focus on the editor" OK SetForegroundApp "$MEM_FOCUS"
   wait_for 15 file_is "$(cg "$MEM_FOCUS")/memory.low" "$MiB256"
   check "memory.low of the focused app (boost)" "$MiB256" "$(cat "$(cg "$MEM_FOCUS")/memory.low")"
