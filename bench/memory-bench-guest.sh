@@ -53,7 +53,11 @@ echo "memory-bench: swap $MEM_SWAP, hog target $TARGET MiB, held ${HOLD} s; $(np
 no_ladder_step () {
   [ "$(ladder_prop MemoryLadderHeld)" = "a(ssst) 0" ] && [ "$(ladder_prop MemoryLadderLevel)" = 's "normal"' ]
 }
-hog_let_go () { grep -q '^let go' "$OUT/app-$(printf '%s' "$MEM_HOG" | tr -c 'A-Za-z0-9.@-' _).log" 2>/dev/null; }
+# the hog let go of its memory, or was killed
+hog_done () {
+  grep -q '^let go' "$OUT/app-$(printf '%s' "$MEM_HOG" | tr -c 'A-Za-z0-9.@-' _).log" 2>/dev/null ||
+    [ "$(usc is-active -- "$MEM_HOG")" != active ]
+}
 killed_apps () { # the workload's apps the kernel killed (oom_kill in their memory.events, or gone with oom-kill)
   local u r k
   for u in "$MEM_HOG" "$MEM_FOCUS" "$MEM_TWIN" "$MEM_SESSION"; do
@@ -79,7 +83,7 @@ run_config () {
   nap "$HOLD"
   t_stop=$(now)
   touch "$MEM_STOP"
-  wait_for 120 hog_let_go || step_failed "$name: the hog did not let go in 120 s"
+  wait_for 120 hog_done || step_failed "$name: the hog did not let go in 120 s"
   if [ "$name" = ladder ]; then
     wait_for 180 no_ladder_step || step_failed "$name: a ladder step still in force 180 s after the hog's end"
     t_back=$(now)
