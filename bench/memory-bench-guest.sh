@@ -48,6 +48,7 @@ mem_swap_up
 mem_oomd_off
 # one target for every configuration, taken before anything runs
 TARGET=$(mem_hog_target)
+SWAP_KIND=$MEM_SWAP
 echo "memory-bench: swap $MEM_SWAP, hog target $TARGET MiB, held ${HOLD} s; $(nproc) CPUs, $(awk '$1 == "MemTotal:" { print int($2 / 1024) }' /proc/meminfo) MiB RAM"
 
 no_ladder_step () {
@@ -81,9 +82,9 @@ run_config () {
   t0=$(now)
   mem_hog_start "$TARGET"
   nap "$HOLD"
-  t_stop=$(now)
   touch "$MEM_STOP"
   wait_for 120 hog_done || step_failed "$name: the hog did not let go in 120 s"
+  t_stop=$(now)
   if [ "$name" = ladder ]; then
     wait_for 180 no_ladder_step || step_failed "$name: a ladder step still in force 180 s after the hog's end"
     t_back=$(now)
@@ -132,7 +133,7 @@ done
 mem_swap_down
 mem_oomd_back
 printf 'kernel %s\ncpus %s\nram_mib %s\nswap %s\ntarget_mib %s\nhold_s %s\n' "$(uname -r)" "$(nproc)" \
-  "$(awk '$1 == "MemTotal:" { print int($2 / 1024) }' /proc/meminfo)" "$MEM_SWAP" "$TARGET" "$HOLD" > "$DATA/run.txt"
+  "$(awk '$1 == "MemTotal:" { print int($2 / 1024) }' /proc/meminfo)" "$SWAP_KIND" "$TARGET" "$HOLD" > "$DATA/run.txt"
 if [ ${#FAILED_STEPS[@]} -gt 0 ]; then
   printf 'memory-bench: %d steps failed:\n' "${#FAILED_STEPS[@]}"; printf '  %s\n' "${FAILED_STEPS[@]}"
   exit 1
