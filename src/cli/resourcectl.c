@@ -183,7 +183,8 @@ static const Command commands[] = {
   { "log", "[APP]", "Show the changes the daemon made by itself, and why",
     "Each change of the daemon's own: a rule applied, the boost moved, a power\n"
     "group taken or given back, a freeze or thaw in the background, an audio hold,\n"
-    "a desktop notification; the time, the unit, the kind, the limit with its old\n"
+    "a guard or memory ladder step (kinds guard, ladder), a desktop notification;\n"
+    "the time, the unit, the kind, the limit with its old\n"
     "and new value, and the reason. Values set with resourcectl or another client\n"
     "are not listed. The daemon keeps the last 1024 changes; the journal has them all.",
     rcctl_log_options, 0, 1, NULL, FALSE, rcctl_parse_log, NULL, rcctl_run_log },
@@ -192,7 +193,8 @@ static const Command commands[] = {
     "then the source: boost (and who moved the focus), api (set with resourcectl or\n"
     "another client), rule (the rules file and group), power (a \" @battery\" or\n"
     "\" @power-saver\" group in force), audio-hold (kept up while it plays sound),\n"
-    "freeze (frozen in the background by its rule), default (the fair-by-default\n"
+    "freeze (frozen in the background by its rule), guard or ladder (lowered, or\n"
+    "frozen, while CPU or memory is short), default (the fair-by-default\n"
     "drop-in or systemd's default), outside (set by someone else, e.g. systemctl).\n"
     "The boost wins over a value set through the API, which wins over the rule.",
     why_options, 1, 1,

@@ -542,6 +542,15 @@ rc_app_read_cpu_usage (RcApp   *app,
   return rc_cgroup_read_cpu_usage_usec (app->cgroup, app->control_group, out_usec);
 }
 
+gboolean
+rc_app_read_memory_current (RcApp   *app,
+                            guint64 *out_bytes)
+{
+  if (app->cgroup == NULL)
+    app->cgroup = rc_cgroup_handle_open (app->control_group);
+  return rc_cgroup_read_memory_current (app->cgroup, app->control_group, out_bytes);
+}
+
 GVariant *
 rc_app_to_variant (RcApp *app)
 {

@@ -95,6 +95,9 @@ void      rc_app_set (RcApp       *app,
 /* cpu.stat usage_usec of its cgroup, from the files kept open. */
 gboolean  rc_app_read_cpu_usage (RcApp   *app,
                                  guint64 *out_usec);
+/* memory.current of its cgroup, likewise. */
+gboolean  rc_app_read_memory_current (RcApp   *app,
+                                      guint64 *out_bytes);
 /* A new ControlGroup: forgets the cgroup kept open and its limits. */
 void      rc_app_set_control_group (RcApp      *app,
                                     const char *control_group);

@@ -677,6 +677,19 @@ rc_cgroup_read_cpu_usage_usec (RcCgroupHandle *handle,
 }
 
 gboolean
+rc_cgroup_read_memory_current (RcCgroupHandle *handle,
+                               const char     *control_group,
+                               guint64        *out_bytes)
+{
+  char buf[SMALL_FILE_MAX];
+
+  if (handle != NULL)
+    return read_usage_file (handle, USAGE_MEMORY_CURRENT, buf) &&
+           parse_u64 (g_strstrip (buf), out_bytes);
+  return rc_cgroup_read_u64 (control_group, "memory.current", out_bytes);
+}
+
+gboolean
 rc_cgroup_read_cpu_throttle (const char *control_group,
                              guint32    *out_quota_percent,
                              guint64    *out_throttled_usec)

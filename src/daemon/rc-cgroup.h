@@ -89,6 +89,10 @@ void        rc_cgroup_handle_read_usage (RcCgroupHandle *handle,
 gboolean    rc_cgroup_read_cpu_usage_usec (RcCgroupHandle *handle,
                                            const char     *control_group,
                                            guint64        *out_usec);
+/* memory.current, likewise. */
+gboolean    rc_cgroup_read_memory_current (RcCgroupHandle *handle,
+                                           const char     *control_group,
+                                           guint64        *out_bytes);
 gboolean    rc_cgroup_has_controller (const char *control_group,
                                       const char *controller);
 gboolean    rc_cgroup_is_delegated (const char *control_group,

@@ -281,21 +281,25 @@ read_pressure (RcLadderWatch *self,
   return highest;
 }
 
+/* Apps not held whose memory.min and memory.low a check reads: the
+ * biggest, of which it throttles RC_LADDER_THROTTLE_PER_CHECK. The others
+ * wait for a later check, which spares two file reads an app a check. */
+#define PROTECTION_READS (4 * RC_LADDER_THROTTLE_PER_CHECK)
+
 static void
 fill_app (RcLadderWatch *self,
           RcLadderApp   *entry,
-          RcApp         *app,
-          gboolean       read_protection)
+          RcApp         *app)
 {
   Step *step = g_hash_table_lookup (self->steps, app->unit);
   RcLadderMay may = rc_policy_ladder_app (self->policy, app, FALSE, &entry->frozen);
-  guint64 min = 0, low = 0;
 
   entry->key = app;
   entry->may_throttle = (may & RC_LADDER_MAY_THROTTLE) != 0;
   entry->may_freeze = (may & RC_LADDER_MAY_FREEZE) != 0;
   entry->frozen_else = !entry->frozen && g_strcmp0 (app->freezer_state, "frozen") == 0;
-  if (!rc_cgroup_read_u64 (app->control_group, "memory.current", &entry->current))
+  /* an app the ladder may not touch is not read */
+  if ((may == 0 && step == NULL) || !rc_app_read_memory_current (app, &entry->current))
     entry->current = 0;
   if (step != NULL)
     {
@@ -306,9 +310,38 @@ fill_app (RcLadderWatch *self,
       entry->floor = step->floor;
       entry->order = step->order;
     }
-  /* what protects it counts only for a first step */
-  if (read_protection && entry->held == 0 && entry->may_throttle)
+}
+
+static int
+by_current_desc (gconstpointer a,
+                 gconstpointer b)
+{
+  const RcLadderApp *x = a, *y = b;
+
+  return x->current < y->current ? 1 : x->current > y->current ? -1 : 0;
+}
+
+/* What protects an app counts for its first step: read for the biggest
+ * of @apps (sorted) that may be throttled; the others count as protected
+ * for this check. */
+static void
+read_protection (GArray *apps)
+{
+  guint read = 0;
+
+  for (guint i = 0; i < apps->len; i++)
     {
+      RcLadderApp *entry = &g_array_index (apps, RcLadderApp, i);
+      RcApp *app = (RcApp *) entry->key;
+      guint64 min = 0, low = 0;
+
+      if (entry->held != 0 || !entry->may_throttle)
+        continue;
+      if (read++ >= PROTECTION_READS)
+        {
+          entry->protected_bytes = G_MAXUINT64;
+          continue;
+        }
       if (!rc_cgroup_read_u64 (app->control_group, "memory.min", &min))
         min = 0;
       if (!rc_cgroup_read_u64 (app->control_group, "memory.low", &low))
@@ -331,7 +364,7 @@ gather (RcLadderWatch *self,
     {
       RcLadderApp entry = { 0, };
 
-      fill_app (self, &entry, step->app, FALSE);
+      fill_app (self, &entry, step->app);
       g_array_append_val (apps, entry);
     }
   if (all)
@@ -346,10 +379,12 @@ gather (RcLadderWatch *self,
           if (!g_str_has_prefix (app->slice != NULL ? app->slice : "", "app") ||
               g_hash_table_contains (self->steps, app->unit))
             continue;
-          fill_app (self, &entry, app, TRUE);
+          fill_app (self, &entry, app);
           if (entry.may_freeze)
             g_array_append_val (apps, entry);
         }
+      g_array_sort (apps, by_current_desc);
+      read_protection (apps);
     }
   return apps;
 }
@@ -402,8 +437,9 @@ check_cb (gpointer user_data)
                                   (entry->next_held != 0 &&
                                    (entry->held == 0 || entry->next_held < entry->held));
           /* let go for the focus, sound or an API value: theirs, not ours */
-          gboolean taken_over = !entry->may_throttle && !entry->may_freeze &&
-                                rules->memory_ladder;
+          gboolean taken_over = rules->memory_ladder &&
+                                ((entry->held != 0 && entry->next_held == 0 && !entry->may_throttle) ||
+                                 (entry->frozen && !entry->next_frozen && !entry->may_freeze));
 
           if (entry->next_held != entry->held || entry->next_frozen != entry->frozen)
             take_step (self, entry, taken_over ? NULL : stepped_down ? down : back);

@@ -105,7 +105,8 @@ plan_freeze (RcLadderApp *apps,
     {
       RcLadderApp *app = &apps[i];
 
-      if (app->may_freeze && !app->next_frozen && !app->frozen_else &&
+      /* an app whose use is unknown frees nothing known */
+      if (app->may_freeze && !app->next_frozen && !app->frozen_else && app->current > 0 &&
           (biggest == NULL || app->current > biggest->current))
         biggest = app;
     }

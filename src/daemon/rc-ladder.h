@@ -68,15 +68,16 @@ typedef enum {
 typedef struct {
   gconstpointer key;            /* the caller's (an RcApp) */
   guint64       current;        /* memory.current, bytes */
-  guint64       protected_bytes; /* its memory.min or memory.low, the higher */
-  guint64       held;           /* the ladder's MemoryHigh in force, 0: none */
-  guint64       held_from;      /* its use when first throttled */
-  guint64       floor;          /* the lowest MemoryHigh for it, fixed at the first step */
-  gboolean      frozen;         /* frozen by the ladder */
-  gboolean      frozen_else;    /* frozen by someone else: left alone */
-  gboolean      may_throttle;   /* in app.slice, not focused, no sound, no API memory cap */
-  gboolean      may_freeze;     /* in app.slice, not focused, no sound */
-  guint64       order;          /* when the ladder last stepped it down (a serial), 0: never */
+  guint64       protected_bytes; /* its memory.min or memory.low, the higher
+                                 * (G_MAXUINT64: not read, not throttled now) */
+  guint64  held;                /* the ladder's MemoryHigh in force, 0: none */
+  guint64  held_from;           /* its use when first throttled */
+  guint64  floor;               /* the lowest MemoryHigh for it, fixed at the first step */
+  gboolean frozen;              /* frozen by the ladder */
+  gboolean frozen_else;         /* frozen by someone else: left alone */
+  gboolean may_throttle;        /* in app.slice, not focused, no sound, no API memory cap */
+  gboolean may_freeze;          /* in app.slice, not focused, no sound */
+  guint64  order;               /* when the ladder last stepped it down (a serial), 0: never */
   /* out: the ladder's MemoryHigh and freeze from now on */
   guint64  next_held;
   gboolean next_frozen;

@@ -28,11 +28,15 @@ api_memory_cap (Unit *unit)
 }
 
 gboolean
-rc_policy_ladder_in_force (RcPolicy *self,
-                           Unit     *unit)
+rc_policy_ladder_in_force (RcPolicy       *self,
+                           Unit           *unit,
+                           const RcLimits *wanted)
 {
-  return !self->paused && !unit->foreground && !api_memory_cap (unit) &&
-         rc_ladder_holds_get (self->ladder, unit->app->unit) != 0;
+  guint64 held = rc_ladder_holds_get (self->ladder, unit->app->unit);
+
+  return !self->paused && !unit->foreground && !api_memory_cap (unit) && held != 0 &&
+         rc_limits_has (wanted, RC_LIMIT_MEMORY_HIGH) &&
+         wanted->values[RC_LIMIT_MEMORY_HIGH] == held;
 }
 
 RcLadderMay

@@ -129,9 +129,10 @@ void rc_policy_show_audio (RcPolicy   *self,
 void rc_policy_emit_paused_changed (RcPolicy *self);
 
 /* rc-policy-ladder.c: whether the ladder's MemoryHigh is what @unit
- * should have now. */
-gboolean rc_policy_ladder_in_force (RcPolicy *self,
-                                    Unit     *unit);
+ * should have now (@wanted, by precedence). */
+gboolean rc_policy_ladder_in_force (RcPolicy       *self,
+                                    Unit           *unit,
+                                    const RcLimits *wanted);
 
 /* rc-policy-pause.c: the state file said paused until @until_usec. */
 void rc_policy_restore_pause (RcPolicy *self,

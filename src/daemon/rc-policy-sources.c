@@ -60,8 +60,7 @@ policy_source (RcPolicy       *self,
       *out_detail = g_strdup ("the responsiveness guard: the focused app or session.slice is "
                               "short of CPU");
     }
-  else if (limit == RC_LIMIT_MEMORY_HIGH && rc_policy_ladder_in_force (self, unit) &&
-           rc_ladder_holds_get (self->ladder, unit->app->unit) == wanted->values[limit])
+  else if (limit == RC_LIMIT_MEMORY_HIGH && rc_policy_ladder_in_force (self, unit, wanted))
     {
       *out_kind = SOURCE_LADDER;
       *out_detail = g_strdup ("the memory ladder: app.slice or the user manager is short of "

@@ -271,7 +271,7 @@ take_diff (RcPolicy *self,
 
   rc_policy_effective_limits (self, unit, &wanted);
   /* the ladder's MemoryHigh is meant to be under the use: it reclaims */
-  ladder = rc_policy_ladder_in_force (self, unit) ? 1u << RC_LIMIT_MEMORY_HIGH : 0;
+  ladder = rc_policy_ladder_in_force (self, unit, &wanted) ? 1u << RC_LIMIT_MEMORY_HIGH : 0;
   rc_limits_diff (&wanted, unit_applied (unit), &diff);
   /* What systemd cannot do for a unit that runs: its ManagedOOMPreference
    * (written only when a unit starts: Launch gives it), and any ManagedOOM

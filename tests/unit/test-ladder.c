@@ -129,6 +129,11 @@ test_floor (void)
   take (apps, G_N_ELEMENTS (apps));
   rc_ladder_plan (&rules, RC_LADDER_THROTTLE, apps, G_N_ELEMENTS (apps), &serial, &changed);
   g_assert_cmpuint (changed, ==, 0);
+  /* what protects it not read this check: not throttled in it */
+  apps[0] = app_of ("unread", 4 * GIB);
+  apps[0].protected_bytes = G_MAXUINT64;
+  rc_ladder_plan (&rules, RC_LADDER_THROTTLE, apps, G_N_ELEMENTS (apps), &serial, &changed);
+  g_assert_cmpuint (apps[0].next_held, ==, 0);
 }
 
 static void
@@ -171,8 +176,9 @@ test_exempt_apps (void)
 static void
 test_freezes_the_biggest_one_a_check_then_critical (void)
 {
+  /* d's use is unknown (no memory controller): freezing it frees nothing known */
   RcLadderApp apps[] = {
-    app_of ("a", 1 * GIB), app_of ("b", 3 * GIB), app_of ("c", 2 * GIB),
+    app_of ("a", 1 * GIB), app_of ("b", 3 * GIB), app_of ("c", 2 * GIB), app_of ("d", 0),
   };
   guint64 serial = 0;
   guint changed = 0;
@@ -194,6 +200,7 @@ test_freezes_the_biggest_one_a_check_then_critical (void)
   g_assert_cmpint (rc_ladder_plan (&rules, RC_LADDER_FREEZE, apps, G_N_ELEMENTS (apps), &serial,
                                    &changed), ==, RC_LADDER_CRITICAL);
   g_assert_cmpuint (changed, ==, 0);
+  g_assert_false (apps[3].next_frozen);
 }
 
 static void
