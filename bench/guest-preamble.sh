@@ -15,7 +15,8 @@ TUSER=${VM_TEST_USER:?run by run-in-vm.sh}
 bench_guest_setup () {
   local stage=$1 condition=$2
   [ -d "$stage/usr" ] || { echo "$0: no staged install in '$stage'" >&2; exit 125; }
-  cp -a "$stage"/. /
+  # tar, not cp -a: the staged /lib/systemd/system goes through the guest's /lib -> usr/lib link
+  tar -C "$stage" -cf - . | tar -C / -xf - --keep-directory-symlink
   [ -x /usr/libexec/resource-controld ] || { echo "$0: /usr/libexec/resource-controld not installed" >&2; exit 125; }
   mkdir -p /etc/polkit-1/rules.d
   cat > /etc/polkit-1/rules.d/10-rc-bench.rules <<RULES

@@ -20,6 +20,9 @@ expect=(
   "$(pkg-config --variable=systemduserunitdir systemd)/resource-control.service"
   "$(pkg-config --variable=systemduserunitdir systemd)/app-.scope.d/10-resource-control.conf"
   "$(pkg-config --variable=systemduserunitdir systemd)/app-.service.d/10-resource-control.conf"
+  "$(pkg-config --variable=systemdsystemunitdir systemd)/user.slice.d/10-resource-control.conf"
+  "$(pkg-config --variable=systemdsystemunitdir systemd)/user-.slice.d/10-resource-control.conf"
+  "$(pkg-config --variable=systemdsystemunitdir systemd)/user@.service.d/10-resource-control.conf"
   "$(pkg-config --variable=policydir polkit-gobject-1)/org.example.ResourceControl.policy"
   "$(pkg-config --variable=systemduserunitdir systemd)/graphical-session.target.wants/resource-control.service"
   "$([ "$prefix" = /usr ] && echo /etc || echo "$prefix/etc")/xdg/autostart/resource-control.desktop"
@@ -77,5 +80,15 @@ else
   echo "not ok - systemd-analyze verify: $out"; failed=$((failed + 1))
 fi
 rm -rf "$rt" "$vdir"
+# the memory protection drop-ins hold MemoryLow and nothing else systemd would refuse
+sysdir="$dest$(pkg-config --variable=systemdsystemunitdir systemd)"
+for d in user.slice.d:Slice user-.slice.d:Slice user@.service.d:Service; do
+  f=$sysdir/${d%%:*}/10-resource-control.conf
+  if [ "$(grep -v '^#' "$f" | paste -sd' ')" = "[${d##*:}] MemoryLow=512M" ]; then
+    echo "ok - ${d%%:*} drop-in sets MemoryLow=512M"; passed=$((passed + 1))
+  else
+    echo "not ok - ${d%%:*} drop-in: $(grep -v '^#' "$f" | paste -sd' ')"; failed=$((failed + 1))
+  fi
+done
 echo "1..$((passed + failed))"
 [ "$failed" = 0 ]

@@ -117,9 +117,10 @@ read_boost_group (GPtrArray  *problems,
           if (error == NULL)
             boost->enabled = enabled;
         }
-      else if (!g_str_equal (keys[i], RC_KEY_CPU_WEIGHT) && !g_str_equal (keys[i], RC_KEY_IO_WEIGHT))
+      else if (!g_str_equal (keys[i], RC_KEY_CPU_WEIGHT) && !g_str_equal (keys[i], RC_KEY_IO_WEIGHT) &&
+               !g_str_equal (keys[i], RC_KEY_MEMORY_LOW))
         g_set_error_literal (&error, RC_ERROR, RC_ERROR_INVALID_ARGUMENT,
-                             "unknown key: allowed are Enabled, CPUWeight and IOWeight");
+                             "unknown key: allowed are Enabled, CPUWeight, IOWeight and MemoryLow");
       else
         parse_limit_key (&boost->limits, keys[i], text, &error);
       if (error != NULL)

@@ -110,6 +110,7 @@ rc_rules_reading_new (const char *system_dir,
   reading->boost.enabled = TRUE;
   rc_limits_set (&reading->boost.limits, RC_LIMIT_CPU_WEIGHT, RC_BOOST_WEIGHT_DEFAULT);
   rc_limits_set (&reading->boost.limits, RC_LIMIT_IO_WEIGHT, RC_BOOST_WEIGHT_DEFAULT);
+  rc_limits_set (&reading->boost.limits, RC_LIMIT_MEMORY_LOW, RC_BOOST_MEMORY_LOW_DEFAULT);
   reading->notify = RC_NOTIFY_RULES_DEFAULT;
   reading->guard = RC_GUARD_RULES_DEFAULT;
   reading->problems = g_ptr_array_new_with_free_func (g_free);

@@ -23,6 +23,10 @@ G_DECLARE_FINAL_TYPE (RcRules, rc_rules, RC, RULES, GObject);
 
 #define RC_FREEZE_INACTIVE_MAX_SEC 86400
 #define RC_BOOST_WEIGHT_DEFAULT 300
+/* The focused app's MemoryLow: its working set stays in memory while
+ * another app fills it. The package's system drop-ins give user@UID.service
+ * 512 MiB of protection, room for this and session.slice's 256 MiB. */
+#define RC_BOOST_MEMORY_LOW_DEFAULT (256 * 1024 * 1024)
 
 #define RC_RULE_ORIGIN_MAX 256
 
@@ -50,7 +54,7 @@ typedef enum {
 
 typedef struct {
   gboolean enabled;
-  RcLimits limits;                     /* CPUWeight and IOWeight */
+  RcLimits limits;                     /* CPUWeight, IOWeight and MemoryLow */
 } RcBoost;
 
 /* The [Notify] group: which desktop notifications the daemon sends. */

@@ -84,14 +84,17 @@ class ActionsTest(Base):
         self.add_app(A)
         self.add_app(B)
         self.rc_call('SetForegroundApp', (A,), '(s)')
-        self.wait_actions(1)
+        self.wait_actions(2)
         self.rc_call('SetForegroundApp', (B,), '(s)')
-        entries = self.wait_actions(3)
+        entries = self.wait_actions(6)
         reason = 'focus from a SetForeground call'
         self.assertEqual(self.brief(entries),
                          [(A, 'boost', 'CPUWeight', '100', '300', reason),
+                          (A, 'boost', 'MemoryLow', '0', '256M', reason),
                           (A, 'boost', 'CPUWeight', '300', '100', reason),
-                          (B, 'boost', 'CPUWeight', '100', '300', reason)])
+                          (A, 'boost', 'MemoryLow', '256M', '0', reason),
+                          (B, 'boost', 'CPUWeight', '100', '300', reason),
+                          (B, 'boost', 'MemoryLow', '0', '256M', reason)])
         self.assertEqual(self.taken(), entries)
 
     def test_a_boost_left_by_an_earlier_run_taken_back_is_a_boost_entry(self):
@@ -102,8 +105,9 @@ class ActionsTest(Base):
         self.stop_daemon()
         self.start_daemon()
         self.wait_value(lambda: self.weight(A), 100, 'the stale boost taken back')
-        self.assertEqual(self.brief(self.wait_actions(1)),
-                         [(A, 'boost', 'CPUWeight', '300', '100', 'a boost left by an earlier run')])
+        self.assertEqual(self.brief(self.wait_actions(2)),
+                         [(A, 'boost', 'CPUWeight', '300', '100', 'a boost left by an earlier run'),
+                          (A, 'boost', 'MemoryLow', '256M', '0', 'a boost left by an earlier run')])
 
     def test_values_set_through_the_api_are_not_recorded(self):
         self.start_daemon()
@@ -141,14 +145,16 @@ class ActionsTest(Base):
         self.add_app(A)
         self.add_app(B)
         self.rc_call('SetForegroundApp', (A,), '(s)')
-        first = self.wait_actions(1)[0]
+        first = self.wait_actions(2)[0]
         time.sleep(0.01)
         self.rc_call('SetForegroundApp', (B,), '(s)')
-        entries = self.wait_actions(3)
-        self.assertEqual([e['unit'] for e in self.actions('org.example.B')], [B])
-        self.assertEqual([e['unit'] for e in self.actions(A)], [A, A])
+        entries = self.wait_actions(6)
+        # each boost move is a CPUWeight and a MemoryLow entry
+        self.assertEqual([e['unit'] for e in self.actions('org.example.B')], [B, B])
+        self.assertEqual([e['unit'] for e in self.actions(A)], [A, A, A, A])
         self.assertEqual(self.actions('org.example.Nothing'), [])
-        self.assertEqual(self.actions('', first['time'] + 1), entries[1:])
+        self.assertEqual(self.actions('', first['time'] + 1),
+                         [e for e in entries if e['time'] > first['time']])
         self.assertEqual(self.actions('', entries[-1]['time'] + 1), [])
         self.assert_rc_error('InvalidArgument', 'GetActions', ('no such thing!', 0), '(st)')
         self.assert_rc_error('InvalidArgument', 'GetActions', ('x' * 300, 0), '(st)')
@@ -162,20 +168,20 @@ class LogTest(Base):
         self.add_app(A)
         self.add_app(B)
         self.rc_call('SetForegroundApp', (A,), '(s)')
-        self.wait_actions(1)
+        self.wait_actions(2)
         self.rc_call('SetForegroundApp', (B,), '(s)')
-        return self.wait_actions(3)
+        return self.wait_actions(6)
 
     def test_log_prints_each_change_with_its_reason(self):
         entries = self.boost_a_then_b()
         lines = self.run_client('log', check=True).stdout.splitlines()
-        self.assertEqual(len(lines), 3, lines)
+        self.assertEqual(len(lines), 6, lines)
         for line, entry in zip(lines, entries):
             when = time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(entry['time'] // 1000000))
-            self.assertEqual(line, f'{when}  {entry["unit"]}  boost  CPUWeight {entry["old"]} -> '
+            self.assertEqual(line, f'{when}  {entry["unit"]}  boost  {entry["key"]} {entry["old"]} -> '
                                    f'{entry["new"]}  (focus from a SetForeground call)')
         only_b = self.run_client('log', 'org.example.B', check=True).stdout.splitlines()
-        self.assertEqual(only_b, lines[2:])
+        self.assertEqual(only_b, lines[4:])
         bad = self.run_client('log', 'no such thing!')
         self.assertEqual(bad.returncode, 2, bad)
 
@@ -184,14 +190,14 @@ class LogTest(Base):
         out = json.loads(self.run_client('log', '--json', A, check=True).stdout)
         self.assertEqual(out, [{'Time': e['time'], 'Unit': e['unit'], 'AppId': e['app'],
                                 'Kind': e['kind'], 'Key': e['key'], 'Old': e['old'],
-                                'New': e['new'], 'Reason': e['reason']} for e in entries[:2]])
+                                'New': e['new'], 'Reason': e['reason']} for e in entries[:4]])
 
     def test_log_follow_prints_new_changes(self):
         self.start_daemon()
         self.add_app(A)
         self.add_app(B)
         self.rc_call('SetForegroundApp', (A,), '(s)')
-        self.wait_actions(1)
+        self.wait_actions(2)
         # pylint: disable=consider-using-with
         proc = subprocess.Popen([self.client_path, 'log', '-f', '--json'],
                                 env=self.bus_env, stdout=subprocess.PIPE, text=True)
@@ -200,12 +206,15 @@ class LogTest(Base):
 
         def read():
             entry = json.loads(proc.stdout.readline())
-            return (entry['Unit'], entry['Kind'], entry['Old'], entry['New'])
+            return (entry['Unit'], entry['Kind'], entry['Key'], entry['Old'], entry['New'])
         # the record first: once it is printed the client listens (its match rule
         # went to the bus before its GetActions call)
-        self.assertEqual(read(), (A, 'boost', '100', '300'))
+        self.assertEqual([read(), read()], [(A, 'boost', 'CPUWeight', '100', '300'),
+                                            (A, 'boost', 'MemoryLow', '0', '256M')])
         self.rc_call('SetForegroundApp', (B,), '(s)')
-        self.assertEqual([read(), read()], [(A, 'boost', '300', '100'), (B, 'boost', '100', '300')])
+        self.assertEqual([read() for _ in range(4)],
+                         [(A, 'boost', 'CPUWeight', '300', '100'), (A, 'boost', 'MemoryLow', '256M', '0'),
+                          (B, 'boost', 'CPUWeight', '100', '300'), (B, 'boost', 'MemoryLow', '0', '256M')])
         proc.terminate()
         self.assertEqual(proc.wait(timeout=5), 0)
 
@@ -220,12 +229,13 @@ class BoundTest(Base):
         self.start_daemon()
         self.add_app(A)
         self.add_app(B)
-        for app, count in ((A, 1), (B, 3), (A, 5), (B, 7)):
+        # each move: the boost's CPUWeight and MemoryLow taken and given
+        for app, count in ((A, 2), (B, 6), (A, 10), (B, 14)):
             self.rc_call('SetForegroundApp', (app,), '(s)')
             self.wait_until(lambda: len(self.taken()) == count, 5,
                             f'{count} changes announced (now {len(self.taken())})')
         self.iterate(0.2)
-        self.assertEqual(len(self.taken()), 7)
+        self.assertEqual(len(self.taken()), 14)
         self.assertEqual(self.actions(), self.taken()[-4:])
 
 

@@ -70,15 +70,15 @@ class PanelActionsTest(PanelTestCase):
         self.wait_shown('just now', 'LABEL')
         self.assertIsNone(self.find('No automatic changes'))
 
-        # the boost goes to the editor (CPUWeight and IOWeight): its entries are not Writer's
+        # the boost goes to the editor (CPUWeight, IOWeight and MemoryLow): its entries are not Writer's
         self.rc_call('SetForegroundApp', (APP,), '(s)')
-        self.wait_until(lambda: len(self.actions(APP_ID)) == 2, message="the editor's boost entries")
+        self.wait_until(lambda: len(self.actions(APP_ID)) == 3, message="the editor's boost entries")
         # then to Writer: the editor's boost is taken back, Writer's comes in live, on top
         self.rc_call('SetForegroundApp', (WRITER,), '(s)')
         self.wait_shown('CPUWeight 50 → 300', 'LABEL')
         self.wait_shown(BOOST_REASON, 'LABEL')
         self.wait_shown('IOWeight 100 → 300', 'LABEL')
-        self.assertEqual(len(self.actions(APP_ID)), 4)
+        self.assertEqual(len(self.actions(APP_ID)), 6)
         for other in ('CPUWeight 100 → 300', 'CPUWeight 300 → 100'):
             self.assertIsNone(self.find(other), f"the editor's {other!r} on Writer's page:\n{self.dump_tree()}")
         top, below = self.order_of('CPUWeight 50 → 300', 'CPUWeight 100 → 50')

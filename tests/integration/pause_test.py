@@ -77,8 +77,10 @@ class PauseTest(Base):
         self.wait_value(lambda: self.weight(A), 300, 'A boosted')
         self.pause()
         self.wait_value(lambda: self.weight(A), 100, 'the boost taken back')
+        reason = self.pause_entries()[0]['reason']
         self.assertEqual(self.brief(self.pause_entries()),
-                         [(A, 'pause', 'CPUWeight', '300', '100', self.pause_entries()[0]['reason'])])
+                         [(A, 'pause', 'CPUWeight', '300', '100', reason),
+                          (A, 'pause', 'MemoryLow', '256M', '0', reason)])
         # the focus moves while paused: nobody is boosted
         self.rc_call('SetForegroundApp', (B,), '(s)')
         self.iterate(0.3)

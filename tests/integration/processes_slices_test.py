@@ -199,11 +199,16 @@ class SlicesTest(RcTestCase):
                         'the shipped background.slice weight')
         self.assertEqual(self.slice_file('session.slice', 'cpu.weight'), '300')
         self.assertEqual(self.slice_file('app.slice', 'cpu.weight'), '100')
+        # the compositor's working set is protected; the apps' slices are not
+        self.assertEqual(self.slice_file('session.slice', 'memory.low'), str(256 * MIB))
+        self.assertEqual(self.slice_file('app.slice', 'memory.low'), '0')
         # the API wins over the rule, also when the rule changes afterwards
         self.rc_call('SetSliceLimits', ('background.slice', {'CPUWeight': t(50)}, {}), SL)
         self.write_user_rule('[Slice background]\nCPUWeight=30\n[Slice session]\n')
         self.wait_until(lambda: self.slice_file('session.slice', 'cpu.weight') == '100', 5,
                         'the user\'s empty group to take the shipped weight away')
+        self.wait_until(lambda: self.slice_file('session.slice', 'memory.low') == '0', 5,
+                        'the user\'s empty group to take the shipped protection away')
         self.assertEqual(self.slice_file('background.slice', 'cpu.weight'), '50')
 
     def test_a_refused_value_is_not_applied_later(self):

@@ -380,6 +380,34 @@ class ForegroundTest(Base):
         self.foreground('')
         self.wait_weights([100, 50, 100])
 
+    def memory_lows(self):
+        return [self.cgroup_file(unit, 'memory.low') for unit in self.APPS]
+
+    def test_the_boost_protects_the_focused_apps_memory(self):
+        # the focused app's working set stays in memory (MemoryLow 256 MiB,
+        # counted by the kernel through the package's user@.service drop-in);
+        # the protection moves with the focus and is taken back, also to a
+        # value set through the API, and [Boost] MemoryLow= changes it
+        a, b, c = self.APPS
+        low = str(256 * MIB)
+        self.foreground(a)
+        self.wait_until(lambda: self.memory_lows() == [low, '0', '0'],
+                        message=f'memory.low of the focused app (now {self.memory_lows()})')
+        self.rc_call('SetLimits', (c, {'MemoryLow': t(64 * MIB)}, {}),
+                     '(sa{sv}a{sv})')
+        self.foreground(c)
+        self.wait_until(lambda: self.memory_lows() == ['0', '0', low],
+                        message=f'memory.low moved with the focus (now {self.memory_lows()})')
+        self.foreground(b)
+        self.wait_until(lambda: self.memory_lows() == ['0', low, str(64 * MIB)],
+                        message=f'the API value back after the boost (now {self.memory_lows()})')
+        self.write_rules(self.user_rules_dir, 'b.conf', '[Boost]\nMemoryLow=128M\n')
+        self.wait_until(lambda: self.memory_lows()[1] == str(128 * MIB),
+                        message=f'[Boost] MemoryLow=128M (now {self.memory_lows()})')
+        self.foreground('')
+        self.wait_until(lambda: self.memory_lows() == ['0', '0', str(64 * MIB)],
+                        message=f'no focus, no boost (now {self.memory_lows()})')
+
     def test_foreground_process(self):
         self.rc_call('SetForegroundProcess', (self.pids[1],), '(u)')
         self.wait_weights([100, 300, 100])

@@ -46,7 +46,7 @@ trap '"$AU" systemctl --user stop "$C" "$P" "$D" 2>/dev/null' EXIT
 
 if [ "$IN_SUITE" = 0 ]; then
   [ -d "$STAGE/usr" ] || { echo "demo: no staged install at '$STAGE'"; exit 1; }
-  cp -a "$STAGE"/. /
+  tar -C "$STAGE" -cf - . | tar -C / -xf - --keep-directory-symlink   # through the /lib -> usr/lib link
 fi
 apps=$THOME/.local/share/applications
 mkdir -p "$apps"

@@ -89,7 +89,7 @@ if [ -z "$PAYLOAD" ]; then
   set +e
   bash "$HERE/run-in-vm.sh" --timeout "$TIMEOUT" "${VMARGS[@]}" --with "$HERE/lib.sh" --with "$HERE/demo-guest.sh" --with "$HERE/scale-guest.py" \
     --with "$HERE/focus-sections.sh" --with "$HERE/rules-sections.sh" --with "$HERE/launch-sections.sh" \
-    --with "$HERE/slices-sections.sh" --with "$HERE/notify-sections.sh" --with "$HERE/package-sections.sh" \
+    --with "$HERE/slices-sections.sh" --with "$HERE/notify-sections.sh" --with "$HERE/memory-sections.sh" --with "$HERE/package-sections.sh" \
     "$HERE/system-test.sh" --debs "$DEBS" "$@"
   RC=$?
   echo "run-system-tests: VM run $(( $(date +%s) - T1 )) s, exit status $RC"
@@ -128,7 +128,7 @@ echo "run-system-tests: setup + build + staged install: $((T1 - T0)) s"
 set +e
 bash "$HERE/run-in-vm.sh" --timeout "$TIMEOUT" "${VMARGS[@]}" --with "$HERE/lib.sh" --with "$HERE/demo-guest.sh" --with "$HERE/scale-guest.py" \
   --with "$HERE/focus-sections.sh" --with "$HERE/rules-sections.sh" --with "$HERE/launch-sections.sh" \
-  --with "$HERE/slices-sections.sh" --with "$HERE/notify-sections.sh" \
+  --with "$HERE/slices-sections.sh" --with "$HERE/notify-sections.sh" --with "$HERE/memory-sections.sh" \
   "${PAYLOAD:-$HERE/system-test.sh}" --stage "$STAGE" "$@"
 RC=$?
 echo "run-system-tests: VM run $(( $(date +%s) - T1 )) s, exit status $RC"

@@ -270,7 +270,7 @@ sec_slices () {
   check_has "resourcectl slices shows session.slice's weight" "session.slice" "$out"
   # back to the shipped values for what follows
   call "SetSliceLimits back" OK SetSliceLimits session.slice \
-    "{'CPUWeight': <uint64 300>, 'MemoryMin': <uint64 0>, 'MemoryLow': <uint64 0>}" '@a{sv} {}'
+    "{'CPUWeight': <uint64 300>, 'MemoryMin': <uint64 0>, 'MemoryLow': <uint64 $((256 * MiB))>}" '@a{sv} {}'
   call "SetSliceLimits back" OK SetSliceLimits background.slice "{'CPUWeight': <uint64 20>}" '@a{sv} {}'
   polkit_rule none
 }

@@ -204,7 +204,8 @@ sec_install () {
   if [ -n "$DEBS" ]; then
     install_debs
   elif [ -n "$STAGE" ] && [ -d "$STAGE/usr" ]; then
-    cp -a "$STAGE"/. /
+    # tar, not cp -a: the staged /lib/systemd/system goes through the guest's /lib -> usr/lib link
+    tar -C "$STAGE" -cf - . | tar -C / -xf - --keep-directory-symlink
   else
     check "packages or a staged install tree given" yes no
     return
@@ -780,9 +781,9 @@ sec_faults () {
 
 
 # the sections kept in files of their own (they use the helpers above)
-for sections_file in rules-sections.sh launch-sections.sh slices-sections.sh notify-sections.sh package-sections.sh; do . "$(dirname "$0")/$sections_file"; done
+for sections_file in rules-sections.sh launch-sections.sh slices-sections.sh notify-sections.sh memory-sections.sh package-sections.sh; do . "$(dirname "$0")/$sections_file"; done
 
-SECTIONS="install apps activate list getapp signals cli polkit_default fair weight freeze_effect demo knobs errors faults rules boost autostart focus_sway guard focus_kwin focus_i3 launch adopt processes audio_power energy slices oomd oom notify polkit_down health io settings scale"
+SECTIONS="install apps activate list getapp signals cli polkit_default fair weight freeze_effect demo knobs errors faults rules boost autostart focus_sway guard focus_kwin focus_i3 launch adopt processes audio_power energy slices oomd oom notify memory polkit_down health io settings scale"
 ALWAYS="install apps activate"
 NO_DAEMON="install apps activate fair"
 SECTIONS="$SECTIONS panel package"
