@@ -281,6 +281,15 @@ read_pressure (RcLadderWatch *self,
   return highest;
 }
 
+static gboolean
+pressure_readable (RcLadderWatch *self)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (self->watched); i++)
+    if (self->watched[i].total != G_MAXUINT64)
+      return TRUE;
+  return FALSE;
+}
+
 /* Apps not held whose memory.min and memory.low a check reads: the
  * biggest, of which it throttles RC_LADDER_THROTTLE_PER_CHECK. The others
  * wait for a later check, which spares two file reads an app a check. */
@@ -479,6 +488,10 @@ start_checks (RcLadderWatch *self)
   if (self->check_id != 0 || !ladder_on (self))
     return;
   read_pressure (self, g_get_monotonic_time (), &first);
+  /* PSI off (no pressure file, as on a kernel without it or a test's fake
+   * tree): there is nothing to measure, so no check wakes the daemon */
+  if (!pressure_readable (self) && g_hash_table_size (self->steps) == 0)
+    return;
   self->calm = (RcLadderCalm) { 0, };
   self->check_id = g_timeout_add (RC_LADDER_CHECK_MSEC, check_cb, self);
 }
