@@ -223,37 +223,6 @@ dir_read_keyed_u64 (int         dir_fd,
   return read_small_file (dir_fd, file, buf) && parse_keyed_u64 (buf, key, out_value);
 }
 
-/* memory.stat is some 40 lines: more than a small file. */
-#define MEMORY_STAT_MAX 4096
-
-gboolean
-rc_cgroup_read_active_memory (const char *control_group,
-                              guint64    *out_bytes)
-{
-  char buf[MEMORY_STAT_MAX];
-  guint64 anon, file;
-  ssize_t n = -1;
-  int dir_fd = open_cgroup_dir (control_group);
-  int fd = dir_fd >= 0 ? openat (dir_fd, "memory.stat", O_RDONLY | O_CLOEXEC | O_NOCTTY) : -1;
-
-  if (fd >= 0)
-    {
-      do
-        n = pread (fd, buf, sizeof buf - 1, 0);
-      while (n < 0 && errno == EINTR);
-      close (fd);
-    }
-  if (dir_fd >= 0)
-    close (dir_fd);
-  if (n < 0)
-    return FALSE;
-  buf[n] = '\0';
-  if (!parse_keyed_u64 (buf, "active_anon", &anon) || !parse_keyed_u64 (buf, "active_file", &file))
-    return FALSE;
-  *out_bytes = anon + file;
-  return TRUE;
-}
-
 /* cpu.max holds "<quota> <period>" in microseconds, or "max <period>". */
 static guint32
 dir_read_cpu_quota_percent (int dir_fd)

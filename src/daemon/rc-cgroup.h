@@ -43,10 +43,6 @@ char       *rc_cgroup_file_path (const char *control_group,
 gboolean    rc_cgroup_read_u64 (const char *control_group,
                                 const char *file,
                                 guint64    *out_value);
-/* The bytes on the kernel's active lists (memory.stat active_anon +
- * active_file): what the cgroup touched lately, its working set. */
-gboolean    rc_cgroup_read_active_memory (const char *control_group,
-                                          guint64    *out_bytes);
 GArray     *rc_cgroup_read_pids (const char *control_group);
 /* The stats and the pids (appended to @out_pids, guint32) of one cgroup,
  * from one open of its folder: what a record of ListApps needs. */

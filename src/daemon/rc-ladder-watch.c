@@ -330,8 +330,7 @@ by_current_desc (gconstpointer a,
   return x->current < y->current ? 1 : x->current > y->current ? -1 : 0;
 }
 
-/* What protects an app (memory.min, memory.low, and its working set: the
- * kernel's active lists) counts for its first step: read for the biggest
+/* What protects an app counts for its first step: read for the biggest
  * of @apps (sorted) that may be throttled; the others count as protected
  * for this check. */
 static void
@@ -343,7 +342,7 @@ read_protection (GArray *apps)
     {
       RcLadderApp *entry = &g_array_index (apps, RcLadderApp, i);
       RcApp *app = (RcApp *) entry->key;
-      guint64 min = 0, low = 0, active = 0;
+      guint64 min = 0, low = 0;
 
       if (entry->held != 0 || !entry->may_throttle)
         continue;
@@ -356,12 +355,7 @@ read_protection (GArray *apps)
         min = 0;
       if (!rc_cgroup_read_u64 (app->control_group, "memory.low", &low))
         low = 0;
-      /* nor below its working set: under that the limit makes it reclaim
-       * what it touches again at once, and its stalls keep the pressure
-       * up that the ladder waits to fall before it gives anything back */
-      if (!rc_cgroup_read_active_memory (app->control_group, &active))
-        active = 0;
-      entry->protected_bytes = MAX (MAX (min, low), active);
+      entry->protected_bytes = MAX (min, low);
     }
 }
 

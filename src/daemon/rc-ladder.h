@@ -22,8 +22,7 @@ G_BEGIN_DECLS
  *   apps that may be throttled to 3/4 of what they use (or of the ladder's
  *   last value, whichever is lower), never below the app's floor: the
  *   highest of RC_LADDER_FLOOR_MIN, half its use when first throttled and
- *   its own memory.min / memory.low / working set (the kernel's active
- *   lists), read by the watch. MemoryHigh never kills: over it the
+ *   its own memory.min / memory.low. MemoryHigh never kills: over it the
  *   kernel reclaims and slows the app; the floor keeps what it needs to run.
  * - over MemoryPressureFreeze: "freezing". Each check freezes the biggest
  *   app that may be frozen, one a check; with none left: "critical", where
@@ -69,7 +68,7 @@ typedef enum {
 typedef struct {
   gconstpointer key;            /* the caller's (an RcApp) */
   guint64       current;        /* memory.current, bytes */
-  guint64       protected_bytes; /* its memory.min, memory.low or working set, the highest
+  guint64       protected_bytes; /* its memory.min or memory.low, the higher
                                  * (G_MAXUINT64: not read, not throttled now) */
   guint64  held;                /* the ladder's MemoryHigh in force, 0: none */
   guint64  held_from;           /* its use when first throttled */

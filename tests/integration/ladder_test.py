@@ -264,30 +264,6 @@ class ApiLimitTest(LadderTest):
     test_rules_turn_it_off = None
 
 
-class WorkingSetTest(LadderTest):
-    '''BIG touches 1.5 GiB of its 2 GiB again and again (the kernel's active lists): the ladder
-    never sets its MemoryHigh under that, where its own stalls would keep the pressure up.'''
-
-    APPS = ((F, 4 * GIB), (BIG, 2 * GIB), (MID, 1 * GIB))
-    RULES = '[Guard]\nMemoryPressureThrottle=10\nMemoryPressureFreeze=90\n'
-
-    def test_never_under_the_working_set(self):
-        with open(os.path.join(self.cgroup_dir(BIG), 'memory.stat'), 'w', encoding='ascii') as f:
-            f.write(f'anon {2 * GIB}\nfile 0\ninactive_anon {GIB // 2}\nactive_anon {GIB}\n'
-                    f'inactive_file 0\nactive_file {GIB // 2}\n')
-        self.pressure(20)
-        # MID, without a memory.stat, goes down to its floor (half its use) in three checks
-        self.wait_high(MID, 512 * MIB)
-        self.assertEqual(self.high(BIG), 3 * GIB // 2)
-        self.assertEqual(self.memory_high_calls(BIG), [3 * GIB // 2])
-
-    test_throttles_then_freezes_then_takes_it_back_last_first = None
-    test_the_managers_pressure_counts_too = None
-    test_a_pause_takes_it_all_back = None
-    test_the_focus_takes_over = None
-    test_rules_turn_it_off = None
-
-
 class NotifyLadderTest(LadderTest):
     '''The user is told, once a spell for each step, by the test's notification server
     (python-dbusmock's notification_daemon template, which records every Notify).'''
