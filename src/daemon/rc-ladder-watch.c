@@ -28,6 +28,8 @@ typedef struct {
   guint64  floor;
   gboolean frozen;
   guint64  order;
+  guint64  stall_total;  /* its own "some" total at the last look while
+                          * throttled; G_MAXUINT64 unknown */
   gboolean told_throttled;
   gboolean told_frozen;
 } Step;
@@ -181,6 +183,7 @@ step_for (RcLadderWatch *self,
     {
       step = g_new0 (Step, 1);
       step->app = rc_app_ref (app);
+      step->stall_total = G_MAXUINT64;
       g_hash_table_insert (self->steps, app->unit, step);
     }
   return step;
@@ -278,6 +281,34 @@ read_pressure (RcLadderWatch *self,
       watched->total = total;
     }
   self->looked_usec = now_usec;
+  return highest;
+}
+
+/* The highest stall share among the apps the ladder throttles, over the
+ * @elapsed_usec since the last look. A MemoryHigh under what an app
+ * touches again and again makes it reclaim and wait: that stall is in
+ * app.slice's total too, and would keep the pressure up that the ladder
+ * waits to fall before it gives anything back (the VM showed a frozen
+ * hog never thawed so). It is taken off app.slice's share, not off the
+ * user's: the ladder answers pressure it did not make itself. */
+static double
+own_stall (RcLadderWatch *self,
+           gint64         elapsed_usec)
+{
+  GHashTableIter iter;
+  Step *step;
+  double highest = 0;
+
+  g_hash_table_iter_init (&iter, self->steps);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &step))
+    {
+      guint64 total = step->held != 0 && !step->frozen ?
+                      read_total (step->app->control_group) : G_MAXUINT64;
+
+      if (total != G_MAXUINT64 && step->stall_total != G_MAXUINT64)
+        highest = MAX (highest, rc_guard_pressure_percent (step->stall_total, total, elapsed_usec));
+      step->stall_total = total;
+    }
   return highest;
 }
 
@@ -419,8 +450,10 @@ check_cb (gpointer user_data)
   RcLadderWatch *self = user_data;
   const RcGuardRules *rules = rules_now (self);
   gint64 now_usec = g_get_monotonic_time ();
+  double own = own_stall (self, now_usec - self->looked_usec);
   gboolean first;
-  double pressure = read_pressure (self, now_usec, &first);
+  double measured = read_pressure (self, now_usec, &first);
+  double pressure = MAX (0, measured - own);
   RcLadderMove move = rc_ladder_judge (rules, pressure, &self->calm);
   g_autoptr(GArray) apps = gather (self, move == RC_LADDER_THROTTLE || move == RC_LADDER_FREEZE);
   g_autofree char *down = NULL;
@@ -429,8 +462,9 @@ check_cb (gpointer user_data)
 
   self->level = rc_ladder_plan (rules, move, (RcLadderApp *) apps->data, apps->len,
                                 &self->serial, &changed);
-  g_debug ("Ladder: memory pressure %.1f %%, %s, %u apps, %u change", pressure,
-           rc_ladder_level_name (self->level), apps->len, changed);
+  g_debug ("Ladder: memory pressure %.1f %% (%.1f %% less the throttled apps' own), %s, "
+           "%u apps, %u change", pressure, measured, rc_ladder_level_name (self->level),
+           apps->len, changed);
   if (changed > 0)
     {
       down = g_strdup_printf ("memory pressure %.0f %% over %u %%", pressure,

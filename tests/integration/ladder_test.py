@@ -264,6 +264,28 @@ class ApiLimitTest(LadderTest):
     test_rules_turn_it_off = None
 
 
+class OwnStallTest(LadderTest):
+    '''The only stall left in app.slice is BIG's own, under the MemoryHigh the ladder gave it:
+    that is not pressure to answer, and the step is given back.'''
+
+    RULES = '[Guard]\nMemoryPressureThrottle=10\nMemoryPressureFreeze=90\n'
+
+    def test_a_throttled_apps_own_stall_is_not_pressure(self):
+        self.pressure(20)
+        self.wait_high(BIG, 3 * GIB // 2)
+        # BIG now waits as long as app.slice does: all of the stall is its own
+        self.kernel.set_rate(self.cgroup_dir(BIG), 200000)
+        self.wait_high(BIG, 'max', timeout=20)
+        # given back while app.slice still stalls 20 % of the time
+        self.assertEqual(self.memory_high_calls(BIG)[-1], 2 ** 64 - 1)
+
+    test_throttles_then_freezes_then_takes_it_back_last_first = None
+    test_the_managers_pressure_counts_too = None
+    test_a_pause_takes_it_all_back = None
+    test_the_focus_takes_over = None
+    test_rules_turn_it_off = None
+
+
 class NotifyLadderTest(LadderTest):
     '''The user is told, once a spell for each step, by the test's notification server
     (python-dbusmock's notification_daemon template, which records every Notify).'''
