@@ -472,7 +472,7 @@ check_cb (gpointer user_data)
                               rules->memory_pressure_throttle);
       back = g_strdup_printf ("memory pressure %.0f %% under %u %% for %u s", pressure,
                               rules->memory_pressure_throttle / 2,
-                              RC_LADDER_CALM_CHECKS * RC_LADDER_CHECK_MSEC / 1000);
+                              (guint) (RC_LADDER_CALM_CHECKS * RC_LADDER_CHECK_MSEC / 1000));
       for (guint i = 0; i < apps->len; i++)
         {
           RcLadderApp *entry = &g_array_index (apps, RcLadderApp, i);
