@@ -119,6 +119,15 @@ rc_ladder_watch_get_held (RcLadderWatch *self)
   return g_variant_builder_end (&builder);
 }
 
+gboolean
+rc_ladder_watch_throttles (RcLadderWatch *self,
+                           const char    *unit)
+{
+  Step *step = g_hash_table_lookup (self->steps, unit);
+
+  return step != NULL && step->held != 0;
+}
+
 const char *
 rc_ladder_watch_get_level (RcLadderWatch *self)
 {

@@ -35,6 +35,9 @@ RcLadderWatch *rc_ladder_watch_new (RcRegistry *registry,
 /* a(ssst): unit, AppID, "throttled" or "frozen", the MemoryHigh held. */
 GVariant      *rc_ladder_watch_get_held (RcLadderWatch *self);
 const char    *rc_ladder_watch_get_level (RcLadderWatch *self);
+/* @unit's MemoryHigh is the ladder's now. */
+gboolean       rc_ladder_watch_throttles (RcLadderWatch *self,
+                                          const char    *unit);
 /* Keeps @object's properties current and sends its signal. */
 void           rc_ladder_watch_serve (RcLadderWatch         *self,
                                       RcDBusResourceControl *object);

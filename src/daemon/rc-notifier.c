@@ -34,6 +34,7 @@ struct _RcNotifier {
   guint            held_count;  /* notifications over the budget, not yet told */
   guint            held_id;     /* tells them when the budget allows */
   guint32          held_shown;  /* the server's id of the last such notice */
+  RcLadderWatch   *ladder;      /* whose MemoryHigh is no limit of the app's own */
 };
 
 G_DEFINE_TYPE (RcNotifier, rc_notifier, G_TYPE_OBJECT);
@@ -591,6 +592,11 @@ events_changed_cb (RcMemoryWatch *watch,
   instance = lookup_instance (self, app->unit);
   if (counter (now, "oom_kill") > counter (before, "oom_kill"))
     maybe_notify (self, app, instance, RC_NOTIFY_CAUSE_OOM_KILL, now_us);
+  /* held back by the ladder's MemoryHigh, not a limit of its own: the
+   * ladder tells of that itself, once a spell */
+  if (counter (now, "max") <= counter (before, "max") && self->ladder != NULL &&
+      rc_ladder_watch_throttles (self->ladder, app->unit))
+    return;
   if ((counter (now, "high") > counter (before, "high") ||
        counter (now, "max") > counter (before, "max")) &&
       rc_held_spell_rise (&instance->held, now_us))
@@ -679,6 +685,7 @@ void
 rc_notifier_watch_ladder (RcNotifier    *self,
                           RcLadderWatch *ladder)
 {
+  g_set_object (&self->ladder, ladder);
   g_signal_connect_object (ladder, "stepped", G_CALLBACK (ladder_stepped_cb), self, 0);
 }
 
@@ -723,6 +730,7 @@ rc_notifier_dispose (GObject *object)
   g_clear_object (&self->connection);
   g_clear_object (&self->rules);
   g_clear_object (&self->actions);
+  g_clear_object (&self->ladder);
   G_OBJECT_CLASS (rc_notifier_parent_class)->dispose (object);
 }
 

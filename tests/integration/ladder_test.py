@@ -38,6 +38,7 @@ GIB = 1024 * MIB
 PSI = ('some avg10=0.00 avg60=0.00 avg300=0.00 total={total}\n'
        'full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n')
 TICK = 0.05
+EVENTS = 'low 0\nhigh {high}\nmax 0\noom 0\noom_kill 0\n'
 NOTIFY_NAME = 'org.freedesktop.Notifications'
 NOTIFY_PATH = '/org/freedesktop/Notifications'
 
@@ -90,7 +91,7 @@ class LadderTest(PowerAudioBase):
         self.write_rules(self.RULES)
         self.start_daemon()
         for unit, size in self.APPS:
-            self.add_app(unit, memory_current=size)
+            self.add_app(unit, memory_current=size, files={'memory.events': EVENTS.format(high=0)})
         manager = glob.glob(os.path.join(self.cgroup_root, 'user.slice', 'user-*.slice',
                                          'user@*.service'))
         self.assertEqual(len(manager), 1, f'the fake manager cgroup: {manager}')
@@ -338,6 +339,26 @@ class NotifyLadderTest(LadderTest):
     test_a_pause_takes_it_all_back = None
     test_the_focus_takes_over = None
     test_rules_turn_it_off = None
+
+
+class HeldBackTest(NotifyLadderTest):
+    '''The ladder's own MemoryHigh holding BIG back is not told as "held back by its limit": the
+    ladder has told of it already.'''
+
+    def test_the_ladders_memory_high_is_not_the_apps_limit(self):
+        self.pressure(20)
+        self.wait_high(BIG, 3 * GIB // 2)
+        # the kernel holds BIG at memory.high for 12 s, a rise every 2 s: sustained
+        path = os.path.join(self.cgroup_dir(BIG), 'memory.events')
+        for high in range(1, 8):
+            h._write_in_place(path, EVENTS.format(high=high))
+            self.iterate(2)
+        sent = [args[3] for args in self.notifications()]
+        self.assertEqual(len(sent), 1, sent)
+        self.assertIn('slowed down', sent[0])
+
+    test_throttled_and_frozen_are_told_once_a_spell = None
+    test_notify_rules_turn_it_off = None
 
 
 if __name__ == '__main__':

@@ -244,6 +244,9 @@ sec_memory () {
     "$(notified "was slowed down" "Big Hog" | head -1)"
   lw 60 some_frozen
   check "ladder: a non-focused app frozen as the pressure rose" yes "$(some_frozen && echo yes || echo no)"
+  lw 30 notified "was frozen to keep the desktop responsive" "app=Resource Control" > /dev/null
+  check_has "ladder: notification of a frozen app" "was frozen to keep the desktop responsive" \
+    "$(notified "was frozen to keep the desktop responsive" "app=Resource Control" | head -1)"
   note "frozen: hog $(frozen_of "$MEM_HOG"), twin $(frozen_of "$MEM_TWIN"); level $(ladder_prop MemoryLadderLevel)"
   check "ladder: the focused app never frozen" 0 "$(frozen_of "$MEM_FOCUS")"
   check "ladder: the session stand-in never frozen" 0 "$(frozen_of "$MEM_SESSION")"
