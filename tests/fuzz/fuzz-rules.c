@@ -40,6 +40,7 @@ parse (Parsed     *parsed,
   parsed->boost = (RcBoost) { .enabled = TRUE };
   rc_limits_set (&parsed->boost.limits, RC_LIMIT_CPU_WEIGHT, RC_BOOST_WEIGHT_DEFAULT);
   rc_limits_set (&parsed->boost.limits, RC_LIMIT_IO_WEIGHT, RC_BOOST_WEIGHT_DEFAULT);
+  rc_limits_set (&parsed->boost.limits, RC_LIMIT_MEMORY_LOW, RC_BOOST_MEMORY_LOW_DEFAULT);
   parsed->notify = RC_NOTIFY_RULES_DEFAULT;
   parsed->guard = RC_GUARD_RULES_DEFAULT;
   parsed->problems = g_ptr_array_new_with_free_func (g_free);
@@ -159,9 +160,10 @@ fuzz_file (const guint8 *data,
           FUZZ_ASSERT (rc_limits_validate (value, n_cpus, NULL));
         }
     }
-  /* the boost has its two weights and nothing else */
+  /* the boost has its two weights and its MemoryLow, nothing else */
   FUZZ_ASSERT ((parsed.boost.limits.set & ~((1u << RC_LIMIT_CPU_WEIGHT) |
-                                            (1u << RC_LIMIT_IO_WEIGHT))) == 0);
+                                            (1u << RC_LIMIT_IO_WEIGHT) |
+                                            (1u << RC_LIMIT_MEMORY_LOW))) == 0);
   FUZZ_ASSERT (rc_limits_validate (&parsed.boost.limits, n_cpus, NULL));
   for (guint i = 0; i < parsed.problems->len; i++)
     FUZZ_ASSERT (strlen (g_ptr_array_index (parsed.problems, i)) > 0);
