@@ -572,6 +572,16 @@ arm (RcLadderWatch *self,
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) &&
           watched == &self->watched[0] && !g_file_test (folder, G_FILE_TEST_IS_DIR))
         return;
+      /* the manager's own pressure files are root's (systemd delegates the
+       * folder, not them): its pressure is read at each check, and
+       * app.slice's trigger, inside it, wakes the ladder */
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED) &&
+          watched == &self->watched[1])
+        {
+          g_debug ("Ladder: no trigger on the manager's cgroup (%s); app.slice's wakes the checks",
+                   error->message);
+          return;
+        }
       g_message ("Ladder: no PSI trigger (%s): memory is checked after a focus change or a new "
                  "app, while there is pressure", error->message);
       self->refused = TRUE;
