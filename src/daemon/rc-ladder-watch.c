@@ -53,6 +53,7 @@ struct _RcLadderWatch {
   guint                  check_id;
   guint                  armed_percent;
   gboolean               armed_on;
+  gboolean               rules_on;      /* [Guard] MemoryLadder as last read */
   gboolean               refused;       /* the kernel takes no trigger */
   GCancellable          *cancellable;
 };
@@ -650,6 +651,11 @@ rules_changed_cb (RcRules       *rules,
       /* a pause takes back what is in force, and records it itself */
       let_all_go (self, paused ? NULL : "the memory ladder was turned off");
     }
+  if (rules_now (self)->memory_ladder != self->rules_on)
+    {
+      self->rules_on = rules_now (self)->memory_ladder;
+      g_message ("Ladder: turned %s by the rules", self->rules_on ? "on" : "off");
+    }
   if (ladder_on (self) != self->armed_on ||
       rules_now (self)->memory_pressure_throttle != self->armed_percent)
     arm_all (self);
@@ -714,6 +720,7 @@ rc_ladder_watch_new (RcRegistry *registry,
   self->holds = rc_policy_get_ladder_holds (policy);
   self->armed_percent = rules_now (self)->memory_pressure_throttle;
   self->armed_on = ladder_on (self);
+  self->rules_on = rules_now (self)->memory_ladder;
   rc_ladder_holds_set_focus_func (self->holds, focus_cb, self);
   g_signal_connect_object (registry, "app-added", G_CALLBACK (app_added_cb), self, 0);
   g_signal_connect_object (registry, "app-removed", G_CALLBACK (app_removed_cb), self, 0);

@@ -69,6 +69,20 @@ cg () { # cg UNIT: the unit's cgroup folder (cached: ControlGroup never changes 
 exec 8<> /tmp/rc-never
 nap () { read -rt "$1" -u 8 _; }
 
+# ladder_switch on|off: [Guard] MemoryLadder in the admin's rules, for the sections that prove what
+# systemd-oomd, the kernel or the notifier do under memory pressure by themselves: the ladder acts
+# before them (its job; section memory proves it). Waits for the daemon's "Ladder: turned off".
+LADDER_OFF_RULES=/etc/resource-control/rules.d/90-rc-systemtest-no-ladder.conf
+ladder_turned () { journalctl --no-pager -o cat _SYSTEMD_USER_UNIT=resource-control.service 2>/dev/null | grep -F "Ladder: turned" | tail -1 | grep -qF "turned $1"; }
+ladder_switch () {
+  if [ "$1" = off ]; then
+    mkdir -p "$(dirname "$LADDER_OFF_RULES")"
+    printf '[Guard]\nMemoryLadder=false\n' > "$LADDER_OFF_RULES"
+  else
+    rm -f "$LADDER_OFF_RULES"
+  fi
+  wait_for 15 ladder_turned "$1" || note "the daemon did not say the ladder was turned $1"
+}
 wait_for () { # wait_for SECONDS CMD...: poll CMD every 0.2 s until it succeeds (SECONDS: whole number)
   local end u _
   read -r u _ < /proc/uptime

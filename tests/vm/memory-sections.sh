@@ -182,6 +182,7 @@ sec_memory () {
   login_session
   monitor_up
   notifyd_up
+  [ ! -e "$LADDER_OFF_RULES" ] || ladder_switch on
   local sys=/sys/fs/cgroup MiB256=$((256 * MiB)) MiB512=$((512 * MiB)) d u
   # 1. protection that counts: the chain above session.slice and the focused app
   check "memory drop-ins installed" "yes yes yes" "$(for d in user.slice.d user-.slice.d user@.service.d; do

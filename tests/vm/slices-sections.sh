@@ -294,6 +294,9 @@ sec_oomd () {
   call "ManagedOOMMemoryPressure without systemd-oomd" NotSupported SetLimits "$C1" \
     "{'ManagedOOMMemoryPressure': <'kill'>}" '@a{sv} {}'
   check_has "the error says why" systemd-oomd "$(last_message)"
+  # here and in sections oom and notify, systemd-oomd, the kernel and the notifier act by
+  # themselves; section memory turns the ladder back on
+  ladder_switch off
   if [ ! -x /lib/systemd/systemd-oomd ]; then
     check "systemd-oomd installed on the host (tools/install-deps.sh)" yes no
     return
