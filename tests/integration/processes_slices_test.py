@@ -91,6 +91,13 @@ class ProcessesTest(RcTestCase):
             self.addCleanup(p.wait)
             self.addCleanup(p.kill)
             procs.append(p.pid)
+
+        def started(pid):
+            with open(f'/proc/{pid}/cmdline', 'rb') as f:
+                return f.read(16)
+        # on a loaded machine a child may not have run its exec yet when Popen returns
+        self.wait_until(lambda: all(started(pid).startswith(b"sh\0") for pid in procs),
+                        message='every sh started')
         self.mock('StopApp', (APP,), '(s)')
         self.wait_signal('AppRemoved', APP)
         self.add_app(APP, control_group=own_cgroup(self.proc.pid), pids=procs)
