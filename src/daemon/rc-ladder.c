@@ -65,7 +65,8 @@ by_current_desc (gconstpointer a,
   return x->current < y->current ? 1 : x->current > y->current ? -1 : 0;
 }
 
-static void
+/* Returns how many apps get a (lower) MemoryHigh. */
+static guint
 plan_throttle (RcLadderApp *apps,
                guint        n_apps,
                guint64     *serial)
@@ -91,6 +92,17 @@ plan_throttle (RcLadderApp *apps,
       app->next_held = target;
       app->order = ++*serial;
     }
+  return MIN (candidates->len, RC_LADDER_THROTTLE_PER_CHECK);
+}
+
+static gboolean
+any_step_in_force (const RcLadderApp *apps,
+                   guint              n_apps)
+{
+  for (guint i = 0; i < n_apps; i++)
+    if (apps[i].held != 0 || apps[i].frozen)
+      return TRUE;
+  return FALSE;
 }
 
 /* Freezes the biggest app that may be frozen; FALSE: there is none. */
@@ -168,6 +180,13 @@ rc_ladder_plan (const RcGuardRules *rules,
     switch (move)
       {
       case RC_LADDER_FREEZE:
+        /* a ladder, even when the pressure leaps: nothing is frozen before
+         * the biggest apps were slowed down a check */
+        if (!any_step_in_force (apps, n_apps) && plan_throttle (apps, n_apps, serial) > 0)
+          {
+            level = RC_LADDER_THROTTLING;
+            break;
+          }
         level = plan_freeze (apps, n_apps, serial) ? RC_LADDER_FREEZING : RC_LADDER_CRITICAL;
         plan_throttle (apps, n_apps, serial);
         break;

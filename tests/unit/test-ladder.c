@@ -184,13 +184,20 @@ test_freezes_the_biggest_one_a_check_then_critical (void)
   guint changed = 0;
 
   apps[0].may_throttle = apps[0].may_freeze = FALSE;
+  /* the pressure leaps over the freeze percent: the two biggest are slowed down first */
+  g_assert_cmpint (rc_ladder_plan (&rules, RC_LADDER_FREEZE, apps, G_N_ELEMENTS (apps), &serial,
+                                   &changed), ==, RC_LADDER_THROTTLING);
+  g_assert_cmpuint (changed, ==, 2);
+  g_assert_false (apps[1].next_frozen);
+  g_assert_false (apps[2].next_frozen);
+  g_assert_cmpuint (apps[1].next_held, ==, 2304 * MIB);
+  g_assert_cmpuint (apps[2].next_held, ==, 1536 * MIB);
+  take (apps, G_N_ELEMENTS (apps));
+  /* still over it a check later: the biggest is frozen */
   g_assert_cmpint (rc_ladder_plan (&rules, RC_LADDER_FREEZE, apps, G_N_ELEMENTS (apps), &serial,
                                    &changed), ==, RC_LADDER_FREEZING);
   g_assert_true (apps[1].next_frozen);
   g_assert_false (apps[2].next_frozen);
-  /* the others are throttled meanwhile; not the one just frozen */
-  g_assert_cmpuint (apps[1].next_held, ==, 0);
-  g_assert_cmpuint (apps[2].next_held, ==, 1536 * MIB);
   take (apps, G_N_ELEMENTS (apps));
   g_assert_cmpint (rc_ladder_plan (&rules, RC_LADDER_FREEZE, apps, G_N_ELEMENTS (apps), &serial,
                                    &changed), ==, RC_LADDER_FREEZING);

@@ -77,7 +77,7 @@ mem_swap_up () {
 }
 mem_swap_down () {
   case "$MEM_SWAP" in
-    zram) swapoff /dev/zram0 ;;
+    zram) swapoff /dev/zram0 && echo 1 > /sys/block/zram0/reset ;;
     file) swapoff "$MEM_DISK/swap"; rm -f "$MEM_DISK/swap" ;;
   esac
   MEM_SWAP=none
@@ -92,6 +92,13 @@ mem_disk_up () {
     mkfs.ext4 -q -F -E nodiscard /var/tmp/rc-memdisk.img &&
     mount -o loop /var/tmp/rc-memdisk.img "$MEM_DISK"
 }
+# mem_disk_down: the disk and its image gone (the image lives in the guest's RAM)
+mem_disk_down () {
+  mountpoint -q "$MEM_DISK" && umount "$MEM_DISK"
+  rm -f /var/tmp/rc-memdisk.img
+}
+# mem_avail: MemAvailable and free swap in MiB, for the log
+mem_avail () { awk '$1 == "MemAvailable:" { a = $2 } $1 == "SwapFree:" { s = $2 } END { printf "MemAvailable %d MiB, swap free %d MiB", a / 1024, s / 1024 }' /proc/meminfo; }
 # mem_file NAME MIB: a file of MIB MiB on the disk, readable by the test user, not in the page cache
 mem_file () {
   python3 -c 'import os, sys
@@ -203,6 +210,7 @@ sec_memory () {
   # user@'s protection down to the focused app (systemd mounts cgroup2 with it where the kernel can)
   check_has "cgroup2 mounted with memory_recursiveprot" memory_recursiveprot "$(awk '$3 == "cgroup2"' /proc/mounts)"
 
+  note "before the workload: $(mem_avail)"
   mem_disk_up
   check "guest-local disk for the working-set files" yes "$(mountpoint -q "$MEM_DISK" && echo yes || echo no)"
   mem_swap_up
@@ -292,5 +300,7 @@ sec_memory () {
   mem_workload_stop
   cp "$MEM_LOGS"/touch-*.log "$OUT/" 2>/dev/null
   mem_swap_down
+  mem_disk_down
   mem_oomd_back
+  note "after the section: $(mem_avail)"
 }
