@@ -249,16 +249,7 @@ class VmEnv(Env):
         self.daemon_log = os.path.join(os.environ.get('VM_OUT', '/tmp'), 'bench-daemon.log')
 
     def _spawn_holder(self):
-        # A forked child that only waits: much cheaper than exec'ing a program under
-        # the VM's emulation. It runs no Python beyond pause(), so the GDBus thread it
-        # did not inherit is no concern.
-        pid = os.fork()
-        if pid == 0:
-            try:
-                while True:
-                    signal.pause()
-            finally:
-                os._exit(0)  # pylint: disable=protected-access
+        pid = scale_guest().holder()
         self.children.append(pid)
         return pid
 
