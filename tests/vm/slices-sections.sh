@@ -411,8 +411,8 @@ sec_settings () {
 
 # ---------------------------------------------------------------------------------------------------
 # 1,000 apps: D-Bus activation answers the first ListApps with all of them within 10 s; then, with 300,
-# the daemon lives through 1 + 10 + 10 daemon-reloads with the list intact, and its memory after ten
-# and after twenty more is within 5 % of after one.
+# the daemon lives through 1 + 10 daemon-reloads with the list intact, and its memory after ten more
+# is within 5 % of after one.
 
 # rss_anon PID: resident anonymous KiB, counted page by page. RssAnon in /proc/PID/status comes
 # from counters each thread caches and adds up only every 64 page faults on this 6.1 kernel (proc(5):
