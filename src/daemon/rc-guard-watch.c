@@ -45,7 +45,7 @@ struct _RcGuardWatch {
   RcSystemd             *systemd;
   RcRules               *rules;
   RcPolicy              *policy;
-  RcGuardHolds          *holds;
+  RcHolds               *holds;
   RcLadderWatch         *ladder;
   RcDBusResourceControl *object;
   GHashTable            *watched;       /* control group -> Watched */
@@ -195,7 +195,7 @@ set_hold (RcGuardWatch *self,
       step->held_from = held_from;
       step->changed_usec = now_usec;
     }
-  rc_guard_holds_set (self->holds, app->unit, weight, reason);
+  rc_holds_set (self->holds, app->unit, weight, reason);
   rc_policy_guard_app (self->policy, app, TRUE);
 }
 
@@ -555,7 +555,7 @@ app_removed_cb (RcRegistry   *registry,
                 RcApp        *app,
                 RcGuardWatch *self)
 {
-  rc_guard_holds_set (self->holds, app->unit, 0, NULL);
+  rc_holds_set (self->holds, app->unit, 0, NULL);
   if (g_hash_table_remove (self->steps, app->unit))
     publish (self);
 }
@@ -632,7 +632,7 @@ rc_guard_watch_new (RcRegistry *registry,
   self->ladder = rc_ladder_watch_new (registry, systemd, rules, policy);
   self->armed_target = rules_now (self)->cpu_pressure_target;
   self->armed_enabled = guard_on (self);
-  rc_guard_holds_set_focus_func (self->holds, focus_cb, self);
+  rc_holds_set_focus_func (self->holds, focus_cb, self);
   g_signal_connect_object (registry, "app-removed", G_CALLBACK (app_removed_cb), self, 0);
   g_signal_connect_object (rules, "changed", G_CALLBACK (rules_changed_cb), self, 0);
   g_signal_connect_object (policy, "paused-changed", G_CALLBACK (paused_changed_cb), self, 0);
@@ -665,7 +665,7 @@ rc_guard_watch_dispose (GObject *object)
   g_cancellable_cancel (self->cancellable);
   stop_checks (self);
   if (self->holds != NULL)
-    rc_guard_holds_set_focus_func (self->holds, NULL, NULL);
+    rc_holds_set_focus_func (self->holds, NULL, NULL);
   self->holds = NULL;
   g_hash_table_remove_all (self->watched);
   if (self->ladder != NULL)

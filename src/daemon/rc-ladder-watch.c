@@ -40,7 +40,7 @@ struct _RcLadderWatch {
   RcSystemd             *systemd;
   RcRules               *rules;
   RcPolicy              *policy;
-  RcLadderHolds         *holds;
+  RcHolds               *holds;
   RcDBusResourceControl *object;
   Watched                watched[2];    /* app.slice, the manager's cgroup */
   GHashTable            *steps;         /* unit -> Step */
@@ -222,7 +222,7 @@ take_step (RcLadderWatch     *self,
     rc_policy_ladder_freeze (self->policy, app, entry->next_frozen, reason);
   if (entry->next_held != entry->held)
     {
-      rc_ladder_holds_set (self->holds, app->unit, entry->next_held, reason);
+      rc_holds_set (self->holds, app->unit, entry->next_held, reason);
       rc_policy_ladder_app (self->policy, app, TRUE, &frozen);
     }
   if (entry->next_held != 0 && !step->told_throttled)
@@ -258,7 +258,7 @@ let_all_go (RcLadderWatch *self,
       /* paused: the pause thawed it and takes MemoryHigh back itself */
       if (reason != NULL)
         rc_policy_ladder_freeze (self->policy, app, FALSE, reason);
-      rc_ladder_holds_set (self->holds, app->unit, 0, reason);
+      rc_holds_set (self->holds, app->unit, 0, reason);
       rc_policy_ladder_app (self->policy, app, TRUE, &frozen);
       g_hash_table_remove (self->steps, app->unit);
     }
@@ -633,7 +633,7 @@ app_removed_cb (RcRegistry    *registry,
                 RcApp         *app,
                 RcLadderWatch *self)
 {
-  rc_ladder_holds_set (self->holds, app->unit, 0, NULL);
+  rc_holds_set (self->holds, app->unit, 0, NULL);
   if (g_hash_table_remove (self->steps, app->unit))
     publish (self);
 }
@@ -721,7 +721,7 @@ rc_ladder_watch_new (RcRegistry *registry,
   self->armed_percent = rules_now (self)->memory_pressure_throttle;
   self->armed_on = ladder_on (self);
   self->rules_on = rules_now (self)->memory_ladder;
-  rc_ladder_holds_set_focus_func (self->holds, focus_cb, self);
+  rc_holds_set_focus_func (self->holds, focus_cb, self);
   g_signal_connect_object (registry, "app-added", G_CALLBACK (app_added_cb), self, 0);
   g_signal_connect_object (registry, "app-removed", G_CALLBACK (app_removed_cb), self, 0);
   g_signal_connect_object (rules, "changed", G_CALLBACK (rules_changed_cb), self, 0);
@@ -750,7 +750,7 @@ rc_ladder_watch_dispose (GObject *object)
   g_cancellable_cancel (self->cancellable);
   stop_checks (self);
   if (self->holds != NULL)
-    rc_ladder_holds_set_focus_func (self->holds, NULL, NULL);
+    rc_holds_set_focus_func (self->holds, NULL, NULL);
   self->holds = NULL;
   for (guint i = 0; i < G_N_ELEMENTS (self->watched); i++)
     watched_disarm (&self->watched[i]);
