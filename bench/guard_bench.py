@@ -17,21 +17,18 @@ import os
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'tests', 'integration'))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 # pylint: disable=wrong-import-position
-import rctest_harness as harness  # noqa: E402
+# rcbench first: it puts tests/integration on the path
 import rcbench as rb  # noqa: E402
+import rctest_harness as harness  # noqa: E402
 import bench  # noqa: E402
 from guard_test import FakeKernel, F, B  # noqa: E402
 from power_audio_test import Base  # noqa: E402
 
-QUICK = os.environ.get('RC_BENCH_QUICK') == '1'
-APPS = 100 if QUICK else 1000
-PRESSED_S = 8
-IDLE_S = 10 if QUICK else 30
+APPS = rb.POLICY_BENCH_APPS
+IDLE_S = 10 if rb.QUICK else 30
 
 
 class GuardBench(Base):
@@ -43,34 +40,23 @@ class GuardBench(Base):
         self.write_rules('[Guard]\nCPUWeightFloor=1\n')
         self.start_daemon()
         others = [f'app-gnome-org.example.Bench{i}-{i}.scope' for i in range(APPS - 2)]
-        for unit in [F, B] + others:
-            self.add_app(unit, wait=False)
-        self.wait_until(lambda: len(self.list_apps()) == APPS, 300, f'{APPS} apps listed')
-        kernel = FakeKernel()
-        kernel.start()
-        self.addCleanup(kernel.join)
-        self.addCleanup(kernel.stopping.set)
+        rb.add_apps_listed(self, [(unit, {}) for unit in [F, B] + others], 300)
+        kernel = rb.start_fake_kernel(self, FakeKernel())
         # the others' cpu.stat stays as the mock wrote it: idle apps
         for unit in (F, B):
             kernel.set_rate(self.cgroup_dir(unit), 'usage', 0)
         kernel.set_rate(self.cgroup_dir(F), 'pressure', 0)
         pid = self.daemon.pid
         anon0 = rb.anon_exact_kib(pid)
-        # the fake kernel's writes wake the daemon (its inotify watches on the folders), which
-        # the kernel's own counters never do: the same writes with no focused app, so no check,
-        # are the control taken off the figure
+        # the control: the same writes with no focused app, so no check
         kernel.set_rate(self.cgroup_dir(F), 'pressure', 300000)
         kernel.set_rate(self.cgroup_dir(B), 'usage', 1500000)
         time.sleep(1)
-        control0, c0 = rb.cpu_seconds(pid), time.monotonic()
-        time.sleep(PRESSED_S)
-        control1, c1 = rb.cpu_seconds(pid), time.monotonic()
+        control = rb.cpu_window(pid, rb.POLICY_BENCH_WINDOW_S)
         # under pressure: a check a second, every app's cpu.stat read at each, B stepped down
         # (without a trigger on the fake files, the focus change starts the checks)
         self.rc_call('SetForegroundApp', (F,), '(s)')
-        cpu0, t0 = rb.cpu_seconds(pid), time.monotonic()
-        time.sleep(PRESSED_S)
-        cpu1, t1 = rb.cpu_seconds(pid), time.monotonic()
+        checking = rb.cpu_window(pid, rb.POLICY_BENCH_WINDOW_S)
         held = self.get_property('GuardHeld')
         # calm: given back, then the checks stop
         kernel.set_rate(self.cgroup_dir(F), 'pressure', 0)
@@ -81,11 +67,7 @@ class GuardBench(Base):
         fig = {
             'apps': APPS,
             'held_under_pressure': held,
-            'cpu_ms_per_s_control': round((control1 - control0) * 1000 / (c1 - c0), 2),
-            'cpu_ms_per_s_under_pressure': round((cpu1 - cpu0) * 1000 / (t1 - t0), 2),
-            # a check a second
-            'cpu_ms_per_check': round(((cpu1 - cpu0) / (t1 - t0) - (control1 - control0) / (c1 - c0))
-                                      * 1000, 2),
+            **rb.checks_cpu_figures(control, checking),
             'idle_after': bench.measure_idle(pid, IDLE_S),
             'rss_anon_kib_before': anon0, 'rss_anon_kib_after': anon1,
         }

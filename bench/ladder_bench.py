@@ -18,21 +18,18 @@ import os
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'tests', 'integration'))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 # pylint: disable=wrong-import-position
-import rctest_harness as harness  # noqa: E402
+# rcbench first: it puts tests/integration on the path
 import rcbench as rb  # noqa: E402
+import rctest_harness as harness  # noqa: E402
 import bench  # noqa: E402
 from ladder_test import FakeKernel, F, GIB, MIB  # noqa: E402
 from power_audio_test import Base  # noqa: E402
 
-QUICK = os.environ.get('RC_BENCH_QUICK') == '1'
-APPS = 100 if QUICK else 1000
-PRESSED_S = 8
-IDLE_S = 10 if QUICK else 20
+APPS = rb.POLICY_BENCH_APPS
+IDLE_S = 10 if rb.QUICK else 20
 BUDGET = {'cpu_ms_per_check': 5, 'wakeups_at_rest': 0, 'rss_anon_kib_held': 16}
 
 
@@ -46,32 +43,23 @@ class LadderBench(Base):
         self.write_rules('[Guard]\nMemoryPressureFreeze=90\n')
         self.start_daemon()
         others = [f'app-gnome-org.example.Bench{i}-{i}.scope' for i in range(APPS - 1)]
-        self.add_app(F, wait=False, memory_current=GIB)
-        for i, unit in enumerate(others):
-            self.add_app(unit, wait=False, memory_current=(200 + i) * MIB)
-        self.wait_until(lambda: len(self.list_apps()) == APPS, 600, f'{APPS} apps listed')
+        rb.add_apps_listed(self, [(F, {'memory_current': GIB})] +
+                           [(unit, {'memory_current': (200 + i) * MIB})
+                            for i, unit in enumerate(others)], 600)
         manager = glob.glob(os.path.join(self.cgroup_root, 'user.slice', 'user-*.slice',
                                          'user@*.service'))[0]
         app_slice = os.path.join(manager, 'app.slice')
-        kernel = FakeKernel()
-        kernel.start()
-        self.addCleanup(kernel.join)
-        self.addCleanup(kernel.stopping.set)
+        kernel = rb.start_fake_kernel(self, FakeKernel())
         kernel.set_rate(manager, 0)
         pid = self.daemon.pid
-        # the fake kernel's writes wake the daemon (inotify on the folders), which the kernel's
-        # own counters never do: the same writes with no check running are the control
+        # the control: the same writes with no check running
         kernel.set_rate(app_slice, 200000)
         time.sleep(1)
-        control0, c0 = rb.cpu_seconds(pid), time.monotonic()
-        time.sleep(PRESSED_S)
-        control1, c1 = rb.cpu_seconds(pid), time.monotonic()
+        control = rb.cpu_window(pid, rb.POLICY_BENCH_WINDOW_S)
         anon0 = rb.anon_exact_kib(pid)
         # without a trigger on the fake files, the focus change starts the checks
         self.rc_call('SetForegroundApp', (F,), '(s)')
-        cpu0, t0 = rb.cpu_seconds(pid), time.monotonic()
-        time.sleep(PRESSED_S)
-        cpu1, t1 = rb.cpu_seconds(pid), time.monotonic()
+        checking = rb.cpu_window(pid, rb.POLICY_BENCH_WINDOW_S)
         held = self.get_property('MemoryLadderHeld')
         anon_held = rb.anon_exact_kib(pid)
         kernel.set_rate(app_slice, 0)
@@ -82,11 +70,7 @@ class LadderBench(Base):
         fig = {
             'apps': APPS,
             'held_under_pressure': len(held),
-            'cpu_ms_per_s_control': round((control1 - control0) * 1000 / (c1 - c0), 2),
-            'cpu_ms_per_s_under_pressure': round((cpu1 - cpu0) * 1000 / (t1 - t0), 2),
-            # a check a second
-            'cpu_ms_per_check': round(((cpu1 - cpu0) / (t1 - t0) - (control1 - control0) / (c1 - c0))
-                                      * 1000, 2),
+            **rb.checks_cpu_figures(control, checking),
             'idle_after': idle,
             'rss_anon_kib_before': anon0, 'rss_anon_kib_held': anon_held,
             'rss_anon_kib_after': rb.anon_exact_kib(pid),

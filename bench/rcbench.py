@@ -363,6 +363,57 @@ def mock_daemon_env(base_env):
 
 
 #
+# The benches of a policy that checks once a second under pressure (guard_bench.py,
+# ladder_bench.py), in the host integration tests' world
+#
+
+# RC_BENCH_QUICK=1: a quick look, with fewer apps and shorter waits
+QUICK = os.environ.get('RC_BENCH_QUICK') == '1'
+# N apps: 1,000; 100 for a quick look
+POLICY_BENCH_APPS = 100 if QUICK else 1000
+# each CPU window, without and with the checks
+POLICY_BENCH_WINDOW_S = 8
+
+
+def add_apps_listed(test, apps, timeout):
+    '''Adds @apps, (unit, add_app's keyword arguments) pairs, without waiting for each, and
+    waits until the daemon lists them all.'''
+    for unit, kwargs in apps:
+        test.add_app(unit, wait=False, **kwargs)
+    test.wait_until(lambda: len(test.list_apps()) == len(apps), timeout, f'{len(apps)} apps listed')
+
+
+def start_fake_kernel(test, kernel):
+    '''Starts @kernel (a test's FakeKernel thread) and has @test stop it at cleanup.'''
+    kernel.start()
+    test.addCleanup(kernel.join)
+    test.addCleanup(kernel.stopping.set)
+    return kernel
+
+
+def cpu_window(pid, seconds):
+    '''The daemon's CPU seconds over @seconds, and the seconds it really took.'''
+    cpu0, t0 = cpu_seconds(pid), time.monotonic()
+    time.sleep(seconds)
+    cpu1, t1 = cpu_seconds(pid), time.monotonic()
+    return cpu1 - cpu0, t1 - t0
+
+
+def checks_cpu_figures(control, checking):
+    '''The CPU figures of a policy that checks once a second, from two cpu_windows: @control
+    with the fake kernel writing and no check running (its writes wake the daemon through its
+    inotify watches on the folders, which the kernel's own counters never do), @checking the
+    same with the checks running.'''
+    (control_cpu, control_s), (cpu, seconds) = control, checking
+    return {
+        'cpu_ms_per_s_control': round(control_cpu * 1000 / control_s, 2),
+        'cpu_ms_per_s_under_pressure': round(cpu * 1000 / seconds, 2),
+        # a check a second
+        'cpu_ms_per_check': round((cpu / seconds - control_cpu / control_s) * 1000, 2),
+    }
+
+
+#
 # Calls to the daemon
 #
 

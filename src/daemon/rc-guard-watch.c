@@ -2,10 +2,9 @@
 #include "rc-guard-watch.h"
 #include "rc-cgroup.h"
 #include "rc-guard.h"
+#include "rc-pressure-trigger.h"
 
-#include <glib-unix.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 /* A usage reading older than this is no base for a step: it would blame
  * an app for what it did long ago. */
@@ -16,12 +15,8 @@
 /* A cgroup whose CPU pressure counts: a focused instance's, or
  * session.slice's. */
 typedef struct {
-  RcGuardWatch *watch;
-  char         *control_group;
-  RcApp        *app;          /* the focused instance; NULL for session.slice */
-  int           fd;           /* the trigger; -1: none */
-  guint         source_id;
-  guint64       total;        /* "some" total at the last look; G_MAXUINT64 unknown */
+  RcPressureTrigger *trigger;
+  RcApp             *app;     /* the focused instance; NULL for session.slice */
 } Watched;
 
 /* One app's CPU use at a reading. A reading is one array sorted by the
@@ -45,10 +40,10 @@ struct _RcGuardWatch {
   RcSystemd             *systemd;
   RcRules               *rules;
   RcPolicy              *policy;
-  RcGuardHolds          *holds;
+  RcHolds               *holds;
   RcLadderWatch         *ladder;
   RcDBusResourceControl *object;
-  GHashTable            *watched;       /* control group -> Watched */
+  GHashTable            *watched;       /* control group (the trigger's) -> Watched */
   char                  *session_cgroup;
   GHashTable            *steps;         /* unit -> Step */
   GArray                *usage;         /* Usage, the last reading, only while checking */
@@ -78,21 +73,11 @@ guard_on (RcGuardWatch *self)
 }
 
 static void
-watched_disarm (Watched *watched)
-{
-  g_clear_handle_id (&watched->source_id, g_source_remove);
-  if (watched->fd >= 0)
-    close (watched->fd);
-  watched->fd = -1;
-}
-
-static void
 watched_free (Watched *watched)
 {
-  watched_disarm (watched);
+  rc_pressure_trigger_free (watched->trigger);
   if (watched->app != NULL)
     rc_app_unref (watched->app);
-  g_free (watched->control_group);
   g_free (watched);
 }
 
@@ -130,18 +115,6 @@ usage_lookup (GArray *usage,
   if (usage == NULL || usage->len == 0)
     return NULL;
   return bsearch (&key, usage->data, usage->len, sizeof (Usage), usage_compare);
-}
-
-static guint64
-read_total (const char *control_group)
-{
-  g_autofree char *path = rc_cgroup_file_path (control_group, "cpu.pressure");
-  g_autofree char *text = NULL;
-  guint64 total;
-
-  if (!g_file_get_contents (path, &text, NULL, NULL) || !rc_guard_parse_some_total (text, &total))
-    return G_MAXUINT64;
-  return total;
 }
 
 /* ---- GuardHeld ----------------------------------------------------------- */
@@ -195,7 +168,7 @@ set_hold (RcGuardWatch *self,
       step->held_from = held_from;
       step->changed_usec = now_usec;
     }
-  rc_guard_holds_set (self->holds, app->unit, weight, reason);
+  rc_holds_set (self->holds, app->unit, weight, reason);
   rc_policy_guard_app (self->policy, app, TRUE);
 }
 
@@ -256,13 +229,9 @@ read_pressure (RcGuardWatch *self,
   g_hash_table_iter_init (&iter, self->watched);
   while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &watched))
     {
-      guint64 total = read_total (watched->control_group);
-      double pressure = 0;
+      double pressure = rc_pressure_trigger_look (watched->trigger, now_usec - self->looked_usec,
+                                                  NULL);
 
-      if (total != G_MAXUINT64 && watched->total != G_MAXUINT64)
-        pressure = rc_guard_pressure_percent (watched->total, total,
-                                              now_usec - self->looked_usec);
-      watched->total = total;
       if (pressure > highest)
         {
           highest = pressure;
@@ -287,9 +256,10 @@ focused_busy (RcGuardWatch *self,
   while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &watched))
     {
       const Usage *was = watched->app != NULL ? usage_lookup (before, watched->app) : NULL;
+      const char *control_group = rc_pressure_trigger_get_control_group (watched->trigger);
       guint64 now;
 
-      if (was != NULL && rc_cgroup_read_cpu_usage_usec (NULL, watched->control_group, &now) &&
+      if (was != NULL && rc_cgroup_read_cpu_usage_usec (NULL, control_group, &now) &&
           now >= was->usage_usec &&
           (now - was->usage_usec) * 1000 >= (guint64) interval_usec * RC_GUARD_BUSY_PERMILLE)
         return TRUE;
@@ -441,7 +411,7 @@ start_checks (RcGuardWatch *self)
     return;
   g_hash_table_iter_init (&iter, self->watched);
   while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &watched))
-    watched->total = read_total (watched->control_group);
+    rc_pressure_trigger_look (watched->trigger, 0, NULL);
   self->looked_usec = now_usec;
   read_usage (self, now_usec);
   self->calm = RC_GUARD_CALM_INIT;
@@ -450,22 +420,10 @@ start_checks (RcGuardWatch *self)
 
 /* ---- triggers ------------------------------------------------------------ */
 
-static gboolean
-stall_cb (int          fd,
-          GIOCondition condition,
-          gpointer     user_data)
+static void
+stall_cb (gpointer user_data)
 {
-  Watched *watched = user_data;
-
-  if (condition & (G_IO_ERR | G_IO_HUP | G_IO_NVAL))
-    {
-      /* the cgroup is gone: its removal follows */
-      watched->source_id = 0;
-      return G_SOURCE_REMOVE;
-    }
-  g_debug ("Guard: %s is short of CPU", watched->control_group);
-  start_checks (watched->watch);
-  return G_SOURCE_CONTINUE;
+  start_checks (user_data);
 }
 
 static void
@@ -475,22 +433,16 @@ arm (RcGuardWatch *self,
   g_autoptr(GError) error = NULL;
   g_autofree char *trigger = rc_guard_trigger_text (rules_now (self)->cpu_pressure_target);
 
-  watched_disarm (watched);
-  if (self->refused || !guard_on (self))
+  rc_pressure_trigger_disarm (watched->trigger);
+  if (self->refused || !guard_on (self) ||
+      rc_pressure_trigger_arm (watched->trigger, trigger, &error))
     return;
-  watched->fd = rc_cgroup_open_pressure_trigger (watched->control_group, RC_PRESSURE_CPU, trigger,
-                                                 &error);
-  if (watched->fd < 0)
-    {
-      /* A cgroup that went away is no sign the kernel refuses. */
-      if (watched->app != NULL && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
-        return;
-      g_message ("Guard: no PSI trigger (%s): the focused app is checked while it is busy",
-                 error->message);
-      self->refused = TRUE;
-      return;
-    }
-  watched->source_id = g_unix_fd_add (watched->fd, G_IO_PRI | G_IO_ERR, stall_cb, watched);
+  /* A cgroup that went away is no sign the kernel refuses. */
+  if (watched->app != NULL && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+    return;
+  g_message ("Guard: no PSI trigger (%s): the focused app is checked while it is busy",
+             error->message);
+  self->refused = TRUE;
 }
 
 static void
@@ -504,12 +456,13 @@ watch_cgroup (RcGuardWatch *self,
       g_hash_table_contains (self->watched, control_group))
     return;
   watched = g_new0 (Watched, 1);
-  watched->watch = self;
-  watched->control_group = g_strdup (control_group);
+  watched->trigger = rc_pressure_trigger_new (control_group, RC_PRESSURE_CPU, "Guard", stall_cb,
+                                              self);
   watched->app = app != NULL ? rc_app_ref (app) : NULL;
-  watched->fd = -1;
-  watched->total = read_total (control_group);
-  g_hash_table_insert (self->watched, watched->control_group, watched);
+  /* keyed by the trigger's copy of the name, which lives as long as it */
+  g_hash_table_insert (self->watched,
+                       (char *) rc_pressure_trigger_get_control_group (watched->trigger),
+                       watched);
   arm (self, watched);
 }
 
@@ -555,7 +508,7 @@ app_removed_cb (RcRegistry   *registry,
                 RcApp        *app,
                 RcGuardWatch *self)
 {
-  rc_guard_holds_set (self->holds, app->unit, 0, NULL);
+  rc_holds_set (self->holds, app->unit, 0, NULL);
   if (g_hash_table_remove (self->steps, app->unit))
     publish (self);
 }
@@ -632,7 +585,7 @@ rc_guard_watch_new (RcRegistry *registry,
   self->ladder = rc_ladder_watch_new (registry, systemd, rules, policy);
   self->armed_target = rules_now (self)->cpu_pressure_target;
   self->armed_enabled = guard_on (self);
-  rc_guard_holds_set_focus_func (self->holds, focus_cb, self);
+  rc_holds_set_focus_func (self->holds, focus_cb, self);
   g_signal_connect_object (registry, "app-removed", G_CALLBACK (app_removed_cb), self, 0);
   g_signal_connect_object (rules, "changed", G_CALLBACK (rules_changed_cb), self, 0);
   g_signal_connect_object (policy, "paused-changed", G_CALLBACK (paused_changed_cb), self, 0);
@@ -665,7 +618,7 @@ rc_guard_watch_dispose (GObject *object)
   g_cancellable_cancel (self->cancellable);
   stop_checks (self);
   if (self->holds != NULL)
-    rc_guard_holds_set_focus_func (self->holds, NULL, NULL);
+    rc_holds_set_focus_func (self->holds, NULL, NULL);
   self->holds = NULL;
   g_hash_table_remove_all (self->watched);
   if (self->ladder != NULL)

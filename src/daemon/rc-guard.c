@@ -176,123 +176,19 @@ rc_guard_trigger_text (guint target)
 
 /* ---- the holds ------------------------------------------------------------ */
 
-typedef struct {
-  guint64 weight;    /* 0: let go, the reason still to be recorded */
-  char   *reason;
-} Hold;
-
-struct _RcGuardHolds {
-  GHashTable      *by_unit;   /* unit name -> Hold */
-  RcGuardFocusFunc focus_func;
-  gpointer         focus_data;
-};
-
-static void
-hold_free (Hold *hold)
-{
-  g_free (hold->reason);
-  g_free (hold);
-}
-
-RcGuardHolds *
-rc_guard_holds_new (void)
-{
-  RcGuardHolds *self = g_new0 (RcGuardHolds, 1);
-
-  self->by_unit = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-                                         (GDestroyNotify) hold_free);
-  return self;
-}
-
 void
-rc_guard_holds_free (RcGuardHolds *self)
+rc_guard_apply_hold (RcHolds        *holds,
+                     const char     *unit,
+                     gboolean        focused,
+                     const RcLimits *api,
+                     RcLimits       *limits)
 {
-  if (self == NULL)
-    return;
-  g_hash_table_unref (self->by_unit);
-  g_free (self);
-}
-
-void
-rc_guard_holds_apply (RcGuardHolds   *self,
-                      const char     *unit,
-                      gboolean        focused,
-                      const RcLimits *api,
-                      RcLimits       *limits)
-{
-  Hold *hold = g_hash_table_lookup (self->by_unit, unit);
+  guint64 weight = rc_holds_get (holds, unit);
   guint64 base;
 
-  if (hold == NULL || hold->weight == 0 || focused || rc_limits_has (api, RC_LIMIT_CPU_WEIGHT))
+  if (weight == 0 || focused || rc_limits_has (api, RC_LIMIT_CPU_WEIGHT))
     return;
   base = rc_limits_has (limits, RC_LIMIT_CPU_WEIGHT) ? limits->values[RC_LIMIT_CPU_WEIGHT] :
          RC_WEIGHT_DEFAULT;
-  rc_limits_set (limits, RC_LIMIT_CPU_WEIGHT, MIN (base, hold->weight));
-}
-
-char *
-rc_guard_holds_take_reason (RcGuardHolds *self,
-                            const char   *unit)
-{
-  Hold *hold = g_hash_table_lookup (self->by_unit, unit);
-  char *reason;
-
-  if (hold == NULL)
-    return NULL;
-  reason = g_steal_pointer (&hold->reason);
-  if (hold->weight == 0)
-    g_hash_table_remove (self->by_unit, unit);
-  return reason;
-}
-
-void
-rc_guard_holds_note_focus (RcGuardHolds *self,
-                           RcApp        *app,
-                           gboolean      focused)
-{
-  /* The focus takes over from the guard: nothing is given back later. */
-  if (focused)
-    g_hash_table_remove (self->by_unit, app->unit);
-  if (self->focus_func != NULL)
-    self->focus_func (app, focused, self->focus_data);
-}
-
-void
-rc_guard_holds_set (RcGuardHolds *self,
-                    const char   *unit,
-                    guint64       weight,
-                    const char   *reason)
-{
-  Hold *hold = g_hash_table_lookup (self->by_unit, unit);
-
-  if (hold == NULL && weight == 0)
-    return;
-  if (hold == NULL)
-    {
-      hold = g_new0 (Hold, 1);
-      g_hash_table_insert (self->by_unit, g_strdup (unit), hold);
-    }
-  hold->weight = weight;
-  g_free (hold->reason);
-  hold->reason = g_strdup (reason);
-  if (weight == 0 && reason == NULL)
-    g_hash_table_remove (self->by_unit, unit);
-}
-
-guint64
-rc_guard_holds_get (RcGuardHolds *self,
-                    const char   *unit)
-{
-  Hold *hold = g_hash_table_lookup (self->by_unit, unit);
-
-  return hold != NULL ? hold->weight : 0;
-}
-
-void
-rc_guard_holds_set_focus_func (RcGuardHolds    *self,
-                               RcGuardFocusFunc func,
-                               gpointer         user_data)
-{
-  self->focus_func = func;
-  self->focus_data = user_data;
+  rc_limits_set (limits, RC_LIMIT_CPU_WEIGHT, MIN (base, weight));
 }

@@ -4,6 +4,7 @@
 #include <glib.h>
 
 #include "rc-app.h"
+#include "rc-holds.h"
 #include "rc-limits.h"
 #include "rc-rules.h"
 
@@ -95,41 +96,14 @@ char       *rc_guard_trigger_text (guint target);
 
 /* ---- the holds the policy applies ---------------------------------------- */
 
-typedef struct _RcGuardHolds RcGuardHolds;
-
-/* Told when an app gains or loses the focus (the policy calls
- * rc_guard_holds_note_focus). */
-typedef void (*RcGuardFocusFunc) (RcApp   *app,
-                                  gboolean focused,
-                                  gpointer user_data);
-
-RcGuardHolds *rc_guard_holds_new (void);
-void        rc_guard_holds_free (RcGuardHolds *self);
-/* The policy's side. In what @unit should have (@limits, resolved without
- * the guard), the guard's weight takes the place of a higher CPUWeight,
- * unless the app has the focus or a CPUWeight set through the API (@api):
- * those win. */
-void        rc_guard_holds_apply (RcGuardHolds   *self,
-                                  const char     *unit,
-                                  gboolean        focused,
-                                  const RcLimits *api,
-                                  RcLimits       *limits);
-/* Why the guard last moved @unit's weight, once (NULL: it did not). */
-char       *rc_guard_holds_take_reason (RcGuardHolds *self,
-                                        const char   *unit);
-void        rc_guard_holds_note_focus (RcGuardHolds *self,
-                                       RcApp        *app,
-                                       gboolean      focused);
-/* The watch's side: @weight 0 lets go; @reason (NULL: none) goes into the
- * action record with the change it makes. */
-void        rc_guard_holds_set (RcGuardHolds *self,
-                                const char   *unit,
-                                guint64       weight,
-                                const char   *reason);
-guint64     rc_guard_holds_get (RcGuardHolds *self,
-                                const char   *unit);
-void        rc_guard_holds_set_focus_func (RcGuardHolds    *self,
-                                           RcGuardFocusFunc func,
-                                           gpointer         user_data);
+/* The policy's side of the guard's holds (unit -> CPUWeight). In what
+ * @unit should have (@limits, resolved without the guard), the guard's
+ * weight takes the place of a higher CPUWeight, unless the app has the
+ * focus or a CPUWeight set through the API (@api): those win. */
+void        rc_guard_apply_hold (RcHolds        *holds,
+                                 const char     *unit,
+                                 gboolean        focused,
+                                 const RcLimits *api,
+                                 RcLimits       *limits);
 
 G_END_DECLS

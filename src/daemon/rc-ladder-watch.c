@@ -3,21 +3,10 @@
 #include "rc-cgroup.h"
 #include "rc-guard.h"
 #include "rc-ladder.h"
-
-#include <glib-unix.h>
-#include <unistd.h>
+#include "rc-pressure-trigger.h"
 
 enum { SIGNAL_STEPPED, N_SIGNALS };
 static guint signals[N_SIGNALS];
-
-/* A cgroup whose memory pressure counts: app.slice, or the manager's own. */
-typedef struct {
-  RcLadderWatch *watch;
-  char          *control_group;
-  int            fd;          /* the trigger; -1: none */
-  guint          source_id;
-  guint64        total;       /* "some" total at the last look; G_MAXUINT64 unknown */
-} Watched;
 
 /* An app the ladder holds, from its first step until it is let go: one
  * spell, told at most once for each of its steps. */
@@ -40,9 +29,9 @@ struct _RcLadderWatch {
   RcSystemd             *systemd;
   RcRules               *rules;
   RcPolicy              *policy;
-  RcLadderHolds         *holds;
+  RcHolds               *holds;
   RcDBusResourceControl *object;
-  Watched                watched[2];    /* app.slice, the manager's cgroup */
+  RcPressureTrigger     *watched[2];    /* app.slice, the manager's cgroup; NULL: not known yet */
   GHashTable            *steps;         /* unit -> Step */
   guint64                serial;
   RcLadderLevel          level;
@@ -73,34 +62,10 @@ ladder_on (RcLadderWatch *self)
 }
 
 static void
-watched_disarm (Watched *watched)
-{
-  g_clear_handle_id (&watched->source_id, g_source_remove);
-  if (watched->fd >= 0)
-    close (watched->fd);
-  watched->fd = -1;
-}
-
-static void
 step_free (Step *step)
 {
   rc_app_unref (step->app);
   g_free (step);
-}
-
-static guint64
-read_total (const char *control_group)
-{
-  g_autofree char *path = NULL;
-  g_autofree char *text = NULL;
-  guint64 total;
-
-  if (control_group == NULL)
-    return G_MAXUINT64;
-  path = rc_cgroup_file_path (control_group, "memory.pressure");
-  if (!g_file_get_contents (path, &text, NULL, NULL) || !rc_guard_parse_some_total (text, &total))
-    return G_MAXUINT64;
-  return total;
 }
 
 /* ---- the properties and the signal ----------------------------------------- */
@@ -222,7 +187,7 @@ take_step (RcLadderWatch     *self,
     rc_policy_ladder_freeze (self->policy, app, entry->next_frozen, reason);
   if (entry->next_held != entry->held)
     {
-      rc_ladder_holds_set (self->holds, app->unit, entry->next_held, reason);
+      rc_holds_set (self->holds, app->unit, entry->next_held, reason);
       rc_policy_ladder_app (self->policy, app, TRUE, &frozen);
     }
   if (entry->next_held != 0 && !step->told_throttled)
@@ -258,7 +223,7 @@ let_all_go (RcLadderWatch *self,
       /* paused: the pause thawed it and takes MemoryHigh back itself */
       if (reason != NULL)
         rc_policy_ladder_freeze (self->policy, app, FALSE, reason);
-      rc_ladder_holds_set (self->holds, app->unit, 0, reason);
+      rc_holds_set (self->holds, app->unit, 0, reason);
       rc_policy_ladder_app (self->policy, app, TRUE, &frozen);
       g_hash_table_remove (self->steps, app->unit);
     }
@@ -280,15 +245,15 @@ read_pressure (RcLadderWatch *self,
   *out_new = FALSE;
   for (guint i = 0; i < G_N_ELEMENTS (self->watched); i++)
     {
-      Watched *watched = &self->watched[i];
-      guint64 total = read_total (watched->control_group);
+      gboolean first;
+      double pressure;
 
-      if (total != G_MAXUINT64 && watched->total != G_MAXUINT64)
-        highest = MAX (highest, rc_guard_pressure_percent (watched->total, total,
-                                                           now_usec - self->looked_usec));
-      if (total != G_MAXUINT64 && watched->total == G_MAXUINT64)
+      if (self->watched[i] == NULL)
+        continue;
+      pressure = rc_pressure_trigger_look (self->watched[i], now_usec - self->looked_usec, &first);
+      highest = MAX (highest, pressure);
+      if (first)
         *out_new = TRUE;
-      watched->total = total;
     }
   self->looked_usec = now_usec;
   return highest;
@@ -313,7 +278,8 @@ own_stall (RcLadderWatch *self,
   while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &step))
     {
       guint64 total = step->held != 0 && !step->frozen ?
-                      read_total (step->app->control_group) : G_MAXUINT64;
+                      rc_pressure_read_some_total (step->app->control_group, RC_PRESSURE_MEMORY) :
+                      G_MAXUINT64;
 
       if (total != G_MAXUINT64 && step->stall_total != G_MAXUINT64)
         highest = MAX (highest, rc_guard_pressure_percent (step->stall_total, total, elapsed_usec));
@@ -326,7 +292,7 @@ static gboolean
 pressure_readable (RcLadderWatch *self)
 {
   for (guint i = 0; i < G_N_ELEMENTS (self->watched); i++)
-    if (self->watched[i].total != G_MAXUINT64)
+    if (self->watched[i] != NULL && rc_pressure_trigger_has_total (self->watched[i]))
       return TRUE;
   return FALSE;
 }
@@ -536,59 +502,43 @@ start_checks (RcLadderWatch *self)
 
 /* ---- triggers ------------------------------------------------------------ */
 
-static gboolean
-stall_cb (int          fd,
-          GIOCondition condition,
-          gpointer     user_data)
+static void
+stall_cb (gpointer user_data)
 {
-  Watched *watched = user_data;
-
-  if (condition & (G_IO_ERR | G_IO_HUP | G_IO_NVAL))
-    {
-      watched->source_id = 0;
-      return G_SOURCE_REMOVE;
-    }
-  g_debug ("Ladder: %s is short of memory", watched->control_group);
-  start_checks (watched->watch);
-  return G_SOURCE_CONTINUE;
+  start_checks (user_data);
 }
 
 static void
-arm (RcLadderWatch *self,
-     Watched       *watched)
+arm (RcLadderWatch     *self,
+     RcPressureTrigger *watched)
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *trigger = rc_ladder_trigger_text (rules_now (self)->memory_pressure_throttle);
+  g_autofree char *folder = NULL;
 
-  watched_disarm (watched);
-  if (self->refused || !ladder_on (self) || watched->control_group == NULL)
+  if (watched == NULL)
     return;
-  watched->fd = rc_cgroup_open_pressure_trigger (watched->control_group, RC_PRESSURE_MEMORY,
-                                                 trigger, &error);
-  if (watched->fd < 0)
+  rc_pressure_trigger_disarm (watched);
+  if (self->refused || !ladder_on (self) || rc_pressure_trigger_arm (watched, trigger, &error))
+    return;
+  /* app.slice comes with the first app: armed then */
+  folder = rc_cgroup_file_path (rc_pressure_trigger_get_control_group (watched), "");
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) &&
+      watched == self->watched[0] && !g_file_test (folder, G_FILE_TEST_IS_DIR))
+    return;
+  /* the manager's own pressure files are root's (systemd delegates the
+   * folder, not them): its pressure is read at each check, and
+   * app.slice's trigger, inside it, wakes the ladder */
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED) &&
+      watched == self->watched[1])
     {
-      g_autofree char *folder = rc_cgroup_file_path (watched->control_group, "");
-
-      /* app.slice comes with the first app: armed then */
-      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) &&
-          watched == &self->watched[0] && !g_file_test (folder, G_FILE_TEST_IS_DIR))
-        return;
-      /* the manager's own pressure files are root's (systemd delegates the
-       * folder, not them): its pressure is read at each check, and
-       * app.slice's trigger, inside it, wakes the ladder */
-      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED) &&
-          watched == &self->watched[1])
-        {
-          g_debug ("Ladder: no trigger on the manager's cgroup (%s); app.slice's wakes the checks",
-                   error->message);
-          return;
-        }
-      g_message ("Ladder: no PSI trigger (%s): memory is checked after a focus change or a new "
-                 "app, while there is pressure", error->message);
-      self->refused = TRUE;
+      g_debug ("Ladder: no trigger on the manager's cgroup (%s); app.slice's wakes the checks",
+               error->message);
       return;
     }
-  watched->source_id = g_unix_fd_add (watched->fd, G_IO_PRI | G_IO_ERR, stall_cb, watched);
+  g_message ("Ladder: no PSI trigger (%s): memory is checked after a focus change or a new "
+             "app, while there is pressure", error->message);
+  self->refused = TRUE;
 }
 
 static void
@@ -597,7 +547,7 @@ arm_all (RcLadderWatch *self)
   self->armed_percent = rules_now (self)->memory_pressure_throttle;
   self->armed_on = ladder_on (self);
   for (guint i = 0; i < G_N_ELEMENTS (self->watched); i++)
-    arm (self, &self->watched[i]);
+    arm (self, self->watched[i]);
 }
 
 /* ---- events -------------------------------------------------------------- */
@@ -621,9 +571,9 @@ app_added_cb (RcRegistry    *registry,
               RcApp         *app,
               RcLadderWatch *self)
 {
-  if (self->watched[0].control_group != NULL && self->watched[0].fd < 0 && !self->refused &&
-      ladder_on (self))
-    arm (self, &self->watched[0]);
+  if (self->watched[0] != NULL && !rc_pressure_trigger_is_armed (self->watched[0]) &&
+      !self->refused && ladder_on (self))
+    arm (self, self->watched[0]);
   if (self->refused)
     start_checks (self);
 }
@@ -633,7 +583,7 @@ app_removed_cb (RcRegistry    *registry,
                 RcApp         *app,
                 RcLadderWatch *self)
 {
-  rc_ladder_holds_set (self->holds, app->unit, 0, NULL);
+  rc_holds_set (self->holds, app->unit, 0, NULL);
   if (g_hash_table_remove (self->steps, app->unit))
     publish (self);
 }
@@ -677,6 +627,7 @@ control_group_cb (GObject      *source,
   g_autoptr(GError) error = NULL;
   g_autofree char *root = rc_systemd_get_control_group_finish (RC_SYSTEMD (source), result,
                                                                &error);
+  g_autofree char *app_slice = NULL;
 
   if (root == NULL)
     {
@@ -685,15 +636,11 @@ control_group_cb (GObject      *source,
       return;
     }
   for (guint i = 0; i < G_N_ELEMENTS (self->watched); i++)
-    {
-      watched_disarm (&self->watched[i]);
-      g_free (self->watched[i].control_group);
-    }
-  self->watched[0].control_group = g_strdup_printf ("%s/app.slice",
-                                                    g_str_equal (root, "/") ? "" : root);
-  self->watched[1].control_group = g_strdup (root);
-  for (guint i = 0; i < G_N_ELEMENTS (self->watched); i++)
-    self->watched[i].total = read_total (self->watched[i].control_group);
+    g_clear_pointer (&self->watched[i], rc_pressure_trigger_free);
+  app_slice = g_strdup_printf ("%s/app.slice", g_str_equal (root, "/") ? "" : root);
+  self->watched[0] = rc_pressure_trigger_new (app_slice, RC_PRESSURE_MEMORY, "Ladder", stall_cb,
+                                              self);
+  self->watched[1] = rc_pressure_trigger_new (root, RC_PRESSURE_MEMORY, "Ladder", stall_cb, self);
   arm_all (self);
 }
 
@@ -721,7 +668,7 @@ rc_ladder_watch_new (RcRegistry *registry,
   self->armed_percent = rules_now (self)->memory_pressure_throttle;
   self->armed_on = ladder_on (self);
   self->rules_on = rules_now (self)->memory_ladder;
-  rc_ladder_holds_set_focus_func (self->holds, focus_cb, self);
+  rc_holds_set_focus_func (self->holds, focus_cb, self);
   g_signal_connect_object (registry, "app-added", G_CALLBACK (app_added_cb), self, 0);
   g_signal_connect_object (registry, "app-removed", G_CALLBACK (app_removed_cb), self, 0);
   g_signal_connect_object (rules, "changed", G_CALLBACK (rules_changed_cb), self, 0);
@@ -750,10 +697,10 @@ rc_ladder_watch_dispose (GObject *object)
   g_cancellable_cancel (self->cancellable);
   stop_checks (self);
   if (self->holds != NULL)
-    rc_ladder_holds_set_focus_func (self->holds, NULL, NULL);
+    rc_holds_set_focus_func (self->holds, NULL, NULL);
   self->holds = NULL;
   for (guint i = 0; i < G_N_ELEMENTS (self->watched); i++)
-    watched_disarm (&self->watched[i]);
+    g_clear_pointer (&self->watched[i], rc_pressure_trigger_free);
   g_clear_object (&self->object);
   g_clear_object (&self->policy);
   g_clear_object (&self->registry);
@@ -767,8 +714,6 @@ rc_ladder_watch_finalize (GObject *object)
 {
   RcLadderWatch *self = RC_LADDER_WATCH (object);
 
-  for (guint i = 0; i < G_N_ELEMENTS (self->watched); i++)
-    g_free (self->watched[i].control_group);
   g_hash_table_unref (self->steps);
   g_clear_object (&self->cancellable);
   g_free (self->shown);
@@ -794,10 +739,4 @@ rc_ladder_watch_init (RcLadderWatch *self)
   self->steps = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
                                        (GDestroyNotify) step_free);
   self->cancellable = g_cancellable_new ();
-  for (guint i = 0; i < G_N_ELEMENTS (self->watched); i++)
-    {
-      self->watched[i].watch = self;
-      self->watched[i].fd = -1;
-      self->watched[i].total = G_MAXUINT64;
-    }
 }

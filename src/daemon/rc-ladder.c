@@ -218,126 +218,23 @@ rc_ladder_trigger_text (guint percent)
 
 /* ---- the holds ------------------------------------------------------------ */
 
-typedef struct {
-  guint64 bytes;     /* 0: let go, the reason still to be recorded */
-  char   *reason;
-} Hold;
-
-struct _RcLadderHolds {
-  GHashTable       *by_unit;   /* unit name -> Hold */
-  RcLadderFocusFunc focus_func;
-  gpointer          focus_data;
-};
-
-static void
-hold_free (Hold *hold)
-{
-  g_free (hold->reason);
-  g_free (hold);
-}
-
-RcLadderHolds *
-rc_ladder_holds_new (void)
-{
-  RcLadderHolds *self = g_new0 (RcLadderHolds, 1);
-
-  self->by_unit = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-                                         (GDestroyNotify) hold_free);
-  return self;
-}
-
-void
-rc_ladder_holds_free (RcLadderHolds *self)
-{
-  if (self == NULL)
-    return;
-  g_hash_table_unref (self->by_unit);
-  g_free (self);
-}
-
 gboolean
-rc_ladder_holds_apply (RcLadderHolds  *self,
-                       const char     *unit,
-                       gboolean        focused,
-                       const RcLimits *api,
-                       RcLimits       *limits)
+rc_ladder_apply_hold (RcHolds        *holds,
+                      const char     *unit,
+                      gboolean        focused,
+                      const RcLimits *api,
+                      RcLimits       *limits)
 {
-  Hold *hold = g_hash_table_lookup (self->by_unit, unit);
+  guint64 bytes = rc_holds_get (holds, unit);
   guint64 base;
 
-  if (hold == NULL || hold->bytes == 0 || focused || rc_limits_has (api, RC_LIMIT_MEMORY_HIGH) ||
+  if (bytes == 0 || focused || rc_limits_has (api, RC_LIMIT_MEMORY_HIGH) ||
       rc_limits_has (api, RC_LIMIT_MEMORY_MAX))
     return FALSE;
   base = rc_limits_has (limits, RC_LIMIT_MEMORY_HIGH) ? limits->values[RC_LIMIT_MEMORY_HIGH] :
          G_MAXUINT64;
-  if (base <= hold->bytes)
+  if (base <= bytes)
     return FALSE;
-  rc_limits_set (limits, RC_LIMIT_MEMORY_HIGH, hold->bytes);
+  rc_limits_set (limits, RC_LIMIT_MEMORY_HIGH, bytes);
   return TRUE;
-}
-
-char *
-rc_ladder_holds_take_reason (RcLadderHolds *self,
-                             const char    *unit)
-{
-  Hold *hold = g_hash_table_lookup (self->by_unit, unit);
-  char *reason;
-
-  if (hold == NULL)
-    return NULL;
-  reason = g_steal_pointer (&hold->reason);
-  if (hold->bytes == 0)
-    g_hash_table_remove (self->by_unit, unit);
-  return reason;
-}
-
-void
-rc_ladder_holds_note_focus (RcLadderHolds *self,
-                            RcApp         *app,
-                            gboolean       focused)
-{
-  if (focused)
-    g_hash_table_remove (self->by_unit, app->unit);
-  if (self->focus_func != NULL)
-    self->focus_func (app, focused, self->focus_data);
-}
-
-void
-rc_ladder_holds_set (RcLadderHolds *self,
-                     const char    *unit,
-                     guint64        bytes,
-                     const char    *reason)
-{
-  Hold *hold = g_hash_table_lookup (self->by_unit, unit);
-
-  if (hold == NULL && bytes == 0)
-    return;
-  if (hold == NULL)
-    {
-      hold = g_new0 (Hold, 1);
-      g_hash_table_insert (self->by_unit, g_strdup (unit), hold);
-    }
-  hold->bytes = bytes;
-  g_free (hold->reason);
-  hold->reason = g_strdup (reason);
-  if (bytes == 0 && reason == NULL)
-    g_hash_table_remove (self->by_unit, unit);
-}
-
-guint64
-rc_ladder_holds_get (RcLadderHolds *self,
-                     const char    *unit)
-{
-  Hold *hold = g_hash_table_lookup (self->by_unit, unit);
-
-  return hold != NULL ? hold->bytes : 0;
-}
-
-void
-rc_ladder_holds_set_focus_func (RcLadderHolds    *self,
-                                RcLadderFocusFunc func,
-                                gpointer          user_data)
-{
-  self->focus_func = func;
-  self->focus_data = user_data;
 }

@@ -4,6 +4,7 @@
 #include <glib.h>
 
 #include "rc-app.h"
+#include "rc-holds.h"
 #include "rc-limits.h"
 #include "rc-rules.h"
 
@@ -108,42 +109,15 @@ char         *rc_ladder_trigger_text (guint percent);
 
 /* ---- the holds the policy applies ---------------------------------------- */
 
-typedef struct _RcLadderHolds RcLadderHolds;
-
-/* Told when an app gains or loses the focus. */
-typedef void (*RcLadderFocusFunc) (RcApp   *app,
-                                   gboolean focused,
-                                   gpointer user_data);
-
-RcLadderHolds *rc_ladder_holds_new (void);
-void          rc_ladder_holds_free (RcLadderHolds *self);
-/* The policy's side. In what @unit should have (@limits, resolved without
- * the ladder), the ladder's MemoryHigh takes the place of a higher one,
- * unless the app has the focus or a MemoryHigh or MemoryMax set through
- * the API (@api): those win. Returns whether the ladder's value is in
- * force. */
-gboolean      rc_ladder_holds_apply (RcLadderHolds  *self,
-                                     const char     *unit,
-                                     gboolean        focused,
-                                     const RcLimits *api,
-                                     RcLimits       *limits);
-/* Why the ladder last moved @unit's MemoryHigh, once (NULL: it did not). */
-char         *rc_ladder_holds_take_reason (RcLadderHolds *self,
-                                           const char    *unit);
-/* The focus takes over from the ladder at once: nothing is given back later. */
-void          rc_ladder_holds_note_focus (RcLadderHolds *self,
-                                          RcApp         *app,
-                                          gboolean       focused);
-/* The watch's side: @bytes 0 lets go; @reason (NULL: none) goes into the
- * action record with the change it makes. */
-void          rc_ladder_holds_set (RcLadderHolds *self,
-                                   const char    *unit,
-                                   guint64        bytes,
-                                   const char    *reason);
-guint64       rc_ladder_holds_get (RcLadderHolds *self,
-                                   const char    *unit);
-void          rc_ladder_holds_set_focus_func (RcLadderHolds    *self,
-                                              RcLadderFocusFunc func,
-                                              gpointer          user_data);
+/* The policy's side of the ladder's holds (unit -> MemoryHigh in bytes).
+ * In what @unit should have (@limits, resolved without the ladder), the
+ * ladder's MemoryHigh takes the place of a higher one, unless the app has
+ * the focus or a MemoryHigh or MemoryMax set through the API (@api): those
+ * win. Returns whether the ladder's value is in force. */
+gboolean      rc_ladder_apply_hold (RcHolds        *holds,
+                                    const char     *unit,
+                                    gboolean        focused,
+                                    const RcLimits *api,
+                                    RcLimits       *limits);
 
 G_END_DECLS

@@ -3,7 +3,7 @@
  * holds, applied in rc_policy_effective_limits, and what it may hold. */
 #include "rc-policy-private.h"
 
-RcGuardHolds *
+RcHolds *
 rc_policy_get_guard_holds (RcPolicy *self)
 {
   return self->guard;

@@ -6,7 +6,7 @@
 #include "rc-policy-private.h"
 #include "rc-action-log.h"
 
-RcLadderHolds *
+RcHolds *
 rc_policy_get_ladder_holds (RcPolicy *self)
 {
   return self->ladder;
@@ -32,7 +32,7 @@ rc_policy_ladder_in_force (RcPolicy       *self,
                            Unit           *unit,
                            const RcLimits *wanted)
 {
-  guint64 held = rc_ladder_holds_get (self->ladder, unit->app->unit);
+  guint64 held = rc_holds_get (self->ladder, unit->app->unit);
 
   return !self->paused && !unit->foreground && !api_memory_cap (unit) && held != 0 &&
          rc_limits_has (wanted, RC_LIMIT_MEMORY_HIGH) &&

@@ -75,8 +75,8 @@ struct _RcPolicy {
   RcAudioWatch   *audio_watch;
   RcPowerWatch   *power_watch;
   RcActionLog    *actions;
-  RcGuardHolds   *guard;           /* the responsiveness guard's CPUWeight holds */
-  RcLadderHolds  *ladder;          /* the memory ladder's MemoryHigh holds */
+  RcHolds        *guard;           /* the responsiveness guard's CPUWeight holds */
+  RcHolds        *ladder;          /* the memory ladder's MemoryHigh holds */
   char           *focus_reason;    /* "focus from sway": who moved the boost last */
   gboolean        power_changing;  /* the rules change for the power state */
   char           *state_file;

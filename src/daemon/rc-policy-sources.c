@@ -54,7 +54,7 @@ policy_source (RcPolicy       *self,
       *out_detail = g_strdup ("set through the API");
     }
   else if (!self->paused && limit == RC_LIMIT_CPU_WEIGHT && !unit->foreground &&
-           rc_guard_holds_get (self->guard, unit->app->unit) == wanted->values[limit])
+           rc_holds_get (self->guard, unit->app->unit) == wanted->values[limit])
     {
       *out_kind = SOURCE_GUARD;
       *out_detail = g_strdup ("the responsiveness guard: the focused app or session.slice is "

@@ -83,8 +83,8 @@ rc_policy_effective_limits (RcPolicy *self,
                      &defaults, out);
   if (!self->paused)
     {
-      rc_guard_holds_apply (self->guard, unit->app->unit, unit->foreground, unit_api (unit), out);
-      rc_ladder_holds_apply (self->ladder, unit->app->unit, unit->foreground, unit_api (unit), out);
+      rc_guard_apply_hold (self->guard, unit->app->unit, unit->foreground, unit_api (unit), out);
+      rc_ladder_apply_hold (self->ladder, unit->app->unit, unit->foreground, unit_api (unit), out);
     }
   /* Sound keeps at least its normal share: a rule (a power-saver one,
    * say) neither lowers its weight below the default nor caps it. */
@@ -238,8 +238,8 @@ record_diff (RcPolicy       *self,
   g_autofree char *rule = found != NULL && found->origin != NULL ?
                           g_strconcat ("rule ", found->origin, NULL) :
                           g_strdup_printf ("no rule for %s", unit->app->app_id);
-  g_autofree char *guard = rc_guard_holds_take_reason (self->guard, unit->app->unit);
-  g_autofree char *ladder = rc_ladder_holds_take_reason (self->ladder, unit->app->unit);
+  g_autofree char *guard = rc_holds_take_reason (self->guard, unit->app->unit);
+  g_autofree char *ladder = rc_holds_take_reason (self->ladder, unit->app->unit);
   g_autofree char *power = rc_action_power_reason (rc_power_watch_get_profile (self->power_watch),
                                                    rc_power_watch_get_on_battery (self->power_watch));
   RcActionTriggers why = {
@@ -448,8 +448,8 @@ set_unit_foreground (RcPolicy *self,
   unit->foreground = foreground;
   unit->app->foreground = foreground;
   unit->boost_moved = TRUE;
-  rc_guard_holds_note_focus (self->guard, unit->app, foreground);
-  rc_ladder_holds_note_focus (self->ladder, unit->app, foreground);
+  rc_holds_note_focus (self->guard, unit->app, foreground);
+  rc_holds_note_focus (self->ladder, unit->app, foreground);
   if (foreground)
     {
       unit->inactive = FALSE;
@@ -839,8 +839,8 @@ rc_policy_finalize (GObject *object)
   g_clear_pointer (&self->restored_boosted, g_hash_table_unref);
   g_clear_pointer (&self->restored_frozen, g_hash_table_unref);
   g_clear_pointer (&self->starting, g_hash_table_unref);
-  g_clear_pointer (&self->guard, rc_guard_holds_free);
-  g_clear_pointer (&self->ladder, rc_ladder_holds_free);
+  g_clear_pointer (&self->guard, rc_holds_free);
+  g_clear_pointer (&self->ladder, rc_holds_free);
   g_free (self->state_file);
   g_free (self->state_written);
   g_free (self->focus_reason);
@@ -872,8 +872,8 @@ rc_policy_emit_paused_changed (RcPolicy *self)
 static void
 rc_policy_init (RcPolicy *self)
 {
-  self->guard = rc_guard_holds_new ();
-  self->ladder = rc_ladder_holds_new ();
+  self->guard = rc_holds_new ();
+  self->ladder = rc_holds_new ();
   self->starting = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->cancellable = g_cancellable_new ();
   self->units = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,

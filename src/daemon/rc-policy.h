@@ -8,6 +8,7 @@
 #include "rc-authority.h"
 #include "rc-focus-watch.h"
 #include "rc-guard.h"
+#include "rc-holds.h"
 #include "rc-ladder.h"
 #include "rc-limits.h"
 #include "rc-power-watch.h"
@@ -86,20 +87,20 @@ void      rc_policy_set_foreground (RcPolicy   *self,
                                     const char *source);
 /* The action record of the policy's changes. */
 RcActionLog *rc_policy_get_action_log (RcPolicy *self);
-/* The responsiveness guard's CPUWeight holds (rc-guard.h): in force below a
- * value set through the API and the boost, over the rule's and the
- * default (a hold only ever lowers the weight the app would have). */
-RcGuardHolds *rc_policy_get_guard_holds (RcPolicy *self);
+/* The responsiveness guard's CPUWeight holds (rc_guard_apply_hold): in
+ * force below a value set through the API and the boost, over the rule's
+ * and the default (a hold only ever lowers the weight the app would have). */
+RcHolds  *rc_policy_get_guard_holds (RcPolicy *self);
 /* Whether the guard may hold @app's CPUWeight (a controllable instance
  * without the focus, sound, or a CPUWeight set through the API); with
  * @sync, has systemd apply its hold as it is now, in the queue. */
 gboolean  rc_policy_guard_app (RcPolicy *self,
                                RcApp    *app,
                                gboolean  sync);
-/* The memory ladder's MemoryHigh holds (rc-ladder.h): in force below a
- * value set through the API and the boost, over the rule's and the
+/* The memory ladder's MemoryHigh holds (rc_ladder_apply_hold): in force
+ * below a value set through the API and the boost, over the rule's and the
  * default. */
-RcLadderHolds *rc_policy_get_ladder_holds (RcPolicy *self);
+RcHolds  *rc_policy_get_ladder_holds (RcPolicy *self);
 typedef enum {
   RC_LADDER_MAY_THROTTLE = 1 << 0,
   RC_LADDER_MAY_FREEZE   = 1 << 1,

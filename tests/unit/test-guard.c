@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The responsiveness guard's decisions (rc-guard.c): pressure readings,
  * when to step, whom to lower, floors, exemptions, the 2 s spacing and
- * giving back; the holds the policy applies; the [Guard] rules group. */
+ * giving back; which of its holds the policy applies; the [Guard] rules
+ * group. */
 #include "rc-guard.h"
 
 #include <string.h>
@@ -314,60 +315,46 @@ test_stay_and_off (void)
   g_assert_cmpuint (apps[1].next, ==, 0);
 }
 
+/* Which weight wins is the guard's: the table (rc-holds.c) only keeps it. */
 static void
-test_holds (void)
+test_apply_hold (void)
 {
-  RcGuardHolds *holds = rc_guard_holds_new ();
+  g_autoptr(RcHolds) holds = rc_holds_new ();
   RcLimits api = { 0, };
   RcLimits limits = { 0, };
-  g_autofree char *reason = NULL;
-  g_autoptr(RcApp) app = rc_app_new ("app-a.scope", "/a", "org.example.A", "");
 
   /* nothing held: the policy's value stands */
   rc_limits_set (&limits, RC_LIMIT_CPU_WEIGHT, 50);
-  rc_guard_holds_apply (holds, "app-a.scope", FALSE, &api, &limits);
+  rc_guard_apply_hold (holds, "app-a.scope", FALSE, &api, &limits);
   g_assert_cmpuint (limits.values[RC_LIMIT_CPU_WEIGHT], ==, 50);
 
-  rc_guard_holds_set (holds, "app-a.scope", 25, "CPU pressure of the focused app 23 % over 10 %");
-  g_assert_cmpuint (rc_guard_holds_get (holds, "app-a.scope"), ==, 25);
+  rc_holds_set (holds, "app-a.scope", 25, "CPU pressure of the focused app 23 % over 10 %");
   /* over the rule's value, and without one over the default */
-  rc_guard_holds_apply (holds, "app-a.scope", FALSE, &api, &limits);
+  rc_guard_apply_hold (holds, "app-a.scope", FALSE, &api, &limits);
   g_assert_cmpuint (limits.values[RC_LIMIT_CPU_WEIGHT], ==, 25);
   limits = (RcLimits) { 0, };
-  rc_guard_holds_apply (holds, "app-a.scope", FALSE, &api, &limits);
+  rc_guard_apply_hold (holds, "app-a.scope", FALSE, &api, &limits);
   g_assert_true (rc_limits_has (&limits, RC_LIMIT_CPU_WEIGHT));
   g_assert_cmpuint (limits.values[RC_LIMIT_CPU_WEIGHT], ==, 25);
   /* never above what the rule gives */
   rc_limits_set (&limits, RC_LIMIT_CPU_WEIGHT, 12);
-  rc_guard_holds_apply (holds, "app-a.scope", FALSE, &api, &limits);
+  rc_guard_apply_hold (holds, "app-a.scope", FALSE, &api, &limits);
   g_assert_cmpuint (limits.values[RC_LIMIT_CPU_WEIGHT], ==, 12);
   /* the focus (the boost) and a value set through the API win */
   rc_limits_set (&limits, RC_LIMIT_CPU_WEIGHT, 300);
-  rc_guard_holds_apply (holds, "app-a.scope", TRUE, &api, &limits);
+  rc_guard_apply_hold (holds, "app-a.scope", TRUE, &api, &limits);
   g_assert_cmpuint (limits.values[RC_LIMIT_CPU_WEIGHT], ==, 300);
   rc_limits_set (&api, RC_LIMIT_CPU_WEIGHT, 200);
   rc_limits_set (&limits, RC_LIMIT_CPU_WEIGHT, 200);
-  rc_guard_holds_apply (holds, "app-a.scope", FALSE, &api, &limits);
+  rc_guard_apply_hold (holds, "app-a.scope", FALSE, &api, &limits);
   g_assert_cmpuint (limits.values[RC_LIMIT_CPU_WEIGHT], ==, 200);
 
-  /* the reason is taken once, for the record of the write */
-  reason = rc_guard_holds_take_reason (holds, "app-a.scope");
-  g_assert_cmpstr (reason, ==, "CPU pressure of the focused app 23 % over 10 %");
-  g_assert_null (rc_guard_holds_take_reason (holds, "app-a.scope"));
-  g_assert_null (rc_guard_holds_take_reason (holds, "app-other.scope"));
-
-  /* let go with a reason: kept until the record takes it */
-  rc_guard_holds_set (holds, "app-a.scope", 0, "given back");
-  g_assert_cmpuint (rc_guard_holds_get (holds, "app-a.scope"), ==, 0);
-  g_clear_pointer (&reason, g_free);
-  reason = rc_guard_holds_take_reason (holds, "app-a.scope");
-  g_assert_cmpstr (reason, ==, "given back");
-
-  /* the focus drops a hold: nothing to give back when it leaves */
-  rc_guard_holds_set (holds, "app-a.scope", 25, NULL);
-  rc_guard_holds_note_focus (holds, app, TRUE);
-  g_assert_cmpuint (rc_guard_holds_get (holds, "app-a.scope"), ==, 0);
-  rc_guard_holds_free (holds);
+  /* let go, its reason not yet recorded: nothing in force */
+  api = (RcLimits) { 0, };
+  rc_holds_set (holds, "app-a.scope", 0, "given back");
+  rc_limits_set (&limits, RC_LIMIT_CPU_WEIGHT, 100);
+  rc_guard_apply_hold (holds, "app-a.scope", FALSE, &api, &limits);
+  g_assert_cmpuint (limits.values[RC_LIMIT_CPU_WEIGHT], ==, 100);
 }
 
 static void
@@ -435,7 +422,7 @@ main (int   argc,
   g_test_add_func ("/guard/giving-back", test_giving_back);
   g_test_add_func ("/guard/giving-back-one-at-a-time", test_giving_back_one_at_a_time);
   g_test_add_func ("/guard/stay-and-off", test_stay_and_off);
-  g_test_add_func ("/guard/holds", test_holds);
+  g_test_add_func ("/guard/apply-hold", test_apply_hold);
   g_test_add_func ("/guard/rules-group", test_rules_group);
   return g_test_run ();
 }
