@@ -438,9 +438,15 @@ shared_entry (RcRecordCache *cache,
   return entry;
 }
 
+/* @value: interned, so it lives as long as the daemon and the GVariant
+ * may point at it, checked once instead of twice and not copied. */
 static GVariant *
 make_string (gconstpointer value)
 {
+  gsize length = strlen (value);
+
+  if (G_LIKELY (g_utf8_validate (value, length, NULL)))
+    return g_variant_new_from_data (G_VARIANT_TYPE_STRING, value, length + 1, TRUE, NULL, NULL);
   return new_utf8_string (value);
 }
 
