@@ -330,6 +330,23 @@ new_utf8_string (const char *value)
   return g_variant_new_string (valid);
 }
 
+static void
+release_shared_string (gpointer text)
+{
+  g_ref_string_release (text);
+}
+
+/* The unit's name as a string GVariant pointing at the app's own copy, not
+ * copied nor checked again: systemd's names are ASCII, and GDBus checked
+ * the message they came in. g_variant_new_string checks every byte twice
+ * and copies them, for each of 1,000 records a listing. */
+static GVariant *
+unit_string (RcApp *app)
+{
+  return g_variant_new_from_data (G_VARIANT_TYPE_STRING, app->unit, strlen (app->unit) + 1, TRUE,
+                                  release_shared_string, g_ref_string_acquire (app->unit));
+}
+
 static GVariant *
 record_entry (guint     key,
               GVariant *value)
@@ -337,50 +354,109 @@ record_entry (guint     key,
   return g_variant_new_dict_entry (record_keys ()[key], g_variant_new_variant (value));
 }
 
-/* Entries are immutable and most are the same in many records: the
- * AppId, Name, Icon … of every instance of an app, the limits most apps
- * leave at their defaults. Such entries are made once and shared, which
- * saves making (and type-checking) three GVariants per entry per record.
- * A key's table stops growing at MAX_SHARED distinct values: the others
+/* Entries are immutable and most are the same in many records of one
+ * listing: the AppId, Name, Icon … of every instance of an app, the limits
+ * most apps leave at their defaults. Within a listing such entries are made
+ * once and shared, which saves making (and type-checking) three GVariants
+ * per entry per record. The tables live as long as the listing: kept
+ * between calls they held some 85 KiB at 1,000 apps for a saving of a few
+ * hundred entries a call. A key's table stops growing at MAX_SHARED
+ * distinct values (half its slots: open addressing stays short); the others
  * are made for each record, costing time instead of memory. */
-#define MAX_SHARED 128
+#define SHARED_SLOTS 256
+#define MAX_SHARED (SHARED_SLOTS / 2)
 
-static GVariant *
-shared_entry (guint         key,
-              gpointer      value_key,
-              GVariant *(*make)(gconstpointer value),
-              gconstpointer value)
+typedef struct {
+  gint64    value_key;
+  GVariant *entry;    /* NULL: a free slot */
+} SharedSlot;
+
+struct _RcRecordCache {
+  SharedSlot *slots[N_KEYS];   /* SHARED_SLOTS each, taken at the key's first entry */
+  guint       n_shared[N_KEYS];
+  GArray     *pids;            /* one buffer for every record's cgroup.procs */
+};
+typedef struct _RcRecordCache RcRecordCache;
+
+static void
+record_cache_init (RcRecordCache *cache)
 {
-  static GHashTable *tables[N_KEYS];
-  GVariant *shared;
-
-  if (tables[key] == NULL)
-    tables[key] = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
-                                         (GDestroyNotify) g_variant_unref);
-  shared = g_hash_table_lookup (tables[key], value_key);
-  if (shared != NULL)
-    return g_variant_ref (shared);
-  shared = g_variant_ref_sink (record_entry (key, make (value)));
-  if (g_hash_table_size (tables[key]) < MAX_SHARED)
-    g_hash_table_insert (tables[key], g_memdup2 (value_key, sizeof (gint64)),
-                         g_variant_ref (shared));
-  return shared;
+  *cache = (RcRecordCache) { 0 };
+  cache->pids = g_array_sized_new (FALSE, FALSE, sizeof (guint32), 64);
 }
 
+static void
+record_cache_clear (RcRecordCache *cache)
+{
+  for (guint key = 0; key < N_KEYS; key++)
+    {
+      if (cache->slots[key] == NULL)
+        continue;
+      for (guint i = 0; i < SHARED_SLOTS; i++)
+        g_clear_pointer (&cache->slots[key][i].entry, g_variant_unref);
+      g_free (cache->slots[key]);
+    }
+  g_array_unref (cache->pids);
+}
+
+/* Fibonacci hashing: addresses (16-byte aligned) and small counts both
+ * spread over the slots. */
+static guint
+slot_of (gint64 value_key)
+{
+  return (guint) (((guint64) value_key * G_GUINT64_CONSTANT (0x9E3779B97F4A7C15)) >> 56);
+}
+
+G_STATIC_ASSERT (SHARED_SLOTS == 256);
+
+/* @cache NULL: a record alone, nothing shared. */
+static GVariant *
+shared_entry (RcRecordCache *cache,
+              guint          key,
+              gint64         value_key,
+              GVariant *(*make)(gconstpointer value),
+              gconstpointer  value)
+{
+  SharedSlot *slots;
+  GVariant *entry;
+  guint i;
+
+  if (cache == NULL)
+    return g_variant_ref_sink (record_entry (key, make (value)));
+  if (cache->slots[key] == NULL)
+    cache->slots[key] = g_new0 (SharedSlot, SHARED_SLOTS);
+  slots = cache->slots[key];
+  for (i = slot_of (value_key); slots[i].entry != NULL; i = (i + 1) % SHARED_SLOTS)
+    if (slots[i].value_key == value_key)
+      return g_variant_ref (slots[i].entry);
+  entry = g_variant_ref_sink (record_entry (key, make (value)));
+  if (cache->n_shared[key] < MAX_SHARED)
+    {
+      slots[i] = (SharedSlot) { value_key, g_variant_ref (entry) };
+      cache->n_shared[key]++;
+    }
+  return entry;
+}
+
+/* @value: interned, so it lives as long as the daemon and the GVariant
+ * may point at it, checked once instead of twice and not copied. */
 static GVariant *
 make_string (gconstpointer value)
 {
+  gsize length = strlen (value);
+
+  if (G_LIKELY (g_utf8_validate (value, length, NULL)))
+    return g_variant_new_from_data (G_VARIANT_TYPE_STRING, value, length + 1, TRUE, NULL, NULL);
   return new_utf8_string (value);
 }
 
 /* @value: interned, so its address names it. */
 static GVariant *
-string_entry (guint       key,
-              const char *value)
+string_entry (RcRecordCache *cache,
+              guint          key,
+              const char    *value)
 {
-  gint64 address = (gint64) (gintptr) value;
-
-  return shared_entry (key, &address, make_string, value);
+  return shared_entry (cache, key, (gint64) (gintptr) value, make_string, value);
 }
 
 static GVariant *
@@ -390,10 +466,11 @@ make_u64 (gconstpointer value)
 }
 
 static GVariant *
-u64_entry (guint   key,
-           guint64 value)
+u64_entry (RcRecordCache *cache,
+           guint          key,
+           guint64        value)
 {
-  return shared_entry (key, &value, make_u64, &value);
+  return shared_entry (cache, key, (gint64) value, make_u64, &value);
 }
 
 static GVariant *
@@ -403,12 +480,13 @@ make_u32 (gconstpointer value)
 }
 
 static GVariant *
-u32_entry (guint   key,
-           guint32 value)
+u32_entry (RcRecordCache *cache,
+           guint          key,
+           guint32        value)
 {
   guint64 wide = value;
 
-  return shared_entry (key, &wide, make_u32, &wide);
+  return shared_entry (cache, key, (gint64) wide, make_u32, &wide);
 }
 
 static GVariant *
@@ -418,12 +496,13 @@ make_boolean (gconstpointer value)
 }
 
 static GVariant *
-boolean_entry (guint    key,
-               gboolean value)
+boolean_entry (RcRecordCache *cache,
+               guint          key,
+               gboolean       value)
 {
   guint64 wide = value != FALSE;
 
-  return shared_entry (key, &wide, make_boolean, &wide);
+  return shared_entry (cache, key, (gint64) wide, make_boolean, &wide);
 }
 
 static GVariant *
@@ -434,14 +513,15 @@ make_double (gconstpointer value)
 
 /* Pressure reads 0.00 for most apps most of the time. */
 static GVariant *
-double_entry (guint  key,
-              double value)
+double_entry (RcRecordCache *cache,
+              guint          key,
+              double         value)
 {
   gint64 bits;
 
   G_STATIC_ASSERT (sizeof bits == sizeof value);
   memcpy (&bits, &value, sizeof bits);
-  return shared_entry (key, &bits, make_double, &value);
+  return shared_entry (cache, key, bits, make_double, &value);
 }
 
 static GVariant *
@@ -452,12 +532,11 @@ make_variant (gconstpointer value)
 
 /* @value: one the cgroup reader keeps for good, so its address names it. */
 static GVariant *
-variant_entry (guint     key,
-               GVariant *value)
+variant_entry (RcRecordCache *cache,
+               guint          key,
+               GVariant      *value)
 {
-  gint64 address = (gint64) (gintptr) value;
-
-  return shared_entry (key, &address, make_variant, value);
+  return shared_entry (cache, key, (gint64) (gintptr) value, make_variant, value);
 }
 
 /* A limit at its none value: no quota or protection (0), no limit or no
@@ -480,9 +559,11 @@ limit_is_none (guint   key,
  * of their own, no sound and no limits but their weight and TasksMax. */
 static GVariant *
 build_record (RcApp          *app,
-              RcAppRecordKind kind)
+              RcAppRecordKind kind,
+              RcRecordCache  *cache)
 {
-  g_autoptr(GArray) pids = g_array_sized_new (FALSE, FALSE, sizeof (guint32), 8);
+  g_autoptr(GArray) own_pids = NULL;
+  GArray *pids;
   gboolean full = kind == RC_APP_RECORD_FULL;
   GVariant *entries[N_KEYS];
   GVariant *record;
@@ -491,8 +572,15 @@ build_record (RcApp          *app,
   guint64 limits[KEY_MEMORY_SWAP_MAX + 1];
   guint n = 0;
 
+  if (cache != NULL)
+    {
+      pids = cache->pids;
+      g_array_set_size (pids, 0);
+    }
+  else
+    pids = own_pids = g_array_sized_new (FALSE, FALSE, sizeof (guint32), 8);
   read_usage (app, &stats, pids, full);
-  entries[n++] = g_variant_ref_sink (record_entry (KEY_UNIT, new_utf8_string (app->unit)));
+  entries[n++] = g_variant_ref_sink (record_entry (KEY_UNIT, unit_string (app)));
   strings[KEY_APP_ID] = app->app_id;
   strings[KEY_LAUNCHER] = app->launcher;
   strings[KEY_NAME] = app->name;
@@ -503,9 +591,9 @@ build_record (RcApp          *app,
   strings[KEY_FREEZER_STATE] = app->freezer_state;
   for (guint key = KEY_APP_ID; key <= KEY_FREEZER_STATE; key++)
     if (full || *strings[key] != '\0')
-      entries[n++] = string_entry (key, strings[key]);
+      entries[n++] = string_entry (cache, key, strings[key]);
   if (full || app->audio)
-    entries[n++] = boolean_entry (KEY_AUDIO, app->audio);
+    entries[n++] = boolean_entry (cache, KEY_AUDIO, app->audio);
   limits[KEY_CPU_WEIGHT] = stats.cpu_weight;
   limits[KEY_IO_WEIGHT] = stats.io_weight;
   limits[KEY_CPU_QUOTA] = stats.cpu_quota;
@@ -520,9 +608,9 @@ build_record (RcApp          *app,
       if (!full && limit_is_none (key, limits[key]))
         continue;
       if (key == KEY_CPU_QUOTA)
-        entries[n++] = u32_entry (key, stats.cpu_quota);
+        entries[n++] = u32_entry (cache, key, stats.cpu_quota);
       else
-        entries[n++] = u64_entry (key, limits[key]);
+        entries[n++] = u64_entry (cache, key, limits[key]);
     }
   /* usage: read for this record; an entry is shared only where many apps
    * have the same figure (TasksCurrent: most apps have a few tasks) */
@@ -535,7 +623,7 @@ build_record (RcApp          *app,
                                                    g_variant_new_uint64 (stats.memory_current)));
   entries[n++] = g_variant_ref_sink (record_entry (KEY_CPU_USAGE_NSEC,
                                                    g_variant_new_uint64 (stats.cpu_usage_nsec)));
-  entries[n++] = u64_entry (KEY_TASKS_CURRENT, stats.tasks_current);
+  entries[n++] = u64_entry (cache, KEY_TASKS_CURRENT, stats.tasks_current);
   if (full)
     entries[n++] = g_variant_ref_sink (record_entry (KEY_CPU_THROTTLED_USEC,
                                                      g_variant_new_uint64 (stats.cpu_throttled_usec)));
@@ -543,14 +631,14 @@ build_record (RcApp          *app,
   if (stats.memory_events != NULL)
     {
       if (stats.memory_events_kept)
-        entries[n++] = variant_entry (KEY_MEMORY_EVENTS, stats.memory_events);
+        entries[n++] = variant_entry (cache, KEY_MEMORY_EVENTS, stats.memory_events);
       else
         entries[n++] = g_variant_ref_sink (record_entry (KEY_MEMORY_EVENTS, stats.memory_events));
       g_variant_unref (stats.memory_events);
     }
   for (guint i = 0; i < RC_N_PRESSURES; i++)
     if (stats.pressure[i] >= 0)
-      entries[n++] = double_entry (KEY_CPU_PRESSURE + i, stats.pressure[i]);
+      entries[n++] = double_entry (cache, KEY_CPU_PRESSURE + i, stats.pressure[i]);
   /* in memory already: the ledger reads no file for a record */
   if (app->energy_known)
     {
@@ -587,7 +675,7 @@ GVariant *
 rc_app_to_variant (RcApp *app)
 {
   open_cgroup (app);
-  return build_record (app, RC_APP_RECORD_FULL);
+  return build_record (app, RC_APP_RECORD_FULL, NULL);
 }
 
 /* The records of @apps, as one aa{sv}. Every app's folder is opened
@@ -599,10 +687,15 @@ rc_app_list_to_variant (GPtrArray      *apps,
                         RcAppRecordKind kind)
 {
   g_auto(GVariantBuilder) builder = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("aa{sv}"));
+  RcRecordCache cache;
+  GVariant *list;
 
   for (guint i = 0; i < apps->len; i++)
     open_cgroup (g_ptr_array_index (apps, i));
+  record_cache_init (&cache);
   for (guint i = 0; i < apps->len; i++)
-    g_variant_builder_add_value (&builder, build_record (g_ptr_array_index (apps, i), kind));
-  return g_variant_builder_end (&builder);
+    g_variant_builder_add_value (&builder, build_record (g_ptr_array_index (apps, i), kind, &cache));
+  list = g_variant_builder_end (&builder);
+  record_cache_clear (&cache);
+  return list;
 }
