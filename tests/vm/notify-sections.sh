@@ -307,11 +307,13 @@ sec_energy () {
   call "SetForegroundApp Energy50" OK SetForegroundApp org.example.Energy50
   nap 2
   # the battery starts to discharge: the ledger's baseline
+  # (the CPU times read at once: the ledger's window starts at this sample and ends at the last one,
+  # and the shares are compared over the same window)
   upower_set 5 Type u 2 IsPresent b true State u 2 EnergyRate d 10 Energy d 50 > /dev/null
-  wait_for 15 energy_source_is upower
-  check "a discharging battery: the energy source is UPower" upower "$(energy_source)"
   for u in "$a" "$b" "$c"; do before[$u]=$(usage_us "$(cg "$u")"); done
   before[machine]=$(busy_stat)
+  wait_for 15 energy_source_is upower
+  check "a discharging battery: the energy source is UPower" upower "$(energy_source)"
   for i in $(seq 8); do   # 40 s: twice the rule's 20 s
     nap 5
     upower_set 1 Energy d "$((50 - i)).0" > /dev/null
