@@ -101,7 +101,8 @@ sec_package () {
   while IFS= read -r f; do
     [ "$f" = /. ] && continue
     [ -e "$f" ] || [ -L "$f" ] || continue
-    if [ -d "$f" ] && [ ! -L "$f" ]; then dirs+=("$f"); else left+=("$f"); fi
+    # (a folder through a link too: /lib is one to usr/lib where /usr is merged, as on Debian 12)
+    if [ -d "$f" ]; then dirs+=("$f"); else left+=("$f"); fi
   done <<< "$listing"
   # a folder another installed package also has (/usr/bin, /etc, ...) stays, rightly; one dpkg -S for
   # all of them, since each reads the whole database (slow over 9p under emulation)
