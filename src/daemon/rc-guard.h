@@ -60,14 +60,6 @@ typedef struct {
   guint64       next;          /* out: the guard's weight from now on, 0: none */
 } RcGuardApp;
 
-/* "some avg10=... total=N" of a PSI file: N, the stall time in usec. */
-gboolean    rc_guard_parse_some_total (const char *text,
-                                       guint64    *out_total_usec);
-/* The stall share (percent) between two totals @elapsed_usec apart; 0
- * for a counter that went back or no time. */
-double      rc_guard_pressure_percent (guint64 total_before,
-                                       guint64 total_now,
-                                       gint64  elapsed_usec);
 /* What the guard keeps from one check to the next (RC_GUARD_CALM_INIT
  * when it starts checking). */
 typedef struct {

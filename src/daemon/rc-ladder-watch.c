@@ -3,6 +3,7 @@
 #include "rc-cgroup.h"
 #include "rc-guard.h"
 #include "rc-ladder.h"
+#include "rc-pressure.h"
 #include "rc-pressure-trigger.h"
 
 enum { SIGNAL_STEPPED, N_SIGNALS };
@@ -282,7 +283,7 @@ own_stall (RcLadderWatch *self,
                       G_MAXUINT64;
 
       if (total != G_MAXUINT64 && step->stall_total != G_MAXUINT64)
-        highest = MAX (highest, rc_guard_pressure_percent (step->stall_total, total, elapsed_usec));
+        highest = MAX (highest, rc_pressure_percent (step->stall_total, total, elapsed_usec));
       step->stall_total = total;
     }
   return highest;

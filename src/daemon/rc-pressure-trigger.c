@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-pressure-trigger.h"
-#include "rc-guard.h"
+#include "rc-pressure.h"
 
 #include <glib-unix.h>
 #include <unistd.h>
@@ -40,7 +40,7 @@ rc_pressure_read_some_total (const char *control_group,
   if (control_group == NULL)
     return G_MAXUINT64;
   path = rc_cgroup_file_path (control_group, pressure_files[pressure]);
-  if (!g_file_get_contents (path, &text, NULL, NULL) || !rc_guard_parse_some_total (text, &total))
+  if (!g_file_get_contents (path, &text, NULL, NULL) || !rc_pressure_parse_some_total (text, &total))
     return G_MAXUINT64;
   return total;
 }
@@ -138,7 +138,7 @@ rc_pressure_trigger_look (RcPressureTrigger *self,
   double share = 0;
 
   if (total != G_MAXUINT64 && self->total != G_MAXUINT64)
-    share = rc_guard_pressure_percent (self->total, total, elapsed_usec);
+    share = rc_pressure_percent (self->total, total, elapsed_usec);
   if (out_first != NULL)
     *out_first = total != G_MAXUINT64 && self->total == G_MAXUINT64;
   self->total = total;

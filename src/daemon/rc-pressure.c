@@ -65,3 +65,46 @@ rc_pressure_parse_memory_events (const char *text)
     }
   return g_variant_builder_end (&builder);
 }
+
+gboolean
+rc_pressure_parse_some_total (const char *text,
+                              guint64    *out_total_usec)
+{
+  const char *line = text;
+
+  while (line != NULL && *line != '\0')
+    {
+      if (g_str_has_prefix (line, "some "))
+        {
+          const char *total = strstr (line, " total=");
+          const char *end = strchr (line, '\n');
+          char *after = NULL;
+          guint64 value;
+
+          if (total == NULL || (end != NULL && total > end))
+            return FALSE;
+          total += strlen (" total=");
+          if (!g_ascii_isdigit (*total))
+            return FALSE;
+          value = g_ascii_strtoull (total, &after, 10);
+          if (after == total)
+            return FALSE;
+          *out_total_usec = value;
+          return TRUE;
+        }
+      line = strchr (line, '\n');
+      if (line != NULL)
+        line++;
+    }
+  return FALSE;
+}
+
+double
+rc_pressure_percent (guint64 total_before,
+                     guint64 total_now,
+                     gint64  elapsed_usec)
+{
+  if (elapsed_usec <= 0 || total_now < total_before)
+    return 0;
+  return MIN (100.0, (double) (total_now - total_before) * 100.0 / (double) elapsed_usec);
+}

@@ -19,4 +19,13 @@ gboolean  rc_pressure_parse_some_avg10 (const char *text,
  * "<name> <unsigned>" are skipped. A floating GVariant. */
 GVariant *rc_pressure_parse_memory_events (const char *text);
 
+/* "some avg10=... total=N" of a PSI file: N, the stall time in usec. */
+gboolean  rc_pressure_parse_some_total (const char *text,
+                                        guint64    *out_total_usec);
+/* The stall share (percent) between two totals @elapsed_usec apart; 0
+ * for a counter that went back or no time. */
+double    rc_pressure_percent (guint64 total_before,
+                               guint64 total_now,
+                               gint64  elapsed_usec);
+
 G_END_DECLS

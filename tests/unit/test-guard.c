@@ -26,39 +26,6 @@ busy_app (const char *name,
 }
 
 static void
-test_parse_total (void)
-{
-  guint64 total = 7;
-
-  g_assert_true (rc_guard_parse_some_total ("some avg10=1.00 avg60=0.00 avg300=0.00 total=123456\n"
-                                            "full avg10=0.00 avg60=0.00 avg300=0.00 total=9\n",
-                                            &total));
-  g_assert_cmpuint (total, ==, 123456);
-  /* the "full" line first is still the "some" total */
-  g_assert_true (rc_guard_parse_some_total ("full avg10=0.00 total=5\nsome avg10=0.00 total=42",
-                                            &total));
-  g_assert_cmpuint (total, ==, 42);
-  total = 7;
-  g_assert_false (rc_guard_parse_some_total ("some avg10=1.00\nfull total=5\n", &total));
-  g_assert_false (rc_guard_parse_some_total ("some avg10=1.00 total=x\n", &total));
-  g_assert_false (rc_guard_parse_some_total ("", &total));
-  g_assert_cmpuint (total, ==, 7);
-}
-
-static void
-test_pressure_percent (void)
-{
-  /* the total's growth over the interval, not avg10 */
-  g_assert_cmpfloat_with_epsilon (rc_guard_pressure_percent (1000, 1000 + 230000, SEC), 23.0, 1e-9);
-  g_assert_cmpfloat (rc_guard_pressure_percent (5000, 5000, SEC), ==, 0.0);
-  /* a counter that went back (a new cgroup) or no time: nothing */
-  g_assert_cmpfloat (rc_guard_pressure_percent (5000, 10, SEC), ==, 0.0);
-  g_assert_cmpfloat (rc_guard_pressure_percent (0, 5000, 0), ==, 0.0);
-  /* several tasks waiting: at most all of the time */
-  g_assert_cmpfloat (rc_guard_pressure_percent (0, 3 * SEC, SEC), ==, 100.0);
-}
-
-static void
 test_trigger_text (void)
 {
   g_autofree char *ten = rc_guard_trigger_text (10);
@@ -409,8 +376,6 @@ main (int   argc,
       char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
-  g_test_add_func ("/guard/parse-total", test_parse_total);
-  g_test_add_func ("/guard/pressure-percent", test_pressure_percent);
   g_test_add_func ("/guard/trigger-text", test_trigger_text);
   g_test_add_func ("/guard/judge", test_judge);
   g_test_add_func ("/guard/undone-step-back-waits-longer", test_undone_step_back_waits_longer);
