@@ -562,8 +562,10 @@ build_record (RcApp          *app,
               RcAppRecordKind kind,
               RcRecordCache  *cache)
 {
-  g_autoptr(GArray) own_pids = NULL;
-  GArray *pids;
+  /* a listing reuses its cache's array; a single record has its own */
+  g_autoptr(GArray) own_pids = cache == NULL ?
+                               g_array_sized_new (FALSE, FALSE, sizeof (guint32), 8) : NULL;
+  GArray *pids = cache != NULL ? cache->pids : own_pids;
   gboolean full = kind == RC_APP_RECORD_FULL;
   GVariant *entries[N_KEYS];
   GVariant *record;
@@ -572,13 +574,7 @@ build_record (RcApp          *app,
   guint64 limits[KEY_MEMORY_SWAP_MAX + 1];
   guint n = 0;
 
-  if (cache != NULL)
-    {
-      pids = cache->pids;
-      g_array_set_size (pids, 0);
-    }
-  else
-    pids = own_pids = g_array_sized_new (FALSE, FALSE, sizeof (guint32), 8);
+  g_array_set_size (pids, 0);
   read_usage (app, &stats, pids, full);
   entries[n++] = g_variant_ref_sink (record_entry (KEY_UNIT, unit_string (app)));
   strings[KEY_APP_ID] = app->app_id;
