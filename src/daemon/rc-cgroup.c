@@ -182,6 +182,25 @@ rc_cgroup_read_u64 (const char *control_group,
   return ok;
 }
 
+guint64
+rc_cgroup_read_pressure_total (const char *control_group,
+                               RcPressure  pressure)
+{
+  char buf[SMALL_FILE_MAX];
+  int dir_fd;
+  gboolean ok;
+  guint64 total;
+
+  g_return_val_if_fail (pressure < RC_N_PRESSURES, G_MAXUINT64);
+  if (control_group == NULL)
+    return G_MAXUINT64;
+  dir_fd = open_cgroup_dir (control_group);
+  ok = read_small_file (dir_fd, usage_files[USAGE_CPU_PRESSURE + pressure], buf);
+  if (dir_fd >= 0)
+    close (dir_fd);
+  return ok && rc_pressure_parse_some_total (buf, &total) ? total : G_MAXUINT64;
+}
+
 static guint64
 dir_read_u64_or_max (int         dir_fd,
                      const char *file)

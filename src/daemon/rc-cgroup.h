@@ -116,6 +116,11 @@ guint64     rc_cgroup_read_oomd_kills (const char *control_group);
  * time the stall passes the threshold within the window. It changes
  * nothing of the cgroup (a monitor, not a setting). -1 with @error when the
  * file is not a cgroup2 pressure file or the kernel refuses the trigger. */
+/* The "some" total (usec) of @control_group's @pressure file;
+ * G_MAXUINT64 when it cannot be read (no such cgroup, PSI off) or
+ * @control_group is NULL. */
+guint64     rc_cgroup_read_pressure_total (const char *control_group,
+                                           RcPressure  pressure);
 int         rc_cgroup_open_pressure_trigger (const char *control_group,
                                              RcPressure  pressure,
                                              const char *trigger,

@@ -279,7 +279,7 @@ own_stall (RcLadderWatch *self,
   while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &step))
     {
       guint64 total = step->held != 0 && !step->frozen ?
-                      rc_pressure_read_some_total (step->app->control_group, RC_PRESSURE_MEMORY) :
+                      rc_cgroup_read_pressure_total (step->app->control_group, RC_PRESSURE_MEMORY) :
                       G_MAXUINT64;
 
       if (total != G_MAXUINT64 && step->stall_total != G_MAXUINT64)

@@ -16,34 +16,12 @@ struct _RcPressureTrigger {
   guint64             total;       /* "some" total at the last look; G_MAXUINT64 unknown */
 };
 
-static const char * const pressure_files[RC_N_PRESSURES] = {
-  [RC_PRESSURE_CPU] = "cpu.pressure",
-  [RC_PRESSURE_MEMORY] = "memory.pressure",
-  [RC_PRESSURE_IO] = "io.pressure",
-};
-
 /* the resource a pressure file is about, for the log */
 static const char * const resources[RC_N_PRESSURES] = {
   [RC_PRESSURE_CPU] = "CPU",
   [RC_PRESSURE_MEMORY] = "memory",
   [RC_PRESSURE_IO] = "IO",
 };
-
-guint64
-rc_pressure_read_some_total (const char *control_group,
-                             RcPressure  pressure)
-{
-  g_autofree char *path = NULL;
-  g_autofree char *text = NULL;
-  guint64 total;
-
-  if (control_group == NULL)
-    return G_MAXUINT64;
-  path = rc_cgroup_file_path (control_group, pressure_files[pressure]);
-  if (!g_file_get_contents (path, &text, NULL, NULL) || !rc_pressure_parse_some_total (text, &total))
-    return G_MAXUINT64;
-  return total;
-}
 
 RcPressureTrigger *
 rc_pressure_trigger_new (const char         *control_group,
@@ -62,7 +40,7 @@ rc_pressure_trigger_new (const char         *control_group,
   self->func = func;
   self->user_data = user_data;
   self->fd = -1;
-  self->total = rc_pressure_read_some_total (control_group, pressure);
+  self->total = rc_cgroup_read_pressure_total (control_group, pressure);
   return self;
 }
 
@@ -134,7 +112,7 @@ rc_pressure_trigger_look (RcPressureTrigger *self,
                           gint64             elapsed_usec,
                           gboolean          *out_first)
 {
-  guint64 total = rc_pressure_read_some_total (self->control_group, self->pressure);
+  guint64 total = rc_cgroup_read_pressure_total (self->control_group, self->pressure);
   double share = 0;
 
   if (total != G_MAXUINT64 && self->total != G_MAXUINT64)

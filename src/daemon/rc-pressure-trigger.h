@@ -16,12 +16,6 @@ typedef struct _RcPressureTrigger RcPressureTrigger;
 /* Told each time the trigger fires; it must not free the trigger. */
 typedef void (*RcPressureStallFunc) (gpointer user_data);
 
-/* The "some" total (usec) of @control_group's @pressure file;
- * G_MAXUINT64 when it cannot be read (no such cgroup, PSI off) or
- * @control_group is NULL. */
-guint64            rc_pressure_read_some_total (const char *control_group,
-                                                RcPressure  pressure);
-
 /* Reads the total for the first look; armed by rc_pressure_trigger_arm.
  * @owner ("Guard") names the owner in the log. */
 RcPressureTrigger *rc_pressure_trigger_new (const char         *control_group,

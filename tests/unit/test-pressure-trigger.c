@@ -65,14 +65,14 @@ test_read_some_total (Fixture      *fixture,
                       gconstpointer data)
 {
   write_total (fixture, 123456);
-  g_assert_cmpuint (rc_pressure_read_some_total ("/app.slice", RC_PRESSURE_MEMORY), ==, 123456);
+  g_assert_cmpuint (rc_cgroup_read_pressure_total ("/app.slice", RC_PRESSURE_MEMORY), ==, 123456);
   /* the file of the pressure asked for, and no other */
-  g_assert_cmpuint (rc_pressure_read_some_total ("/app.slice", RC_PRESSURE_CPU), ==, G_MAXUINT64);
-  g_assert_cmpuint (rc_pressure_read_some_total ("/gone.slice", RC_PRESSURE_MEMORY), ==,
+  g_assert_cmpuint (rc_cgroup_read_pressure_total ("/app.slice", RC_PRESSURE_CPU), ==, G_MAXUINT64);
+  g_assert_cmpuint (rc_cgroup_read_pressure_total ("/gone.slice", RC_PRESSURE_MEMORY), ==,
                     G_MAXUINT64);
-  g_assert_cmpuint (rc_pressure_read_some_total (NULL, RC_PRESSURE_MEMORY), ==, G_MAXUINT64);
+  g_assert_cmpuint (rc_cgroup_read_pressure_total (NULL, RC_PRESSURE_MEMORY), ==, G_MAXUINT64);
   g_assert_true (g_file_set_contents (fixture->file, "some avg10=0.00\n", -1, NULL));
-  g_assert_cmpuint (rc_pressure_read_some_total ("/app.slice", RC_PRESSURE_MEMORY), ==,
+  g_assert_cmpuint (rc_cgroup_read_pressure_total ("/app.slice", RC_PRESSURE_MEMORY), ==,
                     G_MAXUINT64);
 }
 
