@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-guard.h"
+#include "rc-pressure.h"
 
 RcGuardMove
 rc_guard_judge (const RcGuardRules *rules,
@@ -124,9 +125,7 @@ rc_guard_plan (const RcGuardRules *rules,
 char *
 rc_guard_trigger_text (guint target)
 {
-  return g_strdup_printf ("some %" G_GUINT64_FORMAT " %u",
-                          (guint64) RC_GUARD_WINDOW_USEC * CLAMP (target, 1, 100) / 100,
-                          RC_GUARD_WINDOW_USEC);
+  return rc_pressure_trigger_text (target, RC_GUARD_WINDOW_USEC);
 }
 
 /* ---- the holds ------------------------------------------------------------ */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "rc-ladder.h"
+#include "rc-pressure.h"
 
 const char *
 rc_ladder_level_name (RcLadderLevel level)
@@ -211,9 +212,7 @@ rc_ladder_plan (const RcGuardRules *rules,
 char *
 rc_ladder_trigger_text (guint percent)
 {
-  return g_strdup_printf ("some %" G_GUINT64_FORMAT " %u",
-                          (guint64) RC_LADDER_WINDOW_USEC * CLAMP (percent, 1, 100) / 100,
-                          RC_LADDER_WINDOW_USEC);
+  return rc_pressure_trigger_text (percent, RC_LADDER_WINDOW_USEC);
 }
 
 /* ---- the holds ------------------------------------------------------------ */

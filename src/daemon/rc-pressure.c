@@ -108,3 +108,11 @@ rc_pressure_percent (guint64 total_before,
     return 0;
   return MIN (100.0, (double) (total_now - total_before) * 100.0 / (double) elapsed_usec);
 }
+
+char *
+rc_pressure_trigger_text (guint percent,
+                          guint window_usec)
+{
+  return g_strdup_printf ("some %" G_GUINT64_FORMAT " %u",
+                          (guint64) window_usec * CLAMP (percent, 1, 100) / 100, window_usec);
+}

@@ -27,5 +27,9 @@ gboolean  rc_pressure_parse_some_total (const char *text,
 double    rc_pressure_percent (guint64 total_before,
                                guint64 total_now,
                                gint64  elapsed_usec);
+/* A PSI trigger's text for @percent (clamped to 1..100) of a window of
+ * @window_usec: "some <stall usec> <window usec>". */
+char     *rc_pressure_trigger_text (guint percent,
+                                    guint window_usec);
 
 G_END_DECLS
