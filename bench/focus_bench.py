@@ -27,9 +27,8 @@ import rcbench as rb  # noqa: E402
 import bench  # noqa: E402
 from focus_test import APPS, FakeSway, FocusBase  # noqa: E402
 
-QUICK = os.environ.get('RC_BENCH_QUICK') == '1'
-RUNS = 10 if QUICK else 40
-IDLE_S = 10 if QUICK else 60
+RUNS = 10 if rb.QUICK else 40
+IDLE_S = 10 if rb.QUICK else 60
 
 
 def percentiles(ms):

@@ -58,7 +58,7 @@ class HostBench(harness.RcTestCase):
 
     def test_bench(self):
         sizes = tuple(int(s) for s in os.environ.get('RC_BENCH_SIZES', '10,100,1000').split(','))
-        res = bench.run_all(rb.MockEnv(self), os.environ.get('RC_BENCH_QUICK') == '1', sizes,
+        res = bench.run_all(rb.MockEnv(self), rb.QUICK, sizes,
                             meta={'git_rev': os.environ.get('BENCH_GIT_REV', '')})
         rb.write_json(os.environ['RC_BENCH_OUT'], res)
 

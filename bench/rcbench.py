@@ -367,7 +367,7 @@ def mock_daemon_env(base_env):
 # ladder_bench.py), in the host integration tests' world
 #
 
-# RC_BENCH_QUICK=1: a quick look, with fewer apps and shorter waits
+# RC_BENCH_QUICK=1: a quick look, with fewer apps and shorter waits (every bench)
 QUICK = os.environ.get('RC_BENCH_QUICK') == '1'
 # N apps: 1,000; 100 for a quick look
 POLICY_BENCH_APPS = 100 if QUICK else 1000
