@@ -68,6 +68,8 @@ cg () { # cg UNIT: the unit's cgroup folder (cached: ControlGroup never changes 
 [ -p /tmp/rc-never ] || mkfifo /tmp/rc-never
 exec 8<> /tmp/rc-never
 nap () { read -rt "$1" -u 8 _; }
+# mem_avail: MemAvailable and free swap in MiB, for the log
+mem_avail () { awk '$1 == "MemAvailable:" { a = $2 } $1 == "SwapFree:" { s = $2 } END { printf "MemAvailable %d MiB, swap free %d MiB", a / 1024, s / 1024 }' /proc/meminfo; }
 
 # ladder_switch on|off: [Guard] MemoryLadder in the admin's rules, for the sections that prove what
 # systemd-oomd, the kernel or the notifier do under memory pressure by themselves: the ladder acts

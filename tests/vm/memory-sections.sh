@@ -97,8 +97,6 @@ mem_disk_down () {
   mountpoint -q "$MEM_DISK" && umount "$MEM_DISK"
   rm -f /var/tmp/rc-memdisk.img
 }
-# mem_avail: MemAvailable and free swap in MiB, for the log
-mem_avail () { awk '$1 == "MemAvailable:" { a = $2 } $1 == "SwapFree:" { s = $2 } END { printf "MemAvailable %d MiB, swap free %d MiB", a / 1024, s / 1024 }' /proc/meminfo; }
 # mem_file NAME MIB: a file of MIB MiB on the disk, readable by the test user, not in the page cache
 mem_file () {
   python3 -c 'import os, sys

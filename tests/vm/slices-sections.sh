@@ -453,7 +453,7 @@ sec_scale () {
   check "1000 scopes running" "$n" \
     "$(usc list-units --state=active --plain --no-legend -- 'app-rc-org.example.Scale*' | wc -l)"
   check "daemon stopped before the call" inactive "$(usc is-active resource-control.service)"
-  note "with $n scopes: $(awk '$1 == "MemAvailable:" { printf "MemAvailable %d MiB", $2 / 1024 }' /proc/meminfo)"
+  note "with $n scopes: $(mem_avail)"
   read -r secs listed < <(scale_list)
   check "D-Bus activation, first ListApps: every scope listed" "$n" "$listed"
   check_range "D-Bus activation to the first ListApps answered, within 10 s (s)" 0 10 "$secs"
